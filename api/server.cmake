@@ -1,0 +1,1 @@
+# HTTP server sources: target_sources(bplace_api PRIVATE ...)

@@ -1,0 +1,114 @@
+#pragma once
+
+// Plain data parsed from LSF command output (IBM Spectrum LSF 10.1, and the
+// OpenLava family; see ../shared/lsf/FORMATS.md). No behaviour lives here:
+// parsers fill these, the daemon's index and placement read them.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bplace::lsf {
+
+// Queue status as LSF prints it ("Open:Active", "Closed:Inact_Adm", ...),
+// split into its two halves. `text` keeps LSF's words for people.
+struct QueueStatus {
+  bool open = false;    // accepts bsub ("Open:"); "Closed:" rejects it
+  bool active = false;  // dispatches ("Active"); "Inact*" holds jobs pending
+  std::string text;     // as printed, e.g. "Open:Inact_Win"
+};
+
+// One row of `bqueues -w` or `bqueues -u USER -w` (format of LSF 10.1).
+// Counters are slots, not jobs. Limits are empty when LSF prints "-".
+struct QueueLoad {
+  std::string name;
+  int prio = 0;
+  QueueStatus status;
+  std::optional<std::int64_t> max;   // MAX
+  std::optional<std::int64_t> jl_u;  // JL/U
+  std::optional<std::int64_t> jl_p;  // JL/P
+  std::optional<std::int64_t> jl_h;  // JL/H
+  std::int64_t njobs = 0;
+  std::int64_t pend = 0;
+  std::int64_t run = 0;
+  std::int64_t susp = 0;
+};
+
+// One queue block of `bqueues -l` (format of LSF 10.1). `users`, `hosts` and
+// `administrators` are the raw whitespace-separated tokens after `USERS:`,
+// `HOSTS:` and `ADMINISTRATORS:` (continuation lines joined), e.g.
+// {"hg_small/", "node68+2", "others+1"}; OpenLava's "all users" / "all hosts
+// used by the LSF Batch system" sentences become the single token "all".
+// An absent HOSTS line means all hosts; an absent USERS line means all users.
+struct QueueDefinition {
+  std::string name;
+  std::string description;  // the "  -- ..." lines joined with single spaces
+  bool is_default = false;  // description says "This is the default queue."
+  int prio = 0;
+  int nice = 0;
+  QueueStatus status;
+  std::optional<std::int64_t> max;
+  std::optional<std::int64_t> jl_u;
+  std::optional<std::int64_t> jl_p;
+  std::optional<std::int64_t> jl_h;
+  std::int64_t njobs = 0;
+  std::int64_t pend = 0;
+  std::int64_t run = 0;
+  std::int64_t ssusp = 0;
+  std::int64_t ususp = 0;
+  std::int64_t rsv = 0;
+  std::vector<std::string> users;           // USERS: tokens; {"all"} when absent
+  std::vector<std::string> hosts;           // HOSTS: tokens; {"all"} when absent
+  std::vector<std::string> administrators;  // ADMINISTRATORS: tokens
+  std::string res_req;                      // RES_REQ: text, empty when absent
+};
+
+// One group of `bmgroup -w` (host group) or `bugroup -w` (user group).
+// `members` are host/user names or subgroup references ending in "/", and may
+// hold exclusions ("~name"); condensed ranges such as "node[001-003,007]" are
+// already expanded ("node001", "node002", "node003", "node007"). `all` is set
+// when LSF printed the group as all hosts/users ("all hosts used by the batch
+// system", "all users", or a first member "all").
+struct Group {
+  std::string name;
+  bool all = false;
+  std::vector<std::string> members;
+};
+
+// One row of `bhosts -w` (format of LSF 10.1). `status` is LSF's word:
+// ok, closed_Adm, closed_Busy, closed_Excl, closed_Full, closed_LIM,
+// closed_Lock, closed_Wind, closed_RC, closed_EGO, unavail, unreach.
+struct HostStatus {
+  std::string name;
+  std::string status;
+  std::optional<std::int64_t> jl_u;
+  std::optional<std::int64_t> max;
+  std::int64_t njobs = 0;
+  std::int64_t run = 0;
+  std::int64_t ssusp = 0;
+  std::int64_t ususp = 0;
+  std::int64_t rsv = 0;
+};
+
+// How LSF answered one bsub call.
+enum class BsubOutcome {
+  kSubmitted,      // "Job <N> is submitted to [default ]queue <Q>."
+  kQueueRejected,  // LSF judged the queue (or host/queue pair): another queue may accept
+  kJobRejected,    // LSF judged the job itself: no other queue will help
+  kUnavailable,    // LSF itself is down or misconfigured (lsb_init, LIM down, refused)
+  kUnknown,        // exit status and output fit nothing above
+};
+
+// What one bsub call returned, classified. For kSubmitted `job_id` and `queue`
+// are set (queue as LSF reports it: an esub may have rewritten -q). For a
+// rejection `message` holds LSF's reason without the prefix and the trailing
+// "Job not submitted.", e.g. "User cannot use the queue".
+struct BsubReply {
+  BsubOutcome outcome = BsubOutcome::kUnknown;
+  std::string job_id;
+  std::string queue;
+  std::string message;
+};
+
+}  // namespace bplace::lsf

@@ -1,0 +1,1 @@
+# Parser sources: target_sources(bplace_lsf PRIVATE ...)

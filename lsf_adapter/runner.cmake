@@ -1,0 +1,1 @@
+# Command runner sources: target_sources(bplace_lsf PRIVATE ...)
