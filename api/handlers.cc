@@ -1,0 +1,443 @@
+#include "api/handlers.h"
+
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+#include "api/problem.h"
+
+namespace bplace::api {
+namespace {
+
+using nlohmann::json;
+namespace http = boost::beast::http;
+
+double AgeSeconds(SystemTime as_of) {
+  const auto age = std::chrono::system_clock::now() - as_of;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(age).count() / 1000.0;
+}
+
+void AddAge(json& body, SystemTime as_of) {
+  body["as_of"] = FormatRfc3339(as_of);
+  body["age_s"] = AgeSeconds(as_of);
+}
+
+json Limit(const std::optional<std::int64_t>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json Tokens(const std::vector<MemberToken>& tokens) {
+  json list = json::array();
+  for (const MemberToken& token : tokens) list.push_back(token.text);
+  return list;
+}
+
+json TierJson(const TierStatus& status, SystemTime as_of) {
+  json tier;
+  if (status.last_success) {
+    AddAge(tier, as_of);
+  } else {
+    tier["as_of"] = nullptr;
+    tier["age_s"] = nullptr;
+  }
+  tier["last_attempt"] = status.last_attempt ? json(FormatRfc3339(*status.last_attempt)) : json();
+  tier["last_duration_ms"] = status.last_duration.count();
+  tier["last_error"] = status.last_error.empty() ? json() : json(status.last_error);
+  tier["consecutive_failures"] = status.consecutive_failures;
+  return tier;
+}
+
+json QueueJson(const ClusterSnapshot& snapshot, const QueueTopology& queue,
+               const std::unordered_map<std::string, std::int64_t>& inflight) {
+  const lsf::QueueDefinition& definition = queue.definition;
+  const lsf::QueueLoad* load = nullptr;
+  if (const auto it = snapshot.load->queues.find(definition.name); it != snapshot.load->queues.end()) {
+    load = &it->second;
+  }
+  const lsf::QueueStatus& status = load ? load->status : definition.status;
+  json body;
+  body["name"] = definition.name;
+  body["description"] = definition.description;
+  body["default"] = definition.is_default;
+  body["prio"] = load ? load->prio : definition.prio;
+  body["nice"] = definition.nice;
+  body["status"] = status.text;
+  body["open"] = status.open;
+  body["active"] = status.active;
+  body["max"] = Limit(load ? load->max : definition.max);
+  body["jl_u"] = Limit(load ? load->jl_u : definition.jl_u);
+  body["njobs"] = load ? load->njobs : definition.njobs;
+  body["pend"] = load ? load->pend : definition.pend;
+  body["run"] = load ? load->run : definition.run;
+  body["susp"] = load ? load->susp : definition.ssusp + definition.ususp;
+  const auto in = inflight.find(definition.name);
+  body["inflight"] = in == inflight.end() ? 0 : in->second;
+  body["hosts"] = Tokens(queue.hosts);
+  body["users"] = Tokens(queue.users);
+  body["administrators"] = definition.administrators;
+  body["res_req"] = definition.res_req.empty() ? json() : json(definition.res_req);
+  const auto counts = snapshot.host_counts.find(definition.name);
+  body["hosts_admitted"] = counts == snapshot.host_counts.end() ? 0 : counts->second.admitted;
+  body["hosts_usable"] = counts == snapshot.host_counts.end() ? 0 : counts->second.usable;
+  body["remote_hosts"] = queue.has_remote_hosts;
+  return body;
+}
+
+json AdmissionJson(const HostAdmission& admission) {
+  json body;
+  body["via"] = ViaName(admission.via);
+  body["token"] = admission.token;
+  json chain = json::array();
+  for (const std::string& group : admission.chain) chain.push_back(group);
+  body["group_chain"] = chain;
+  body["preference"] = admission.preference;
+  body["reason"] = DescribeAdmission(admission);
+  return body;
+}
+
+json CandidateJson(const Candidate& candidate) {
+  json body;
+  body["queue"] = candidate.queue;
+  body["status"] = candidate.status;
+  body["pend"] = candidate.pend;
+  body["inflight"] = candidate.inflight;
+  body["run"] = candidate.run;
+  body["prio"] = candidate.prio;
+  if (candidate.admission) body["host_admission"] = AdmissionJson(*candidate.admission);
+  return body;
+}
+
+json ExclusionsJson(const std::vector<Exclusion>& excluded) {
+  json list = json::array();
+  for (const Exclusion& exclusion : excluded) {
+    list.push_back({{"queue", exclusion.queue},
+                    {"code", ExclusionCodeName(exclusion.code)},
+                    {"reason", exclusion.reason}});
+  }
+  return list;
+}
+
+json AttemptsJson(const std::vector<SubmitAttempt>& attempts) {
+  json list = json::array();
+  for (const SubmitAttempt& attempt : attempts) {
+    list.push_back({{"queue", attempt.queue},
+                    {"outcome", attempt.outcome},
+                    {"message", attempt.message},
+                    {"elapsed_ms", attempt.elapsed.count()},
+                    {"bsub_argv", attempt.argv}});
+  }
+  return list;
+}
+
+// 503 when no complete snapshot exists; reads of LSF state need one.
+std::optional<Response> NeedSnapshot(const ClusterSnapshot& snapshot) {
+  if (snapshot.complete()) return std::nullopt;
+  std::string detail = "no LSF snapshot yet";
+  if (!snapshot.topology_status.last_error.empty()) {
+    detail += "; topology refresh: " + snapshot.topology_status.last_error;
+  }
+  if (!snapshot.load_status.last_error.empty()) {
+    detail += "; load refresh: " + snapshot.load_status.last_error;
+  }
+  Response response = MakeProblem(Error{ErrorCode::kUnavailable, detail});
+  response.set(http::field::retry_after, "5");
+  return response;
+}
+
+template <typename Body>
+void Reply(const Responder& respond, const Request& req, Body body) {
+  body.keep_alive(req.keep_alive());
+  body.version(req.version());
+  respond(std::move(body));
+}
+
+}  // namespace
+
+std::string FormatRfc3339(std::chrono::system_clock::time_point time) {
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(millis / 1000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[40];
+  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  char result[48];
+  std::snprintf(result, sizeof result, "%.*s.%03dZ", static_cast<int>(n), text,
+                static_cast<int>(millis % 1000));
+  return result;
+}
+
+void RegisterRoutes(Router& router, const Services& services) {
+  const Services* s = &services;
+
+  router.Add(http::verb::get, "/healthz",
+             [](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
+               Reply(respond, req, MakeJson(200, {{"status", "ok"}}));
+             });
+
+  router.Add(http::verb::get, "/readyz",
+             [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
+               const auto snapshot = s->cache->Current();
+               if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+               const double age = AgeSeconds(snapshot->as_of());
+               if (age > static_cast<double>(s->max_staleness.count())) {
+                 std::string detail = "snapshot is " + std::to_string(static_cast<long>(age)) +
+                                      " s old (server.max_staleness_s " +
+                                      std::to_string(s->max_staleness.count()) + ")";
+                 for (const TierStatus* tier : {&snapshot->load_status, &snapshot->topology_status}) {
+                   if (!tier->last_error.empty()) detail += "; last error: " + tier->last_error;
+                 }
+                 json extra{{"age_s", age}, {"as_of", FormatRfc3339(snapshot->as_of())}};
+                 return Reply(respond, req, MakeProblem(Error{ErrorCode::kUnavailable, detail}, extra));
+               }
+               json body{{"status", "ready"}};
+               AddAge(body, snapshot->as_of());
+               Reply(respond, req, MakeJson(200, body));
+             });
+
+  router.Add(http::verb::get, "/v1/cluster",
+             [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
+               const auto snapshot = s->cache->Current();
+               json body;
+               body["cluster_name"] = snapshot->identity.cluster_name;
+               body["master_name"] = snapshot->identity.master_name;
+               body["lsf_version"] = snapshot->identity.version;
+               body["bplace_version"] = s->version;
+               body["user"] = s->user;
+               if (snapshot->complete()) {
+                 AddAge(body, snapshot->as_of());
+               } else {
+                 body["as_of"] = nullptr;
+                 body["age_s"] = nullptr;
+               }
+               body["ready"] = snapshot->complete();
+               body["load"] = TierJson(snapshot->load_status, snapshot->load_as_of);
+               body["topology"] = TierJson(snapshot->topology_status, snapshot->topology_as_of);
+               json counts;
+               counts["queues"] = snapshot->topology ? snapshot->topology->queues().size() : 0;
+               counts["hosts"] = snapshot->load ? snapshot->load->hosts.size() : 0;
+               counts["host_groups"] =
+                   snapshot->topology ? snapshot->topology->host_groups().Names().size() : 0;
+               counts["user_groups"] =
+                   snapshot->topology ? snapshot->topology->user_groups().Names().size() : 0;
+               body["counts"] = counts;
+               body["warnings"] =
+                   snapshot->topology ? snapshot->topology->warnings() : std::vector<std::string>{};
+               json inflight = json::object();
+               for (const auto& [queue, slots] : s->ledger->Counts()) inflight[queue] = slots;
+               body["inflight_slots"] = inflight;
+               Reply(respond, req, MakeJson(200, body));
+             });
+
+  router.Add(http::verb::get, "/v1/queues",
+             [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
+               const auto snapshot = s->cache->Current();
+               if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+               const auto inflight = s->ledger->Counts();
+               json queues = json::array();
+               for (const QueueTopology& queue : snapshot->topology->queues()) {
+                 queues.push_back(QueueJson(*snapshot, queue, inflight));
+               }
+               json body{{"queues", queues}};
+               AddAge(body, snapshot->as_of());
+               Reply(respond, req, MakeJson(200, body));
+             });
+
+  router.Add(http::verb::get, "/v1/queues/{name}",
+             [s](Request&& req, const RequestContext&, const RouteParams& params,
+                 Responder respond) {
+               const auto snapshot = s->cache->Current();
+               if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+               const std::string name(params.Path("name"));
+               const QueueTopology* queue = snapshot->topology->FindQueue(name);
+               if (queue == nullptr) {
+                 return Reply(respond, req,
+                              MakeProblem(Error{ErrorCode::kNotFound,
+                                                "queue " + name + " does not exist (bqueues -l)"}));
+               }
+               json body = QueueJson(*snapshot, *queue, s->ledger->Counts());
+               AddAge(body, snapshot->as_of());
+               Reply(respond, req, MakeJson(200, body));
+             });
+
+  router.Add(
+      http::verb::get, "/v1/hosts/{host}",
+      [s](Request&& req, const RequestContext&, const RouteParams& params, Responder respond) {
+        const auto snapshot = s->cache->Current();
+        if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+        const std::string host(params.Path("host"));
+        const lsf::HostStatus* status = snapshot->load->FindHost(host);
+        const Topology& topology = *snapshot->topology;
+        if (status == nullptr && !topology.NamesHost(host)) {
+          return Reply(respond, req,
+                       MakeProblem(Error{ErrorCode::kNotFound,
+                                         "host " + host +
+                                             " is not known to LSF (not in bhosts -w, no host "
+                                             "group or HOSTS line names it)"}));
+        }
+        json body;
+        body["host"] = host;
+        body["in_bhosts"] = status != nullptr;
+        body["status"] = status ? json(status->status) : json();
+        body["takes_new_work"] = status != nullptr && HostTakesNewWork(status->status);
+        body["max"] = status ? Limit(status->max) : json();
+        body["njobs"] = status ? json(status->njobs) : json();
+        body["run"] = status ? json(status->run) : json();
+        json queues = json::array();
+        json excluded = json::array();
+        for (const QueueTopology& queue : topology.queues()) {
+          const HostAdmission admission = topology.AdmitHost(queue, host);
+          if (admission.admitted()) {
+            json entry = AdmissionJson(admission);
+            entry["queue"] = queue.definition.name;
+            queues.push_back(std::move(entry));
+          } else if (admission.via == HostAdmission::Via::kExcluded) {
+            excluded.push_back({{"queue", queue.definition.name},
+                                {"token", admission.token},
+                                {"reason", DescribeAdmission(admission)}});
+          }
+        }
+        body["queues"] = queues;
+        body["excluded_by"] = excluded;
+        AddAge(body, snapshot->as_of());
+        Reply(respond, req, MakeJson(200, body));
+      });
+
+  router.Add(http::verb::get, "/v1/hostgroups/{name}",
+             [s](Request&& req, const RequestContext&, const RouteParams& params,
+                 Responder respond) {
+               const auto snapshot = s->cache->Current();
+               if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+               const std::string name(params.Path("name"));
+               const GroupIndex& groups = snapshot->topology->host_groups();
+               const lsf::Group* group = groups.Find(name);
+               if (group == nullptr) {
+                 return Reply(respond, req,
+                              MakeProblem(Error{ErrorCode::kNotFound,
+                                                "host group " + name +
+                                                    " does not exist (bmgroup -w)"}));
+               }
+               json body;
+               body["name"] = name;
+               body["members"] = group->members;
+               body["all"] = groups.IsAll(name);
+               body["hosts"] = groups.Expand(name);
+               AddAge(body, snapshot->as_of());
+               Reply(respond, req, MakeJson(200, body));
+             });
+
+  router.Add(
+      http::verb::get, "/v1/placement",
+      [s](Request&& req, const RequestContext&, const RouteParams& params, Responder respond) {
+        PlacementRequest request;
+        request.user = std::string(params.Query("user").value_or(s->user));
+        if (auto host = params.Query("host")) request.host = std::string(*host);
+        for (const auto& [key, value] : params.query) {
+          if (key == "queue" || key == "queues") {
+            std::size_t start = 0;
+            while (start <= value.size()) {
+              const std::size_t comma = std::min(value.find(',', start), value.size());
+              if (comma > start) request.queues.push_back(value.substr(start, comma - start));
+              start = comma + 1;
+            }
+          } else if (key != "user" && key != "host") {
+            return Reply(respond, req,
+                         MakeProblem(Error{ErrorCode::kInvalidArgument,
+                                           key + ": unknown query parameter (use host, user, "
+                                                 "queue)"}));
+          }
+        }
+        if (request.user.empty() || (request.host && request.host->empty())) {
+          return Reply(respond, req,
+                       MakeProblem(Error{ErrorCode::kInvalidArgument,
+                                         request.user.empty() ? "user: must not be empty"
+                                                              : "host: must not be empty"}));
+        }
+        auto placement = s->submitter->DryRun(request);
+        if (!placement) return Reply(respond, req, MakeProblem(placement.error()));
+        const auto snapshot = s->cache->Current();
+        json candidates = json::array();
+        for (const Candidate& candidate : placement->candidates) {
+          candidates.push_back(CandidateJson(candidate));
+        }
+        json body;
+        body["user"] = request.user;
+        body["host"] = request.host ? json(*request.host) : json();
+        body["permission_source"] = placement->permission_source;
+        body["candidates"] = candidates;
+        body["chosen"] = placement->candidates.empty() ? json()
+                                                        : json(placement->candidates[0].queue);
+        body["excluded"] = ExclusionsJson(placement->excluded);
+        AddAge(body, snapshot->as_of());
+        Reply(respond, req, MakeJson(200, body));
+      });
+
+  router.Add(
+      http::verb::post, "/v1/jobs",
+      [s](Request&& req, const RequestContext& ctx, const RouteParams&, Responder respond) {
+        const auto content_type = req[http::field::content_type];
+        if (!content_type.empty() &&
+            content_type.substr(0, std::string_view("application/json").size()) !=
+                "application/json") {
+          return Reply(respond, req,
+                       MakeProblem(415, "Unsupported Media Type",
+                                   "Content-Type must be application/json"));
+        }
+        auto job = DecodeJobRequest(req.body(), s->job_limits);
+        if (!job) return Reply(respond, req, MakeProblem(job.error()));
+        const auto snapshot = s->cache->Current();
+        if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+        // LSF unreachable and the snapshot too old to place on: say so at once
+        // rather than make the caller wait for bsub's timeout.
+        const double age = AgeSeconds(snapshot->as_of());
+        if (age > static_cast<double>(s->max_staleness.count()) &&
+            snapshot->load_status.consecutive_failures > 0) {
+          Response problem = MakeProblem(
+              Error{ErrorCode::kUnavailable,
+                    "LSF has not answered for " + std::to_string(static_cast<long>(age)) +
+                        " s (last error: " + snapshot->load_status.last_error +
+                        "); not submitting on a stale snapshot"});
+          problem.set(http::field::retry_after, "15");
+          return Reply(respond, req, std::move(problem));
+        }
+        const unsigned version = req.version();
+        const bool keep_alive = req.keep_alive();
+        const std::string request_id = ctx.request_id;
+        const std::string user = s->user;
+        s->submitter->Submit(
+            std::move(*job), SubmitContext{user, request_id},
+            [respond, version, keep_alive, request_id, user](SubmissionResult result) {
+              json body;
+              body["request_id"] = request_id;
+              body["user"] = user;
+              body["attempts"] = AttemptsJson(result.attempts);
+              if (result.placement) body["excluded"] = ExclusionsJson(result.placement->excluded);
+              if (result.error) {
+                respond(MakeProblem(*result.error, body, version, keep_alive));
+                return;
+              }
+              body["job_id"] = result.job_id;
+              body["queue"] = result.queue;
+              body["requested_queue"] = result.requested_queue;
+              body["host"] = result.host ? json(*result.host) : json();
+              body["bsub_argv"] = result.bsub_argv;
+              body["job_description"] = "bplace:" + request_id;
+              respond(MakeJson(201, body, version, keep_alive));
+            });
+      });
+
+  router.Add(http::verb::post, "/v1/cache/refresh",
+             [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
+               if (auto wait = s->cache->RequestRefresh()) {
+                 Response problem = MakeProblem(
+                     429, "Too Many Requests",
+                     "a refresh ran less than the minimum interval ago; retry after " +
+                         std::to_string(wait->count()) + " s");
+                 problem.set(http::field::retry_after, std::to_string(wait->count()));
+                 return Reply(respond, req, std::move(problem));
+               }
+               Reply(respond, req, MakeJson(202, {{"status", "refresh started"}}));
+             });
+}
+
+}  // namespace bplace::api

@@ -1,0 +1,142 @@
+#include "lsf_adapter/bsub_command.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace bplace::lsf {
+namespace {
+
+void Add(std::vector<std::string>& argv, const char* flag, const std::optional<std::string>& value) {
+  if (!value) return;
+  argv.emplace_back(flag);
+  argv.push_back(*value);
+}
+
+bool IsPlainShellChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("-_./=:,+@%").find(c) != std::string_view::npos;
+}
+
+// bsub options (LSF 10.1) a caller may add, and whether each takes a value.
+struct AllowedOption {
+  std::string_view flag;
+  bool takes_value;
+};
+constexpr AllowedOption kAllowed[] = {
+    {"-a", true},         {"-alloc_flags", true}, {"-b", true},        {"-B", false},
+    {"-C", true},         {"-c", true},           {"-clusters", true}, {"-cn_cu", true},
+    {"-cn_mem", true},    {"-core_isolation", true}, {"-csm", true},   {"-D", true},
+    {"-data", true},      {"-datagrp", true},     {"-E", true},        {"-Ep", true},
+    {"-eo", true},        {"-env", true},         {"-eptl", true},     {"-ext", true},
+    {"-F", true},         {"-f", true},           {"-freq", true},     {"-G", true},
+    {"-g", true},         {"-gpu", true},         {"-H", false},       {"-hl", false},
+    {"-i", true},         {"-is", true},          {"-jsm", true},      {"-k", true},
+    {"-L", true},         {"-Lp", true},          {"-N", false},       {"-Ne", false},
+    {"-network", true},   {"-oo", true},          {"-outdir", true},   {"-p", true},
+    {"-ptl", true},       {"-Q", true},           {"-r", false},       {"-rn", false},
+    {"-S", true},         {"-sla", true},         {"-sp", true},       {"-T", true},
+    {"-t", true},         {"-U", true},           {"-u", true},        {"-ul", false},
+    {"-x", false},       {"-v", true},           {"-We", true},       {"-w", true},
+    {"-wa", true},        {"-wt", true},          {"-s", true},
+};
+constexpr std::string_view kDaemonOwned[] = {"-q", "-m", "-Jd", "-J", "-n",  "-R",  "-o",
+                                             "-e", "-cwd", "-W", "-M",  "-P", "-app"};
+constexpr std::string_view kBlocking[] = {
+    "-I", "-Ip", "-Is", "-IS", "-ISp", "-ISs", "-IX", "-K", "-tty", "-XF",
+    "-pack", "-h", "-V", "-Zs"};
+
+const AllowedOption* FindAllowed(std::string_view flag) {
+  for (const auto& option : kAllowed) {
+    if (option.flag == flag) return &option;
+  }
+  return nullptr;
+}
+
+template <std::size_t N>
+bool Contains(const std::string_view (&list)[N], std::string_view flag) {
+  return std::find(std::begin(list), std::end(list), flag) != std::end(list);
+}
+
+}  // namespace
+
+std::vector<std::string> BuildBsubArgv(const std::string& bsub_path, const BsubOptions& options) {
+  std::vector<std::string> argv{bsub_path, "-q", options.queue};
+  Add(argv, "-m", options.host);
+  argv.emplace_back("-Jd");
+  argv.push_back(options.description);
+  Add(argv, "-J", options.job_name);
+  if (options.slots) Add(argv, "-n", std::to_string(*options.slots));
+  Add(argv, "-R", options.resources);
+  Add(argv, "-o", options.output);
+  Add(argv, "-e", options.error);
+  Add(argv, "-cwd", options.cwd);
+  Add(argv, "-W", options.walltime);
+  Add(argv, "-M", options.memory);
+  Add(argv, "-P", options.project);
+  Add(argv, "-app", options.app);
+  argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
+  if (options.command && !options.script_on_stdin) argv.push_back(*options.command);
+  return argv;
+}
+
+std::string ShellQuote(std::string_view word) {
+  if (!word.empty() && std::all_of(word.begin(), word.end(), IsPlainShellChar)) {
+    return std::string(word);
+  }
+  std::string quoted = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  quoted += '\'';
+  return quoted;
+}
+
+std::string JoinShellQuoted(const std::vector<std::string>& argv) {
+  std::string joined;
+  for (const std::string& word : argv) {
+    if (!joined.empty()) joined += ' ';
+    joined += ShellQuote(word);
+  }
+  return joined;
+}
+
+Result<void> CheckExtraArgs(const std::vector<std::string>& extra_args) {
+  for (std::size_t i = 0; i < extra_args.size(); ++i) {
+    const std::string& arg = extra_args[i];
+    const std::string where = "extra_args[" + std::to_string(i) + "] " + ShellQuote(arg);
+    if (arg.empty() || arg.front() != '-') {
+      return Fail(ErrorCode::kInvalidArgument,
+                  where + ": not a bsub option (bsub would take it as the job command; put the "
+                          "command in `command`, `argv` or `script`)");
+    }
+    if (Contains(kDaemonOwned, arg)) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  where + ": set by bplace itself or by a request field (queue/host placement, "
+                          "job_name, slots, resources, output, error, cwd, walltime, memory, "
+                          "project, app)");
+    }
+    if (Contains(kBlocking, arg)) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  where + ": makes bsub wait, take a terminal or not submit; not allowed "
+                          "through the daemon");
+    }
+    const AllowedOption* option = FindAllowed(arg);
+    if (option == nullptr) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  where + ": not a bsub option bplace passes on (see README, extra_args)");
+    }
+    if (option->takes_value) {
+      if (i + 1 >= extra_args.size()) {
+        return Fail(ErrorCode::kInvalidArgument, where + ": needs a value after it");
+      }
+      ++i;
+    }
+  }
+  return {};
+}
+
+}  // namespace bplace::lsf

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "api/job_request_decoder.h"
+#include "api/router.h"
+#include "daemon/cluster_cache.h"
+#include "daemon/submitter.h"
+
+namespace bplace::api {
+
+// What the handlers need from the daemon. Owned by the daemon; outlives the
+// server.
+struct Services {
+  ClusterCache* cache = nullptr;
+  Submitter* submitter = nullptr;
+  InflightLedger* ledger = nullptr;
+  std::string user;  // the caller every request acts for (service-account mode: the daemon's user)
+  std::chrono::seconds max_staleness{120};
+  JobRequestLimits job_limits;
+  std::string version;
+};
+
+// Adds every endpoint of DESIGN §4 to `router`:
+// GET /healthz, /readyz, /v1/cluster, /v1/queues, /v1/queues/{name},
+// /v1/hosts/{host}, /v1/hostgroups/{name}, /v1/placement; POST /v1/jobs,
+// /v1/cache/refresh. Reads answer from the cached snapshot and never run an
+// LSF command; each carries `as_of` (RFC 3339, UTC) and `age_s` (seconds).
+// Errors are application/problem+json. `services` must outlive the router's
+// handlers.
+void RegisterRoutes(Router& router, const Services& services);
+
+// Formats a time as RFC 3339 in UTC with milliseconds ("2026-11-30T12:00:00.123Z").
+std::string FormatRfc3339(std::chrono::system_clock::time_point time);
+
+}  // namespace bplace::api

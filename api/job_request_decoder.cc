@@ -1,0 +1,200 @@
+#include "api/job_request_decoder.h"
+
+#include <nlohmann/json.hpp>
+
+#include "lsf_adapter/bsub_command.h"
+
+namespace bplace::api {
+namespace {
+
+using nlohmann::json;
+
+const char* TypeName(const json& value) { return value.type_name(); }
+
+Error Bad(std::string_view field, std::string message) {
+  return Error{ErrorCode::kInvalidArgument, std::string(field) + ": " + std::move(message)};
+}
+
+// What characters a string field may hold. LSF reads each option value as one
+// line: a newline would split it, a NUL would cut it.
+enum class Text {
+  kLine,       // anything printable on one line
+  kMultiLine,  // scripts: newlines allowed, NUL not
+  kName,       // no whitespace at all: host, queue, project, app names
+};
+
+Result<std::string> GetString(const json& value, std::string_view field, std::size_t max_bytes,
+                              Text text) {
+  if (!value.is_string()) {
+    return tl::unexpected(Bad(field, std::string("expected a string, got ") + TypeName(value)));
+  }
+  const std::string& s = value.get_ref<const std::string&>();
+  if (s.empty()) return tl::unexpected(Bad(field, "must not be empty"));
+  if (s.size() > max_bytes) {
+    return tl::unexpected(
+        Bad(field, "longer than " + std::to_string(max_bytes) + " bytes (" +
+                       std::to_string(s.size()) + ")"));
+  }
+  for (char c : s) {
+    if (c == '\0') return tl::unexpected(Bad(field, "contains a NUL byte"));
+    if ((c == '\n' || c == '\r') && text != Text::kMultiLine) {
+      return tl::unexpected(Bad(field, "contains a line break"));
+    }
+    if (text == Text::kName && (c == ' ' || c == '\t')) {
+      return tl::unexpected(Bad(field, "contains whitespace"));
+    }
+  }
+  return s;
+}
+
+Result<std::vector<std::string>> GetStringList(const json& value, std::string_view field,
+                                               const JobRequestLimits& limits,
+                                               std::size_t max_bytes, Text text) {
+  if (!value.is_array()) {
+    return tl::unexpected(Bad(field, std::string("expected an array of strings, got ") +
+                                         TypeName(value)));
+  }
+  if (value.size() > limits.max_list_items) {
+    return tl::unexpected(
+        Bad(field, "more than " + std::to_string(limits.max_list_items) + " items"));
+  }
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string name = std::string(field) + "[" + std::to_string(i) + "]";
+    auto item = GetString(value[i], name, max_bytes, text);
+    if (!item) return tl::unexpected(item.error());
+    items.push_back(std::move(*item));
+  }
+  return items;
+}
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// bsub -W takes [hour:]minute.
+bool IsWalltime(std::string_view s) {
+  const auto colon = s.find(':');
+  if (colon == std::string_view::npos) return AllDigits(s);
+  return AllDigits(s.substr(0, colon)) && AllDigits(s.substr(colon + 1));
+}
+
+// bsub -M takes an integer with an optional unit (KB MB GB TB PB EB, or the
+// letter alone), in LSF_UNIT_FOR_LIMITS when no unit is given.
+bool IsMemory(std::string_view s) {
+  std::size_t digits = 0;
+  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
+  if (digits == 0) return false;
+  std::string_view unit = s.substr(digits);
+  if (unit.empty()) return true;
+  if (unit.size() == 2 && (unit[1] == 'B' || unit[1] == 'b')) unit.remove_suffix(1);
+  return unit.size() == 1 && std::string_view("KMGTPEkmgtpe").find(unit[0]) != std::string_view::npos;
+}
+
+}  // namespace
+
+Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimits& limits) {
+  const json document = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) {
+    return Fail(ErrorCode::kInvalidArgument, "body: not valid JSON");
+  }
+  if (!document.is_object()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                std::string("body: expected a JSON object, got ") + TypeName(document));
+  }
+  JobRequest job;
+  for (const auto& [key, value] : document.items()) {
+    auto optional_string = [&](std::optional<std::string>& out, std::size_t max, Text text)
+        -> Result<void> {
+      auto s = GetString(value, key, max, text);
+      if (!s) return tl::unexpected(s.error());
+      out = std::move(*s);
+      return {};
+    };
+    Result<void> ok;
+    if (key == "host") {
+      ok = optional_string(job.host, 255, Text::kName);
+    } else if (key == "queues") {
+      auto list = GetStringList(value, key, limits, 255, Text::kName);
+      if (!list) return tl::unexpected(list.error());
+      job.queues = std::move(*list);
+    } else if (key == "command") {
+      ok = optional_string(job.command, limits.max_command_bytes, Text::kLine);
+      if (ok && job.command->front() == '-') {
+        return tl::unexpected(Bad(key, "starts with '-' (bsub would read it as an option)"));
+      }
+    } else if (key == "argv") {
+      auto list = GetStringList(value, key, limits, limits.max_command_bytes, Text::kLine);
+      if (!list) return tl::unexpected(list.error());
+      if (list->empty()) return tl::unexpected(Bad(key, "must not be empty"));
+      job.argv = std::move(*list);
+    } else if (key == "script") {
+      ok = optional_string(job.script, limits.max_command_bytes, Text::kMultiLine);
+    } else if (key == "job_name") {
+      ok = optional_string(job.job_name, limits.max_string_bytes, Text::kLine);
+    } else if (key == "slots") {
+      if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
+          value.get<std::int64_t>() > limits.max_slots) {
+        return tl::unexpected(
+            Bad(key, "expected an integer from 1 to " + std::to_string(limits.max_slots) +
+                         ", got " + value.dump()));
+      }
+      job.slots = value.get<std::int64_t>();
+    } else if (key == "resources") {
+      ok = optional_string(job.resources, limits.max_string_bytes, Text::kLine);
+    } else if (key == "output") {
+      ok = optional_string(job.output, limits.max_string_bytes, Text::kLine);
+    } else if (key == "error") {
+      ok = optional_string(job.error, limits.max_string_bytes, Text::kLine);
+    } else if (key == "cwd") {
+      ok = optional_string(job.cwd, limits.max_string_bytes, Text::kLine);
+    } else if (key == "walltime") {
+      if (value.is_number_integer() && value.get<std::int64_t>() > 0) {
+        job.walltime = std::to_string(value.get<std::int64_t>());
+      } else if (value.is_string() && IsWalltime(value.get_ref<const std::string&>())) {
+        job.walltime = value.get<std::string>();
+      } else {
+        return tl::unexpected(
+            Bad(key, "expected minutes (a positive integer) or \"[hours:]minutes\", got " +
+                         value.dump()));
+      }
+    } else if (key == "memory") {
+      if (value.is_number_integer() && value.get<std::int64_t>() > 0) {
+        job.memory = std::to_string(value.get<std::int64_t>());
+      } else if (value.is_string() && IsMemory(value.get_ref<const std::string&>())) {
+        job.memory = value.get<std::string>();
+      } else {
+        return tl::unexpected(Bad(key, "expected an amount as bsub -M takes it (e.g. 4096, "
+                                       "\"8GB\"), got " + value.dump()));
+      }
+    } else if (key == "project") {
+      ok = optional_string(job.project, 255, Text::kName);
+    } else if (key == "app") {
+      ok = optional_string(job.app, 255, Text::kName);
+    } else if (key == "extra_args") {
+      auto list = GetStringList(value, key, limits, limits.max_string_bytes, Text::kLine);
+      if (!list) return tl::unexpected(list.error());
+      if (auto checked = lsf::CheckExtraArgs(*list); !checked) {
+        return tl::unexpected(checked.error());
+      }
+      job.extra_args = std::move(*list);
+    } else if (key == "user") {
+      return tl::unexpected(
+          Bad(key, "not accepted: the job is submitted as the caller, never as a user named in "
+                   "the request"));
+    } else {
+      return tl::unexpected(Bad(key, "unknown field"));
+    }
+    if (!ok) return tl::unexpected(ok.error());
+  }
+  const int bodies = int(job.command.has_value()) + int(job.argv.has_value()) +
+                     int(job.script.has_value());
+  if (bodies != 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "command: give exactly one of `command` (a command string), `argv` (an array) "
+                "or `script` (fed to bsub on stdin)");
+  }
+  return job;
+}
+
+}  // namespace bplace::api

@@ -1,0 +1,140 @@
+#include "daemon/daemon.h"
+
+#include <pwd.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <spdlog/spdlog.h>
+
+#include "api/handlers.h"
+#include "api/http_server.h"
+#include "api/router.h"
+#include "daemon/cluster_cache.h"
+#include "daemon/inflight_ledger.h"
+#include "daemon/lsf_invoker.h"
+#include "daemon/submitter.h"
+#include "lsf_adapter/subprocess_command_runner.h"
+
+namespace bplace {
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+Result<std::string> CurrentUserName() {
+  const uid_t uid = geteuid();
+  std::vector<char> buffer(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  const int rc = getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found);
+  if (rc != 0 || found == nullptr) {
+    return Fail(ErrorCode::kNotFound,
+                "no user name for uid " + std::to_string(uid) + " in the passwd database");
+  }
+  return std::string(found->pw_name);
+}
+
+}  // namespace
+
+Daemon::Daemon(DaemonOptions options) : options_(std::move(options)) {}
+
+Daemon::~Daemon() = default;
+
+Result<void> Daemon::Run() {
+  const config::Config& config = options_.config;
+  auto user = CurrentUserName();
+  if (!user) return tl::unexpected(user.error());
+
+  const int threads = std::max(1, config.server.threads);
+  boost::asio::io_context ioc(threads);
+  lsf::SubprocessCommandRunner runner(ioc.get_executor());
+  const LsfInvoker lsf(config.lsf.bin_dir, config.lsf.env_dir,
+                       std::chrono::duration_cast<std::chrono::milliseconds>(
+                           config.lsf.command_timeout),
+                       CurrentEnvironment());
+  InflightLedger ledger;
+  CacheOptions cache_options;
+  cache_options.load_interval = config.lsf.load_refresh;
+  cache_options.topology_interval = config.lsf.topology_refresh;
+  cache_options.prefetch_user = *user;
+  ClusterCache cache(ioc.get_executor(), runner, lsf, ledger, cache_options);
+  SubmitterOptions submitter_options;
+  submitter_options.max_attempts = config.submit.max_attempts;
+  submitter_options.excluded_queues = std::unordered_set<std::string>(
+      config.placement.exclude_queues.begin(), config.placement.exclude_queues.end());
+  Submitter submitter(runner, lsf, cache, ledger, submitter_options);
+
+  api::Services services;
+  services.cache = &cache;
+  services.submitter = &submitter;
+  services.ledger = &ledger;
+  services.user = *user;
+  services.max_staleness = config.server.max_staleness;
+  services.job_limits.max_slots = config.submit.max_slots;
+  services.version = kVersion;
+  api::Router router;
+  api::RegisterRoutes(router, services);
+
+  api::ServerOptions server_options;
+  server_options.body_limit_bytes = config.server.body_limit_bytes;
+  server_options.header_timeout = config.server.header_timeout;
+  server_options.body_timeout = config.server.body_timeout;
+  server_options.idle_timeout = config.server.idle_timeout;
+  server_options.max_connections = config.server.max_connections;
+  // A submission may need max_attempts bsub calls, each up to the command
+  // timeout; the handler deadline must not cut that short.
+  server_options.handler_timeout =
+      config.lsf.command_timeout * (config.submit.max_attempts + 1) + std::chrono::seconds(30);
+  auto server = api::HttpServer::Create(ioc, config.server.listen, server_options,
+                                        router.AsHandler());
+  if (!server) {
+    return Fail(server.error().code,
+                "cannot listen on " + config.server.listen + ": " + server.error().message);
+  }
+  const auto endpoint = (*server)->LocalEndpoint();
+  (*server)->Start();
+  spdlog::info("bplaced {} listening on {}:{} as user {} (config {}, LSF bin_dir '{}', "
+               "LSF_ENVDIR '{}')",
+               kVersion, endpoint.address().to_string(), endpoint.port(), *user,
+               options_.config_source, lsf.Path(""), config.lsf.env_dir);
+  if (!options_.port_file.empty()) {
+    const std::string temp = options_.port_file + ".tmp";
+    std::ofstream(temp) << endpoint.port() << "\n";
+    std::rename(temp.c_str(), options_.port_file.c_str());
+  }
+
+  cache.Start([&cache] {
+    const auto snapshot = cache.Current();
+    spdlog::info("first snapshot complete: {} queues, {} hosts",
+                 snapshot->topology->queues().size(), snapshot->load->hosts.size());
+    sd_notify(0, "READY=1\nSTATUS=serving");
+  });
+
+  boost::asio::signal_set signals(ioc, SIGTERM, SIGINT);
+  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    spdlog::info("signal {}: stopping; finishing requests in flight", signal);
+    sd_notify(0, "STOPPING=1");
+    cache.Stop();
+    (*server)->Stop([&ioc, &runner] {
+      spdlog::info("all connections closed; exiting");
+      runner.Shutdown();
+      ioc.stop();
+    });
+  });
+
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads; ++i) pool.emplace_back([&ioc] { ioc.run(); });
+  ioc.run();
+  for (auto& thread : pool) thread.join();
+  return {};
+}
+
+}  // namespace bplace

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "config/config.h"
+#include "daemon/common/result.h"
+
+namespace bplace {
+
+// Start-up choices that do not live in the config file.
+struct DaemonOptions {
+  config::Config config;
+  std::string config_source;  // the file it came from, for logs ("(defaults)" when none)
+  std::string port_file;      // when set, the bound port is written there once listening
+};
+
+// The composition root of bplaced: one io_context run by server.threads
+// threads, the subprocess runner, the cluster cache and its refresh timers,
+// the submitter and the HTTP server; SIGTERM/SIGINT stop it gracefully and
+// systemd is told READY=1 once the first complete snapshot exists.
+// Not thread-safe: Run is called once, from main.
+class Daemon {
+ public:
+  // Everything that can fail at start-up is checked in Run before serving;
+  // this only keeps the options.
+  explicit Daemon(DaemonOptions options);
+  ~Daemon();
+
+  // Binds the listener, starts the refresh tiers and serves until SIGTERM or
+  // SIGINT; then stops accepting, lets in-flight requests finish, and
+  // returns 0. Returns an error (the caller exits non-zero) for start-up
+  // failures: the address cannot be bound, no user name for our uid.
+  Result<void> Run();
+
+ private:
+  DaemonOptions options_;
+};
+
+}  // namespace bplace

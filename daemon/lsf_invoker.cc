@@ -1,0 +1,77 @@
+#include "daemon/lsf_invoker.h"
+
+#include <unistd.h>
+
+#include <utility>
+
+namespace bplace {
+namespace {
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool KeepVariable(std::string_view entry) {
+  const std::string_view name = entry.substr(0, entry.find('='));
+  if (name == "LSB_BQUEUES_FORMAT" || name == "LSB_BJOBS_FORMAT" || name == "LSB_BHOSTS_FORMAT") {
+    return false;
+  }
+  if (name == "PATH" || name == "LSF_ENVDIR") return false;  // set explicitly below
+  return name == "HOME" || name == "USER" || name == "LOGNAME" || name == "LANG" ||
+         name == "TZ" || StartsWith(name, "LC_") || StartsWith(name, "LSF_") ||
+         StartsWith(name, "LSB_") || name == "LD_LIBRARY_PATH";
+}
+
+std::string Lookup(const std::vector<std::string>& env, std::string_view name) {
+  for (const std::string& entry : env) {
+    if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
+        entry[name.size()] == '=') {
+      return entry.substr(name.size() + 1);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+LsfInvoker::LsfInvoker(std::string bin_dir, std::string env_dir,
+                       std::chrono::milliseconds timeout,
+                       const std::vector<std::string>& parent_env)
+    : bin_dir_(std::move(bin_dir)), timeout_(timeout) {
+  if (bin_dir_.empty()) bin_dir_ = Lookup(parent_env, "LSF_BINDIR");
+  if (env_dir.empty()) env_dir = Lookup(parent_env, "LSF_ENVDIR");
+  for (const std::string& entry : parent_env) {
+    if (KeepVariable(entry)) env_.push_back(entry);
+  }
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  if (!bin_dir_.empty()) path = bin_dir_ + ":" + path;
+  env_.push_back("PATH=" + path);
+  if (!env_dir.empty()) env_.push_back("LSF_ENVDIR=" + env_dir);
+}
+
+std::string LsfInvoker::Path(std::string_view command) const {
+  if (bin_dir_.empty()) return std::string(command);
+  return bin_dir_ + "/" + std::string(command);
+}
+
+lsf::CommandSpec LsfInvoker::Spec(std::string_view command, std::vector<std::string> args,
+                                  std::optional<std::string> stdin_data) const {
+  lsf::CommandSpec spec;
+  spec.argv.reserve(args.size() + 1);
+  spec.argv.push_back(Path(command));
+  for (std::string& arg : args) spec.argv.push_back(std::move(arg));
+  spec.env = env_;
+  spec.stdin_data = std::move(stdin_data);
+  spec.timeout = timeout_;
+  return spec;
+}
+
+std::vector<std::string> CurrentEnvironment() {
+  std::vector<std::string> env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    env.emplace_back(*entry);
+  }
+  return env;
+}
+
+}  // namespace bplace

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lsf_adapter/command_runner.h"
+
+namespace bplace {
+
+// Builds the CommandSpec of every LSF command the daemon runs: where the
+// binary is, the environment it gets, its timeout. Immutable; thread-safe.
+class LsfInvoker {
+ public:
+  // `bin_dir`: directory holding bqueues, bsub, ...; empty means the command
+  // name is looked up in PATH. `env_dir`: passed as LSF_ENVDIR; empty means
+  // the daemon's own LSF_ENVDIR, if any. `parent_env`: the daemon's
+  // environment ("NAME=value"); from it the child keeps HOME, USER, LOGNAME,
+  // LANG/LC_*, TZ and every LSF_* / LSB_* variable except the output-format
+  // overrides (LSB_BQUEUES_FORMAT, LSB_BJOBS_FORMAT, LSB_BHOSTS_FORMAT), which
+  // would change the layouts we parse (FORMATS.md rule 4).
+  LsfInvoker(std::string bin_dir, std::string env_dir, std::chrono::milliseconds timeout,
+             const std::vector<std::string>& parent_env);
+
+  // The spec for `command` (e.g. "bqueues") with `args`.
+  lsf::CommandSpec Spec(std::string_view command, std::vector<std::string> args,
+                        std::optional<std::string> stdin_data = std::nullopt) const;
+
+  // Where `command` runs from: "<bin_dir>/<command>", or the bare name.
+  std::string Path(std::string_view command) const;
+
+  const std::vector<std::string>& env() const { return env_; }
+  std::chrono::milliseconds timeout() const { return timeout_; }
+
+ private:
+  std::string bin_dir_;
+  std::chrono::milliseconds timeout_;
+  std::vector<std::string> env_;
+};
+
+// The current process environment as "NAME=value" strings.
+std::vector<std::string> CurrentEnvironment();
+
+}  // namespace bplace

@@ -1,0 +1,94 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "daemon/common/result.h"
+#include "daemon/snapshot.h"
+#include "daemon/topology.h"
+
+namespace bplace {
+
+// What a caller asks to place.
+struct PlacementRequest {
+  std::string user;                 // who submits (LSF user name)
+  std::optional<std::string> host;  // run on this host (bsub -m); none: any host of the queue
+  std::vector<std::string> queues;  // consider only these; empty: every queue
+};
+
+// What placement needs besides the snapshot. Every pointer may be null
+// (meaning "nothing known"); the pointees are owned by the caller.
+struct PlacementContext {
+  // Queues LSF says the user may submit to (`bqueues -u USER -w`). Null when
+  // LSF has not been asked yet: then the USERS lines are evaluated here.
+  const std::unordered_set<std::string>* permitted_queues = nullptr;
+  // Slots this daemon has submitted (or is submitting) per queue that the
+  // last `bqueues -w` could not have counted yet.
+  const std::unordered_map<std::string, std::int64_t>* inflight_slots = nullptr;
+  // Queues whose bsub refused this user since the last topology refresh,
+  // with LSF's message ("User cannot use the queue").
+  const std::unordered_map<std::string, std::string>* rejections = nullptr;
+  // Queues the site excluded in the configuration ([placement] exclude_queues).
+  const std::unordered_set<std::string>* excluded_queues = nullptr;
+};
+
+// A queue that may take the job, with what ranked it.
+struct Candidate {
+  std::string queue;
+  std::string status;  // e.g. "Open:Active"
+  bool active = false;
+  std::int64_t pend = 0;      // PEND slots from the last bqueues -w
+  std::int64_t inflight = 0;  // slots this daemon added since
+  std::int64_t run = 0;
+  int prio = 0;
+  std::optional<HostAdmission> admission;  // set when a host was asked for
+};
+
+// Why a queue is out.
+enum class ExclusionCode {
+  kNotRequested,     // the request named other queues
+  kExcludedByConfig,
+  kQueueClosed,
+  kHostNotInQueue,   // HOSTS does not list the host
+  kHostExcluded,     // HOSTS takes it out with ~x
+  kRemoteOnly,       // HOSTS lists only MultiCluster remote hosts
+  kUserNotPermitted,
+  kRejectedByLsf,    // bsub refused this queue for this user since the last topology refresh
+  kHostUnavailable,  // the asked-for host does not take new work (bhosts)
+  kNoUsableHost,     // no host of the queue takes new work
+};
+
+// Short stable name of a code, e.g. "queue_closed", for JSON.
+const char* ExclusionCodeName(ExclusionCode code);
+
+struct Exclusion {
+  std::string queue;
+  ExclusionCode code;
+  std::string reason;  // a sentence for people
+};
+
+// The ranked answer: candidates best first, and every other queue with why.
+struct Placement {
+  std::vector<Candidate> candidates;
+  std::vector<Exclusion> excluded;
+  // "lsf" when permission came from bqueues -u, "users_line" when from our
+  // own reading of USERS (LSF not asked yet for this user).
+  std::string permission_source;
+};
+
+// Decides where a job goes. Pure: no I/O, no clock, no locks; the caller
+// passes the snapshot and context it holds. Every queue not chosen carries a
+// reason. Ranking (DESIGN §3.3): queues that dispatch (Active) before those
+// that only collect (Inact*), then fewest pending (PEND + in-flight), then
+// fewest running, then higher PRIO, then name.
+// Errors: kUnavailable when the snapshot has no topology or load yet;
+// kNotFound when the host is unknown to both bhosts and every group and HOSTS
+// line, or a requested queue does not exist.
+Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext& context,
+                        const PlacementRequest& request);
+
+}  // namespace bplace

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "daemon/topology.h"
+#include "lsf_adapter/lsf_types.h"
+
+namespace bplace {
+
+using SystemTime = std::chrono::system_clock::time_point;
+
+// What the load tier knows: `bqueues -w` counters and `bhosts -w` status.
+// Immutable once published.
+struct LoadState {
+  std::unordered_map<std::string, lsf::QueueLoad> queues;  // by queue name
+  std::vector<lsf::HostStatus> hosts;                     // in bhosts order
+  std::unordered_map<std::string, std::size_t> host_index;  // name -> position in hosts
+  // When the bqueues run that produced the counters started: submissions
+  // that finished before it are in PEND; later ones are not yet.
+  std::chrono::steady_clock::time_point counted_at{};
+
+  const lsf::HostStatus* FindHost(std::string_view name) const;
+};
+
+// Whether LSF will run new work on a host in this `bhosts -w` status.
+// ok, closed_Full, closed_Busy, closed_Excl, closed_Wind: yes (jobs wait for
+// slots, load or a window, as LSF would make them). unavail, unreach,
+// closed_Adm, closed_Lock, closed_LIM, closed_EGO, closed_RC: no (down, or an
+// admin or the resource connector took it out).
+bool HostTakesNewWork(std::string_view bhosts_status);
+
+// The state of one refresh tier, for /v1/cluster and /readyz.
+struct TierStatus {
+  std::optional<SystemTime> last_success;
+  std::optional<SystemTime> last_attempt;
+  std::string last_error;  // empty after a success
+  int consecutive_failures = 0;
+  std::chrono::milliseconds last_duration{0};
+};
+
+// Identity of the cluster from `lsid`; empty when lsid failed.
+struct ClusterIdentity {
+  std::string cluster_name;
+  std::string master_name;
+  std::string version;
+};
+
+// Per-queue host counts derived from topology x load.
+struct QueueHostCounts {
+  std::int64_t admitted = 0;  // hosts (known to bhosts) that HOSTS admits
+  std::int64_t usable = 0;    // of those, hosts that take new work
+};
+
+// Everything a read needs, published atomically as one immutable object.
+// Readers hold a shared_ptr and never lock; a refresh builds a new one.
+struct ClusterSnapshot {
+  std::shared_ptr<const Topology> topology;  // null until the first topology refresh
+  std::shared_ptr<const LoadState> load;     // null until the first load refresh
+  SystemTime topology_as_of{};
+  SystemTime load_as_of{};
+  TierStatus topology_status;
+  TierStatus load_status;
+  ClusterIdentity identity;
+  std::unordered_map<std::string, QueueHostCounts> host_counts;  // by queue name
+
+  // Both tiers have succeeded at least once.
+  bool complete() const { return topology && load; }
+  // The older of the two tiers' times: what a read that uses both is based on.
+  SystemTime as_of() const { return std::min(topology_as_of, load_as_of); }
+};
+
+// Counts, for every queue of `topology`, the bhosts hosts its HOSTS admits and
+// how many of those take new work. O(queues x hosts x tokens).
+std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(const Topology& topology,
+                                                                 const LoadState& load);
+
+}  // namespace bplace

@@ -1,0 +1,116 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include "daemon/cluster_cache.h"
+#include "daemon/common/result.h"
+#include "daemon/inflight_ledger.h"
+#include "daemon/lsf_invoker.h"
+#include "daemon/placement.h"
+#include "lsf_adapter/command_runner.h"
+
+namespace bplace {
+
+// A job to place and submit, already validated by the API's decoder (DESIGN
+// §4). Exactly one of command, argv and script is set.
+struct JobRequest {
+  std::optional<std::string> host;
+  std::vector<std::string> queues;
+  std::optional<std::string> command;            // LSF's command string, passed as is
+  std::optional<std::vector<std::string>> argv;  // quoted by us into one command string
+  std::optional<std::string> script;             // fed to bsub on stdin
+  std::optional<std::string> job_name;
+  std::optional<std::int64_t> slots;
+  std::optional<std::string> resources;
+  std::optional<std::string> output;
+  std::optional<std::string> error;
+  std::optional<std::string> cwd;
+  std::optional<std::string> walltime;
+  std::optional<std::string> memory;
+  std::optional<std::string> project;
+  std::optional<std::string> app;
+  std::vector<std::string> extra_args;
+};
+
+// Who asks, and the id that tags the job (-Jd bplace:<request_id>).
+struct SubmitContext {
+  std::string user;
+  std::string request_id;
+};
+
+// One bsub call.
+struct SubmitAttempt {
+  std::string queue;
+  std::vector<std::string> argv;
+  std::string outcome;  // submitted, queue_rejected, job_rejected, unavailable, timeout, failed
+  std::string message;  // LSF's words
+  std::chrono::milliseconds elapsed{0};
+};
+
+// The end of a submission. `error` is empty when LSF took the job; then
+// job_id and queue (as LSF reported it) are set. On kConflict `placement`
+// holds every queue's reason.
+struct SubmissionResult {
+  std::optional<Error> error;
+  std::string job_id;
+  std::string queue;            // as LSF reported it (an esub may rewrite -q)
+  std::string requested_queue;  // what bplace passed with -q
+  std::optional<std::string> host;
+  std::vector<std::string> bsub_argv;  // of the successful (or last) attempt
+  std::vector<SubmitAttempt> attempts;
+  std::optional<Placement> placement;
+};
+
+struct SubmitterOptions {
+  int max_attempts = 3;
+  std::unordered_set<std::string> excluded_queues;
+};
+
+// Places jobs and submits them with bsub (DESIGN §3.4): tries the ranked
+// queues in order, at most max_attempts bsub calls; a queue-specific
+// rejection is remembered and the next queue tried; a job-specific one ends
+// the request; a timeout ends it with "outcome unknown" and is never retried
+// (the job may exist). In-flight slots are counted in the ledger from the
+// moment a queue is chosen. Thread-safe.
+class Submitter {
+ public:
+  Submitter(lsf::CommandRunner& runner, const LsfInvoker& lsf, ClusterCache& cache,
+            InflightLedger& ledger, SubmitterOptions options);
+
+  // Ranks queues for `request` from the cached snapshot without running any
+  // LSF command. Uses LSF's permission answer for the user when cached,
+  // otherwise the USERS lines. Errors as Place().
+  Result<Placement> DryRun(const PlacementRequest& request) const;
+
+  // Submits `job` for `context.user`. Returns at once; `done` is called once,
+  // on a runner thread, with the result.
+  void Submit(JobRequest job, SubmitContext context, std::function<void(SubmissionResult)> done);
+
+ private:
+  struct Run;
+  Result<Placement> PlaceLocked(const PlacementRequest& request,
+                                const std::unordered_set<std::string>* permitted,
+                                const std::unordered_set<std::string>& tried) const;
+  void Attempt(std::shared_ptr<Run> run);
+  void Finish(std::shared_ptr<Run> run);
+
+  lsf::CommandRunner& runner_;
+  const LsfInvoker& lsf_;
+  ClusterCache& cache_;
+  InflightLedger& ledger_;
+  SubmitterOptions options_;
+  // Makes "rank with the current in-flight counts, then reserve the winner"
+  // one step, so concurrent requests see each other's reservations.
+  mutable std::mutex place_mutex_;
+};
+
+}  // namespace bplace

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/common/result.h"
+
+namespace bplace::lsf {
+
+// Everything that goes on one bsub command line. Empty optionals are left
+// out. Exactly one of `command` (LSF's command string, run by the user's
+// shell on the execution host) and `script_on_stdin` is used.
+struct BsubOptions {
+  std::string queue;                // -q
+  std::optional<std::string> host;  // -m
+  std::string description;          // -Jd, e.g. "bplace:6f1c..."
+  std::optional<std::string> job_name;   // -J
+  std::optional<std::int64_t> slots;     // -n
+  std::optional<std::string> resources;  // -R
+  std::optional<std::string> output;     // -o
+  std::optional<std::string> error;      // -e
+  std::optional<std::string> cwd;        // -cwd
+  std::optional<std::string> walltime;   // -W [hour:]minute
+  std::optional<std::string> memory;     // -M (units as LSF_UNIT_FOR_LIMITS)
+  std::optional<std::string> project;    // -P
+  std::optional<std::string> app;        // -app
+  std::vector<std::string> extra_args;   // already checked by CheckExtraArgs
+  std::optional<std::string> command;    // the job's command string
+  bool script_on_stdin = false;          // the job script is fed on stdin
+};
+
+// The argv of one bsub call: `bsub_path` first, then -q, -m, -Jd and the
+// options in a fixed order, then the command string as ONE argument (bsub
+// joins its trailing arguments with spaces anyway, and the execution host's
+// shell parses the string, as with a typed bsub). Never fails: options are
+// validated before (see CheckExtraArgs and the API's request decoder).
+std::vector<std::string> BuildBsubArgv(const std::string& bsub_path, const BsubOptions& options);
+
+// Quotes one word for a POSIX shell so that it reaches the program as is:
+// plain words (letters, digits, and -_./=:,+@%) stay bare, anything else is
+// put in single quotes with embedded quotes written '\''. "" becomes ''.
+std::string ShellQuote(std::string_view word);
+
+// Joins `argv` into one shell command string, each word quoted by ShellQuote.
+std::string JoinShellQuoted(const std::vector<std::string>& argv);
+
+// Checks the `extra_args` of a job request against the bsub options bplace
+// lets callers pass (LSF 10.1 bsub(1)). Refused with kInvalidArgument, naming
+// the argument: options the daemon sets itself (-q -m -Jd, and -J -n -R -o -e
+// -cwd -W -M -P -app which have request fields), options that make bsub wait
+// or take a terminal (-I -Ip -Is -IS -ISp -ISs -IX -K -tty -XF), options that
+// replace the submission (-pack -h -V -Zs), unknown options, an option
+// missing its value, and a bare word (bsub would take it as the command).
+Result<void> CheckExtraArgs(const std::vector<std::string>& extra_args);
+
+}  // namespace bplace::lsf
