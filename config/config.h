@@ -11,7 +11,9 @@ namespace bplace::config {
 
 // [server]: the HTTP listener.
 struct ServerConfig {
-  std::string listen = "127.0.0.1:8080";  // HOST:PORT; IPv6 as [::1]:8080; port 0 = any free port
+  // HOST:PORT; IPv6 as [::1]:8080; port 0 = any free port. Checked by
+  // ParseListenAddress (config/listen_address.h), which the daemon uses to bind.
+  std::string listen = "127.0.0.1:8080";
   std::chrono::seconds max_staleness{120};  // /readyz fails when the snapshot is older
   std::uint64_t body_limit_bytes = 1024 * 1024;  // largest accepted request body
   std::chrono::seconds header_timeout{10};  // time to read a request's headers
@@ -56,14 +58,30 @@ struct Config {
 };
 
 // Parses TOML `text` (named `source_name` in messages, usually the file path)
-// into a Config, starting from the defaults above. Returns kInvalidArgument
-// with "FILE:LINE: key: problem" for a syntax error, an unknown table or key,
-// a value of the wrong type, or a value out of range (durations must be > 0,
-// max_attempts 1..100, listen must be HOST:PORT).
+// into a Config, starting from the defaults above; keys absent from `text`
+// keep their defaults. Pure: no I/O. Every key, its unit and range is listed
+// in config/bplaced.example.toml. Durations are integer seconds in `_s` keys,
+// 1..604800.
+//
+// Returns kInvalidArgument listing every problem found, one per line, in file
+// order, each as "FILE:LINE: table.key: problem":
+//   unknown table            "servr: unknown table; did you mean `[server]`?"
+//   unknown key              "lsf.load_refresh: unknown key; did you mean `load_refresh_s`?"
+//                            (a suggestion is given within two edits, or when
+//                            the key exists in another table)
+//   wrong type               "lsf.command_timeout_s: expected integer, got string"
+//                            (also "expected table, got integer" and the reverse)
+//   out of range             "server.threads: must be between 1 and 64, got 0"
+//   bad listen address       "server.listen: missing port in `host:`; ..."
+//   inconsistent keys        "lsf.topology_refresh_s: must be >= lsf.load_refresh_s (60 s), got 30"
+// A TOML syntax error stops parsing and is the only problem reported, as
+// "FILE:LINE:COLUMN: syntax error: <toml++'s description>".
 Result<Config> ParseConfig(std::string_view text, std::string_view source_name);
 
-// Reads and parses the file at `path`. Returns kNotFound when it cannot be
-// read (message names the path and errno text), otherwise as ParseConfig.
+// Reads and parses the file at `path`; blocks on the read. Returns kNotFound
+// with "PATH: <errno text>" when the file cannot be opened or read, and
+// kInvalidArgument when it is not a regular file or is larger than 1 MiB;
+// otherwise as ParseConfig with FILE = `path`.
 Result<Config> LoadConfigFile(const std::string& path);
 
 }  // namespace bplace::config

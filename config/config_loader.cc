@@ -1,0 +1,509 @@
+#include "config/config.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <span>
+#include <system_error>
+#include <tuple>
+#include <utility>
+
+#include <toml++/toml.h>
+
+#include "config/listen_address.h"
+
+// Debian's libtomlplusplus3 is built with exceptions (its symbols live in
+// toml::v3::ex), so the no-exceptions parse_result API would not link. The
+// parser's toml::parse_error is caught in ParseConfig and never leaves it.
+static_assert(TOML_EXCEPTIONS, "bplace_config needs toml++ built with exceptions");
+
+namespace bplace::config {
+namespace {
+
+// Ranges for values the daemon uses. The upper bounds on durations and on the
+// body limit are ours: a week keeps every duration far from overflowing when
+// the daemon adds it to a steady_clock time point in nanoseconds, and no
+// request of this API comes near a gibibyte.
+constexpr std::int64_t kMaxDurationS = 7 * 24 * 3600;
+constexpr std::int64_t kMaxBodyLimitBytes = std::int64_t{1} << 30;
+constexpr std::size_t kMaxConfigFileBytes = 1024 * 1024;
+
+constexpr std::string_view kLogLevels[] = {"trace", "debug",    "info", "warn",
+                                           "error", "critical", "off"};
+
+std::string_view TypeName(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table:
+      return "table";
+    case toml::node_type::array:
+      return "array";
+    case toml::node_type::string:
+      return "string";
+    case toml::node_type::integer:
+      return "integer";
+    case toml::node_type::floating_point:
+      return "float";
+    case toml::node_type::boolean:
+      return "boolean";
+    case toml::node_type::date:
+      return "date";
+    case toml::node_type::time:
+      return "time";
+    case toml::node_type::date_time:
+      return "date-time";
+    case toml::node_type::none:
+      break;
+  }
+  return "nothing";
+}
+
+// Edit distance counting a swap of neighbours as one edit (optimal string
+// alignment), so the common typo "laod" is one edit from "load".
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// The problems found so far, each already formatted as "FILE:LINE: KEY: problem".
+class Problems {
+ public:
+  explicit Problems(std::string_view source_name) : source_name_(source_name) {}
+
+  void Add(const toml::source_region& where, std::string_view key, std::string_view problem) {
+    std::string text(source_name_);
+    if (where.begin.line != 0) {
+      text += ":" + std::to_string(where.begin.line);
+    }
+    text += ": ";
+    text += key;
+    text += ": ";
+    text += problem;
+    entries_.push_back({where.begin.line, where.begin.column, std::move(text)});
+  }
+
+  std::size_t size() const { return entries_.size(); }
+
+  // All problems in file order, one per line.
+  std::string Join() {
+    // toml::table iterates in key order, not file order; people read the file top down.
+    std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+    });
+    std::string joined;
+    for (const Entry& entry : entries_) {
+      if (!joined.empty()) joined += '\n';
+      joined += entry.text;
+    }
+    return joined;
+  }
+
+ private:
+  struct Entry {
+    toml::source_index line;
+    toml::source_index column;
+    std::string text;
+  };
+  std::string_view source_name_;
+  std::vector<Entry> entries_;
+};
+
+// One key being read: its fully qualified name, its position and its value.
+// Readers report through it, so every message names the key and its line.
+class Field {
+ public:
+  Field(std::string name, const toml::key& key, const toml::node& node, Problems& problems)
+      : name_(std::move(name)), key_(key), node_(node), problems_(problems) {}
+
+  void Report(std::string_view problem) const {
+    // The key's own position: for a multi-line array the value starts later.
+    const toml::source_region& where =
+        key_.source().begin.line != 0 ? key_.source() : node_.source();
+    problems_.Add(where, name_, problem);
+  }
+
+  void ReportType(std::string_view expected) const {
+    Report("expected " + std::string(expected) + ", got " + std::string(TypeName(node_)));
+  }
+
+  // The value as an integer in [min, max]; otherwise reports and returns nothing.
+  std::optional<std::int64_t> Integer(std::int64_t min, std::int64_t max,
+                                      std::string_view unit = {}) const {
+    const auto* value = node_.as_integer();
+    if (value == nullptr) {
+      ReportType("integer");
+      return std::nullopt;
+    }
+    const std::int64_t number = value->get();
+    if (number < min || number > max) {
+      std::string problem =
+          "must be between " + std::to_string(min) + " and " + std::to_string(max);
+      if (!unit.empty()) {
+        problem += " " + std::string(unit);
+      }
+      Report(problem + ", got " + std::to_string(number));
+      return std::nullopt;
+    }
+    return number;
+  }
+
+  std::optional<std::string> String() const {
+    const auto* value = node_.as_string();
+    if (value == nullptr) {
+      ReportType("string");
+      return std::nullopt;
+    }
+    return value->get();
+  }
+
+  const toml::node& node() const { return node_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  const toml::key& key_;
+  const toml::node& node_;
+  Problems& problems_;
+};
+
+template <typename T>
+void ReadInteger(const Field& field, std::int64_t min, std::int64_t max, T& out) {
+  if (auto value = field.Integer(min, max)) {
+    out = static_cast<T>(*value);
+  }
+}
+
+void ReadSeconds(const Field& field, std::chrono::seconds& out) {
+  if (auto value = field.Integer(1, kMaxDurationS, "seconds")) {
+    out = std::chrono::seconds(*value);
+  }
+}
+
+void ReadString(const Field& field, std::string& out) {
+  if (auto value = field.String()) {
+    out = std::move(*value);
+  }
+}
+
+void ReadListen(const Field& field, std::string& out) {
+  auto text = field.String();
+  if (!text) return;
+  auto address = ParseListenAddress(*text);
+  if (!address) {
+    field.Report(address.error().message);
+    return;
+  }
+  out = std::move(*text);
+}
+
+void ReadQueueList(const Field& field, std::vector<std::string>& out) {
+  const toml::array* array = field.node().as_array();
+  if (array == nullptr) {
+    field.ReportType("array of strings");
+    return;
+  }
+  std::vector<std::string> queues;
+  bool ok = true;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const toml::node& element = *array->get(i);
+    const std::string where = "element " + std::to_string(i) + " ";
+    if (const auto* name = element.as_string()) {
+      if (name->get().empty()) {
+        field.Report(where + "is empty; a queue name is needed");
+        ok = false;
+      } else {
+        queues.push_back(name->get());
+      }
+    } else {
+      field.Report(where + "expected string, got " + std::string(TypeName(element)));
+      ok = false;
+    }
+  }
+  if (ok) out = std::move(queues);
+}
+
+void ReadLogLevel(const Field& field, std::string& out) {
+  auto level = field.String();
+  if (!level) return;
+  if (std::find(std::begin(kLogLevels), std::end(kLogLevels), *level) == std::end(kLogLevels)) {
+    std::string choices;
+    for (std::string_view choice : kLogLevels) {
+      if (!choices.empty()) choices += ", ";
+      choices += choice;
+    }
+    field.Report("must be one of " + choices + "; got `" + *level + "`");
+    return;
+  }
+  out = std::move(*level);
+}
+
+// The schema: every table and key the file may hold, and how each is read.
+// The suggestions for unknown keys come from here too, so it is the only list.
+using Reader = void (*)(const Field&, Config&);
+
+struct KeySpec {
+  std::string_view name;
+  Reader read;
+};
+
+struct TableSpec {
+  std::string_view name;
+  std::span<const KeySpec> keys;
+};
+
+const KeySpec kServerKeys[] = {
+    {"listen", [](const Field& f, Config& c) { ReadListen(f, c.server.listen); }},
+    {"max_staleness_s", [](const Field& f, Config& c) { ReadSeconds(f, c.server.max_staleness); }},
+    {"body_limit_bytes",
+     [](const Field& f, Config& c) {
+       ReadInteger(f, 1, kMaxBodyLimitBytes, c.server.body_limit_bytes);
+     }},
+    {"header_timeout_s",
+     [](const Field& f, Config& c) { ReadSeconds(f, c.server.header_timeout); }},
+    {"body_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.server.body_timeout); }},
+    {"idle_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.server.idle_timeout); }},
+    {"max_connections",
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 100000, c.server.max_connections); }},
+    {"threads", [](const Field& f, Config& c) { ReadInteger(f, 1, 64, c.server.threads); }},
+};
+
+const KeySpec kLsfKeys[] = {
+    {"bin_dir", [](const Field& f, Config& c) { ReadString(f, c.lsf.bin_dir); }},
+    {"env_dir", [](const Field& f, Config& c) { ReadString(f, c.lsf.env_dir); }},
+    {"command_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.lsf.command_timeout); }},
+    {"load_refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.lsf.load_refresh); }},
+    {"topology_refresh_s",
+     [](const Field& f, Config& c) { ReadSeconds(f, c.lsf.topology_refresh); }},
+};
+
+const KeySpec kSubmitKeys[] = {
+    {"max_attempts",
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 100, c.submit.max_attempts); }},
+    {"max_slots",
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 10000000, c.submit.max_slots); }},
+};
+
+const KeySpec kPlacementKeys[] = {
+    {"exclude_queues",
+     [](const Field& f, Config& c) { ReadQueueList(f, c.placement.exclude_queues); }},
+};
+
+const KeySpec kLogKeys[] = {
+    {"level", [](const Field& f, Config& c) { ReadLogLevel(f, c.log.level); }},
+};
+
+const TableSpec kTables[] = {
+    {"server", kServerKeys},       {"lsf", kLsfKeys}, {"submit", kSubmitKeys},
+    {"placement", kPlacementKeys}, {"log", kLogKeys},
+};
+
+const TableSpec* FindTable(std::string_view name) {
+  for (const TableSpec& table : kTables) {
+    if (table.name == name) return &table;
+  }
+  return nullptr;
+}
+
+const KeySpec* FindKey(const TableSpec& table, std::string_view name) {
+  for (const KeySpec& key : table.keys) {
+    if (key.name == name) return &key;
+  }
+  return nullptr;
+}
+
+constexpr std::size_t kMaxSuggestionDistance = 2;
+
+// "; did you mean `x`?" for the closest candidate within two edits, else "".
+std::string SuggestAmong(std::string_view name, std::span<const std::string_view> candidates,
+                         std::string_view prefix = {}, std::string_view suffix = {}) {
+  std::optional<std::string_view> best;
+  std::size_t best_distance = kMaxSuggestionDistance + 1;
+  for (std::string_view candidate : candidates) {
+    const std::size_t distance = EditDistance(name, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  if (!best) return "";
+  return "; did you mean `" + std::string(prefix) + std::string(*best) + std::string(suffix) + "`?";
+}
+
+// A key that exists, but in another table: "server.load_refresh_s" is a
+// misplaced line more often than a misspelt one.
+std::string SuggestOtherTable(std::string_view name, const TableSpec* except) {
+  for (const TableSpec& table : kTables) {
+    if (&table == except) continue;
+    if (FindKey(table, name) != nullptr) {
+      return "; did you mean `" + std::string(table.name) + "." + std::string(name) + "` (under [" +
+             std::string(table.name) + "])?";
+    }
+  }
+  return "";
+}
+
+std::string SuggestKey(const TableSpec& table, std::string_view name) {
+  std::vector<std::string_view> names;
+  for (const KeySpec& key : table.keys) names.push_back(key.name);
+  std::string suggestion = SuggestAmong(name, names);
+  return suggestion.empty() ? SuggestOtherTable(name, &table) : suggestion;
+}
+
+std::string SuggestTable(std::string_view name) {
+  std::vector<std::string_view> names;
+  for (const TableSpec& table : kTables) names.push_back(table.name);
+  return SuggestAmong(name, names, "[", "]");
+}
+
+// lsf.topology_refresh_s >= lsf.load_refresh_s: a topology refresh also
+// reloads load, so a shorter topology period would make load_refresh_s a lie.
+void CheckRefreshOrder(const Config& config,
+                       const std::map<std::string, const toml::key*, std::less<>>& valid,
+                       Problems& problems) {
+  const auto& lsf = config.lsf;
+  if (lsf.topology_refresh >= lsf.load_refresh) return;
+  const auto topology = valid.find("lsf.topology_refresh_s");
+  const auto load = valid.find("lsf.load_refresh_s");
+  if (topology != valid.end()) {
+    problems.Add(topology->second->source(), "lsf.topology_refresh_s",
+                 "must be >= lsf.load_refresh_s (" + std::to_string(lsf.load_refresh.count()) +
+                     " s), got " + std::to_string(lsf.topology_refresh.count()));
+  } else if (load != valid.end()) {
+    problems.Add(load->second->source(), "lsf.load_refresh_s",
+                 "must be <= lsf.topology_refresh_s (" +
+                     std::to_string(lsf.topology_refresh.count()) + " s, the default), got " +
+                     std::to_string(lsf.load_refresh.count()));
+  }
+}
+
+}  // namespace
+
+Result<Config> ParseConfig(std::string_view text, std::string_view source_name) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source_name);
+  } catch (const toml::parse_error& error) {
+    const toml::source_position& at = error.source().begin;
+    return Fail(ErrorCode::kInvalidArgument,
+                std::string(source_name) + ":" + std::to_string(at.line) + ":" +
+                    std::to_string(at.column) +
+                    ": syntax error: " + std::string(error.description()));
+  }
+
+  Config config;
+  Problems problems(source_name);
+  // Keys read without a problem, for the checks that relate two keys: those
+  // run only when both values are the user's intended ones (or defaults).
+  std::map<std::string, const toml::key*, std::less<>> valid;
+  bool related_key_failed = false;
+
+  for (const auto& [key, node] : root) {
+    const std::string table_name(key.str());
+    const TableSpec* table_spec = FindTable(table_name);
+    if (table_spec == nullptr) {
+      if (node.is_table()) {
+        problems.Add(key.source(), table_name, "unknown table" + SuggestTable(table_name));
+      } else {
+        std::string suggestion = SuggestOtherTable(table_name, nullptr);
+        if (suggestion.empty()) suggestion = SuggestTable(table_name);
+        problems.Add(key.source(), table_name, "unknown key" + suggestion);
+      }
+      continue;
+    }
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+      problems.Add(key.source(), table_name, "expected table, got " + std::string(TypeName(node)));
+      continue;
+    }
+    for (const auto& [sub_key, sub_node] : *table) {
+      std::string name = table_name + "." + std::string(sub_key.str());
+      const KeySpec* key_spec = FindKey(*table_spec, sub_key.str());
+      if (key_spec == nullptr) {
+        problems.Add(sub_key.source(), name,
+                     "unknown key" + SuggestKey(*table_spec, sub_key.str()));
+        continue;
+      }
+      const std::size_t before = problems.size();
+      key_spec->read(Field(name, sub_key, sub_node, problems), config);
+      if (problems.size() == before) {
+        valid.emplace(std::move(name), &sub_key);
+      } else if (name == "lsf.load_refresh_s" || name == "lsf.topology_refresh_s") {
+        related_key_failed = true;
+      }
+    }
+  }
+  if (!related_key_failed) {
+    CheckRefreshOrder(config, valid, problems);
+  }
+
+  if (problems.size() != 0) {
+    return Fail(ErrorCode::kInvalidArgument, problems.Join());
+  }
+  return config;
+}
+
+Result<Config> LoadConfigFile(const std::string& path) {
+  // O_NONBLOCK so that a FIFO given by mistake fails the regular-file check
+  // below instead of blocking start-up until some writer opens it.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    const int err = errno;
+    return Fail(ErrorCode::kNotFound, path + ": " + std::system_category().message(err));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+
+  struct stat info {};
+  if (fstat(fd, &info) != 0) {
+    const int err = errno;
+    return Fail(ErrorCode::kNotFound, path + ": fstat: " + std::system_category().message(err));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return Fail(ErrorCode::kInvalidArgument, path + ": not a regular file");
+  }
+  const std::string too_large =
+      path + ": larger than " + std::to_string(kMaxConfigFileBytes) + " bytes; not a config file";
+  if (static_cast<std::uintmax_t>(info.st_size) > kMaxConfigFileBytes) {
+    return Fail(ErrorCode::kInvalidArgument, too_large);
+  }
+
+  // Read to end of file rather than trusting st_size: the file may change
+  // between fstat and read. One byte past the limit tells us it grew too far.
+  std::string text;
+  char buffer[16384];
+  while (true) {
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      const int err = errno;
+      if (err == EINTR) continue;
+      return Fail(ErrorCode::kNotFound, path + ": read: " + std::system_category().message(err));
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > kMaxConfigFileBytes) {
+      return Fail(ErrorCode::kInvalidArgument, too_large);
+    }
+  }
+  return ParseConfig(text, path);
+}
+
+}  // namespace bplace::config

@@ -1,0 +1,122 @@
+#include "config/listen_address.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <charconv>
+
+namespace bplace::config {
+namespace {
+
+constexpr std::string_view kForm = "expected HOST:PORT (e.g. 127.0.0.1:8080 or [::1]:8080)";
+
+bool IsIpv4Literal(const std::string& host) {
+  // inet_pton, unlike inet_aton, takes only the four-part decimal form, so
+  // "127.1" and "0x7f.0.0.1" are refused rather than silently reinterpreted.
+  in_addr address{};
+  return inet_pton(AF_INET, host.c_str(), &address) == 1;
+}
+
+bool IsIpv6Literal(const std::string& host) {
+  in6_addr address{};
+  return inet_pton(AF_INET6, host.c_str(), &address) == 1;
+}
+
+Result<std::uint16_t> ParsePort(std::string_view text) {
+  // from_chars alone would accept a prefix ("80x") and cannot reject "+80";
+  // requiring all digits keeps "port" meaning exactly what was written.
+  for (char c : text) {
+    if (c < '0' || c > '9') {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "port must be a decimal number 0..65535, got `" + std::string(text) + "`");
+    }
+  }
+  unsigned long value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value > 65535) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "port must be between 0 and 65535, got " + std::string(text));
+  }
+  return static_cast<std::uint16_t>(value);
+}
+
+}  // namespace
+
+Result<ListenAddress> ParseListenAddress(std::string_view text) {
+  if (text.empty()) {
+    return Fail(ErrorCode::kInvalidArgument, std::string(kForm) + ", got an empty string");
+  }
+  std::string host;
+  std::string_view port_text;
+  if (text.front() == '[') {
+    const std::size_t close = text.find(']');
+    if (close == std::string_view::npos) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "missing `]` after the IPv6 address in `" + std::string(text) + "`");
+    }
+    host = std::string(text.substr(1, close - 1));
+    const std::string_view rest = text.substr(close + 1);
+    if (rest.empty() || rest.front() != ':') {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "missing port after `]` in `" + std::string(text) + "`; " + std::string(kForm));
+    }
+    port_text = rest.substr(1);
+    if (port_text.empty()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "missing port in `" + std::string(text) + "`; " + std::string(kForm));
+    }
+    if (host.empty()) {
+      return Fail(ErrorCode::kInvalidArgument, "missing host in `" + std::string(text) + "`");
+    }
+    if (!IsIpv6Literal(host)) {
+      return Fail(ErrorCode::kInvalidArgument, "`" + host + "` is not an IPv6 address");
+    }
+  } else {
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "missing port in `" + std::string(text) + "`; " + std::string(kForm));
+    }
+    host = std::string(text.substr(0, colon));
+    port_text = text.substr(colon + 1);
+    if (host.find(':') != std::string::npos) {
+      return Fail(
+          ErrorCode::kInvalidArgument,
+          "an IPv6 address needs brackets, as in [::1]:8080; got `" + std::string(text) + "`");
+    }
+    // Missing parts first: "login01:" is better answered "missing port" than
+    // "not an IPv4 address".
+    if (port_text.empty()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "missing port in `" + std::string(text) + "`; " + std::string(kForm));
+    }
+    if (host.empty()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "missing host in `" + std::string(text) + "`; " + std::string(kForm));
+    }
+    if (host == "localhost") {
+      // Resolving "localhost" may yield ::1, 127.0.0.1 or both depending on
+      // /etc/hosts; binding the IPv4 loopback is what users of login nodes mean.
+      host = "127.0.0.1";
+    } else if (!IsIpv4Literal(host)) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "host must be an IPv4 address, `localhost` or a bracketed IPv6 address; got `" +
+                      host + "`");
+    }
+  }
+  auto port = ParsePort(port_text);
+  if (!port) {
+    return tl::unexpected(port.error());
+  }
+  return ListenAddress{std::move(host), *port};
+}
+
+std::string FormatListenAddress(const ListenAddress& address) {
+  const std::string port = std::to_string(address.port);
+  if (address.host.find(':') != std::string::npos) {
+    return "[" + address.host + "]:" + port;
+  }
+  return address.host + ":" + port;
+}
+
+}  // namespace bplace::config

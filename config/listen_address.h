@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "daemon/common/result.h"
+
+namespace bplace::config {
+
+// Where the HTTP listener binds: a numeric address and a TCP port.
+struct ListenAddress {
+  // An IPv4 dotted quad ("127.0.0.1", "0.0.0.0") or an IPv6 address without
+  // brackets ("::1"); always a literal that asio::ip::make_address accepts.
+  std::string host;
+  std::uint16_t port = 0;  // 0: the kernel picks a free port
+};
+
+// Parses "HOST:PORT" as `server.listen` and the daemon's `--listen` flag take
+// it. HOST is an IPv4 dotted quad, `localhost`, or an IPv6 address in brackets
+// ("[::1]:8080"); PORT is decimal 0..65535. Host names other than `localhost`
+// are refused so that start-up never depends on a resolver; `localhost` is
+// returned as "127.0.0.1". Returns kInvalidArgument saying what is wrong
+// (missing host, missing port, port out of range, unbracketed IPv6, ...).
+// The message does not repeat the input's source: callers prefix it.
+Result<ListenAddress> ParseListenAddress(std::string_view text);
+
+// Formats `address` back as "HOST:PORT", bracketing IPv6 hosts; the inverse of
+// ParseListenAddress except that `localhost` comes back as "127.0.0.1".
+std::string FormatListenAddress(const ListenAddress& address);
+
+}  // namespace bplace::config

@@ -1,0 +1,493 @@
+#include "config/config.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <toml++/toml.h>
+
+#include "config/listen_address.h"
+
+namespace bplace::config {
+namespace {
+
+using std::chrono::seconds;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kSource[] = "cfg.toml";
+
+// Every key the loader knows. ExampleConfigTest.ListsEveryKey and
+// ParseConfigTest.ReadsEveryKey keep the example file and this list honest.
+const std::set<std::string> kAllKeys = {
+    "server.listen",
+    "server.max_staleness_s",
+    "server.body_limit_bytes",
+    "server.header_timeout_s",
+    "server.body_timeout_s",
+    "server.idle_timeout_s",
+    "server.max_connections",
+    "server.threads",
+    "lsf.bin_dir",
+    "lsf.env_dir",
+    "lsf.command_timeout_s",
+    "lsf.load_refresh_s",
+    "lsf.topology_refresh_s",
+    "submit.max_attempts",
+    "submit.max_slots",
+    "placement.exclude_queues",
+    "log.level",
+};
+
+std::set<std::string> KeysIn(const toml::table& root) {
+  std::set<std::string> keys;
+  for (const auto& [table_name, node] : root) {
+    if (const toml::table* table = node.as_table()) {
+      for (const auto& [key, value] : *table) {
+        keys.insert(std::string(table_name.str()) + "." + std::string(key.str()));
+      }
+    }
+  }
+  return keys;
+}
+
+void ExpectSameConfig(const Config& actual, const Config& expected) {
+  EXPECT_EQ(actual.server.listen, expected.server.listen);
+  EXPECT_EQ(actual.server.max_staleness, expected.server.max_staleness);
+  EXPECT_EQ(actual.server.body_limit_bytes, expected.server.body_limit_bytes);
+  EXPECT_EQ(actual.server.header_timeout, expected.server.header_timeout);
+  EXPECT_EQ(actual.server.body_timeout, expected.server.body_timeout);
+  EXPECT_EQ(actual.server.idle_timeout, expected.server.idle_timeout);
+  EXPECT_EQ(actual.server.max_connections, expected.server.max_connections);
+  EXPECT_EQ(actual.server.threads, expected.server.threads);
+  EXPECT_EQ(actual.lsf.bin_dir, expected.lsf.bin_dir);
+  EXPECT_EQ(actual.lsf.env_dir, expected.lsf.env_dir);
+  EXPECT_EQ(actual.lsf.command_timeout, expected.lsf.command_timeout);
+  EXPECT_EQ(actual.lsf.load_refresh, expected.lsf.load_refresh);
+  EXPECT_EQ(actual.lsf.topology_refresh, expected.lsf.topology_refresh);
+  EXPECT_EQ(actual.submit.max_attempts, expected.submit.max_attempts);
+  EXPECT_EQ(actual.submit.max_slots, expected.submit.max_slots);
+  EXPECT_EQ(actual.placement.exclude_queues, expected.placement.exclude_queues);
+  EXPECT_EQ(actual.log.level, expected.log.level);
+}
+
+Config MustParse(std::string_view text) {
+  auto config = ParseConfig(text, kSource);
+  EXPECT_TRUE(config.has_value()) << config.error().message;
+  return config.value_or(Config{});
+}
+
+// The message of the error `text` must produce, which must be kInvalidArgument.
+std::string ErrorOf(std::string_view text) {
+  auto config = ParseConfig(text, kSource);
+  if (config.has_value()) {
+    ADD_FAILURE() << "parsed without error:\n" << text;
+    return "";
+  }
+  EXPECT_EQ(config.error().code, ErrorCode::kInvalidArgument);
+  return config.error().message;
+}
+
+const char kEveryKey[] = R"(# every key, none at its default
+[server]
+listen = "[::1]:9090"
+max_staleness_s = 600
+body_limit_bytes = 65536
+header_timeout_s = 5
+body_timeout_s = 20
+idle_timeout_s = 90
+max_connections = 1000
+threads = 8
+
+[lsf]
+bin_dir = "/opt/lsf/10.1/linux3.10-glibc2.17-x86_64/bin"
+env_dir = "/opt/lsf/conf"
+command_timeout_s = 45
+load_refresh_s = 20
+topology_refresh_s = 900
+
+[submit]
+max_attempts = 5
+max_slots = 4096
+
+[placement]
+exclude_queues = ["admin", "interactive"]
+
+[log]
+level = "debug"
+)";
+
+TEST(ParseConfigTest, EmptyTextGivesDefaults) {
+  const Config config = MustParse("");
+  ExpectSameConfig(config, Config{});
+  EXPECT_EQ(config.server.listen, "127.0.0.1:8080");
+  EXPECT_EQ(config.lsf.load_refresh, seconds(15));
+  EXPECT_EQ(config.log.level, "info");
+}
+
+TEST(ParseConfigTest, EmptyTablesAndCommentsGiveDefaults) {
+  ExpectSameConfig(MustParse("# nothing set\n[server]\n[lsf]\n[submit]\n[placement]\n[log]\n"),
+                   Config{});
+}
+
+TEST(ParseConfigTest, ReadsEveryKey) {
+  ASSERT_EQ(KeysIn(toml::parse(kEveryKey)), kAllKeys) << "kEveryKey must set every key";
+  const Config config = MustParse(kEveryKey);
+  EXPECT_EQ(config.server.listen, "[::1]:9090");
+  EXPECT_EQ(config.server.max_staleness, seconds(600));
+  EXPECT_EQ(config.server.body_limit_bytes, 65536u);
+  EXPECT_EQ(config.server.header_timeout, seconds(5));
+  EXPECT_EQ(config.server.body_timeout, seconds(20));
+  EXPECT_EQ(config.server.idle_timeout, seconds(90));
+  EXPECT_EQ(config.server.max_connections, 1000);
+  EXPECT_EQ(config.server.threads, 8);
+  EXPECT_EQ(config.lsf.bin_dir, "/opt/lsf/10.1/linux3.10-glibc2.17-x86_64/bin");
+  EXPECT_EQ(config.lsf.env_dir, "/opt/lsf/conf");
+  EXPECT_EQ(config.lsf.command_timeout, seconds(45));
+  EXPECT_EQ(config.lsf.load_refresh, seconds(20));
+  EXPECT_EQ(config.lsf.topology_refresh, seconds(900));
+  EXPECT_EQ(config.submit.max_attempts, 5);
+  EXPECT_EQ(config.submit.max_slots, 4096);
+  EXPECT_EQ(config.placement.exclude_queues, (std::vector<std::string>{"admin", "interactive"}));
+  EXPECT_EQ(config.log.level, "debug");
+}
+
+TEST(ParseConfigTest, AcceptsDottedKeysAndInlineTables) {
+  const Config config = MustParse("lsf.load_refresh_s = 30\nsubmit = { max_attempts = 7 }\n");
+  EXPECT_EQ(config.lsf.load_refresh, seconds(30));
+  EXPECT_EQ(config.submit.max_attempts, 7);
+}
+
+TEST(ParseConfigTest, AcceptsRangeLimits) {
+  const Config config = MustParse(
+      "[server]\nlisten = \"0.0.0.0:0\"\nthreads = 64\nmax_connections = 1\n"
+      "body_limit_bytes = 1073741824\nmax_staleness_s = 604800\n"
+      "[lsf]\nload_refresh_s = 300\nbin_dir = \"\"\n"
+      "[submit]\nmax_attempts = 100\nmax_slots = 10000000\n"
+      "[placement]\nexclude_queues = []\n[log]\nlevel = \"off\"\n");
+  EXPECT_EQ(config.server.threads, 64);
+  EXPECT_EQ(config.server.max_connections, 1);
+  EXPECT_EQ(config.server.max_staleness, seconds(604800));
+  EXPECT_EQ(config.lsf.load_refresh, config.lsf.topology_refresh);
+  EXPECT_EQ(config.submit.max_slots, 10000000);
+  EXPECT_EQ(config.log.level, "off");
+}
+
+// --- The shipped example -----------------------------------------------------
+
+const std::string kExamplePath = std::string(BPLACE_SOURCE_DIR) + "/config/bplaced.example.toml";
+
+TEST(ExampleConfigTest, ParsesToExactlyTheDefaults) {
+  auto config = LoadConfigFile(kExamplePath);
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  ExpectSameConfig(*config, Config{});
+}
+
+TEST(ExampleConfigTest, ListsEveryKey) {
+  EXPECT_EQ(KeysIn(toml::parse_file(kExamplePath)), kAllKeys);
+}
+
+// --- Errors --------------------------------------------------------------------
+
+TEST(ParseConfigErrorTest, SyntaxErrorNamesFileLineAndColumn) {
+  const std::string message = ErrorOf("[server]\nthreads = = 3\n");
+  EXPECT_THAT(message, AllOf(StartsWith("cfg.toml:2:"), HasSubstr("syntax error")));
+}
+
+TEST(ParseConfigErrorTest, DuplicateKeyIsASyntaxError) {
+  EXPECT_THAT(ErrorOf("[server]\nthreads = 3\nthreads = 4\n"),
+              AllOf(StartsWith("cfg.toml:3:"), HasSubstr("syntax error")));
+}
+
+TEST(ParseConfigErrorTest, UnknownTableSuggestsTheClosest) {
+  EXPECT_EQ(ErrorOf("\n[servr]\nthreads = 3\n"),
+            "cfg.toml:2: servr: unknown table; did you mean `[server]`?");
+}
+
+TEST(ParseConfigErrorTest, UnknownTableWithNothingClose) {
+  EXPECT_EQ(ErrorOf("[infiniband]\nport = 1\n"), "cfg.toml:1: infiniband: unknown table");
+}
+
+TEST(ParseConfigErrorTest, UnknownKeySuggestsTheClosest) {
+  EXPECT_EQ(ErrorOf("[lsf]\nload_refresh = 10\n"),
+            "cfg.toml:2: lsf.load_refresh: unknown key; did you mean `load_refresh_s`?");
+  EXPECT_EQ(ErrorOf("[lsf]\nlaod_refresh_s = 10\n"),
+            "cfg.toml:2: lsf.laod_refresh_s: unknown key; did you mean `load_refresh_s`?");
+}
+
+TEST(ParseConfigErrorTest, UnknownKeyWithNothingClose) {
+  const std::string message = ErrorOf("[server]\n\nfrobnicate = true\n");
+  EXPECT_EQ(message, "cfg.toml:3: server.frobnicate: unknown key");
+}
+
+TEST(ParseConfigErrorTest, KeyInTheWrongTableNamesTheRightOne) {
+  EXPECT_EQ(ErrorOf("[server]\nload_refresh_s = 10\n"),
+            "cfg.toml:2: server.load_refresh_s: unknown key; did you mean "
+            "`lsf.load_refresh_s` (under [lsf])?");
+}
+
+TEST(ParseConfigErrorTest, TopLevelKeyNamesItsTable) {
+  EXPECT_EQ(ErrorOf("threads = 4\n"),
+            "cfg.toml:1: threads: unknown key; did you mean `server.threads` (under [server])?");
+}
+
+TEST(ParseConfigErrorTest, WrongTypeSaysBoth) {
+  EXPECT_EQ(ErrorOf("[lsf]\ncommand_timeout_s = \"30\"\n"),
+            "cfg.toml:2: lsf.command_timeout_s: expected integer, got string");
+  EXPECT_EQ(ErrorOf("[server]\nthreads = 2.5\n"),
+            "cfg.toml:2: server.threads: expected integer, got float");
+  EXPECT_EQ(ErrorOf("[server]\nlisten = 8080\n"),
+            "cfg.toml:2: server.listen: expected string, got integer");
+  EXPECT_EQ(ErrorOf("[lsf]\nbin_dir = false\n"),
+            "cfg.toml:2: lsf.bin_dir: expected string, got boolean");
+  EXPECT_EQ(ErrorOf("[placement]\nexclude_queues = \"admin\"\n"),
+            "cfg.toml:2: placement.exclude_queues: expected array of strings, got string");
+}
+
+TEST(ParseConfigErrorTest, TableWhereAValueBelongs) {
+  EXPECT_EQ(ErrorOf("[lsf]\nload_refresh_s = { seconds = 10 }\n"),
+            "cfg.toml:2: lsf.load_refresh_s: expected integer, got table");
+  EXPECT_EQ(ErrorOf("[server]\n[server.listen]\nport = 1\n"),
+            "cfg.toml:2: server.listen: expected string, got table");
+}
+
+TEST(ParseConfigErrorTest, ValueWhereATableBelongs) {
+  EXPECT_EQ(ErrorOf("log = \"debug\"\n"), "cfg.toml:1: log: expected table, got string");
+  EXPECT_EQ(ErrorOf("[[server]]\nthreads = 2\n"), "cfg.toml:1: server: expected table, got array");
+}
+
+struct RangeCase {
+  const char* table;
+  const char* key;
+  const char* value;
+  const char* range;  // as the message must state it
+};
+
+class OutOfRangeTest : public ::testing::TestWithParam<RangeCase> {};
+
+TEST_P(OutOfRangeTest, StatesKeyLineAndRange) {
+  const RangeCase& c = GetParam();
+  const std::string text =
+      "# comment\n[" + std::string(c.table) + "]\n" + c.key + " = " + c.value + "\n";
+  EXPECT_EQ(ErrorOf(text), "cfg.toml:3: " + std::string(c.table) + "." + c.key +
+                               ": must be between " + c.range + ", got " + c.value);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryBoundedKey, OutOfRangeTest,
+    ::testing::Values(RangeCase{"server", "max_staleness_s", "0", "1 and 604800 seconds"},
+                      RangeCase{"server", "max_staleness_s", "604801", "1 and 604800 seconds"},
+                      RangeCase{"server", "body_limit_bytes", "0", "1 and 1073741824"},
+                      RangeCase{"server", "body_limit_bytes", "1073741825", "1 and 1073741824"},
+                      RangeCase{"server", "header_timeout_s", "-1", "1 and 604800 seconds"},
+                      RangeCase{"server", "body_timeout_s", "0", "1 and 604800 seconds"},
+                      RangeCase{"server", "idle_timeout_s", "0", "1 and 604800 seconds"},
+                      RangeCase{"server", "max_connections", "0", "1 and 100000"},
+                      RangeCase{"server", "max_connections", "100001", "1 and 100000"},
+                      RangeCase{"server", "threads", "0", "1 and 64"},
+                      RangeCase{"server", "threads", "65", "1 and 64"},
+                      RangeCase{"lsf", "command_timeout_s", "0", "1 and 604800 seconds"},
+                      RangeCase{"lsf", "load_refresh_s", "-5", "1 and 604800 seconds"},
+                      RangeCase{"lsf", "topology_refresh_s", "0", "1 and 604800 seconds"},
+                      RangeCase{"submit", "max_attempts", "0", "1 and 100"},
+                      RangeCase{"submit", "max_attempts", "101", "1 and 100"},
+                      RangeCase{"submit", "max_slots", "0", "1 and 10000000"},
+                      RangeCase{"submit", "max_slots", "10000001", "1 and 10000000"},
+                      RangeCase{"submit", "max_slots", "9223372036854775807", "1 and 10000000"}));
+
+TEST(ParseConfigErrorTest, TopologyRefreshShorterThanLoadRefresh) {
+  EXPECT_EQ(ErrorOf("[lsf]\nload_refresh_s = 60\ntopology_refresh_s = 30\n"),
+            "cfg.toml:3: lsf.topology_refresh_s: must be >= lsf.load_refresh_s (60 s), got 30");
+  // Against the defaults: load_refresh_s 15, topology_refresh_s 300.
+  EXPECT_EQ(ErrorOf("[lsf]\ntopology_refresh_s = 10\n"),
+            "cfg.toml:2: lsf.topology_refresh_s: must be >= lsf.load_refresh_s (15 s), got 10");
+  EXPECT_EQ(ErrorOf("[lsf]\nload_refresh_s = 600\n"),
+            "cfg.toml:2: lsf.load_refresh_s: must be <= lsf.topology_refresh_s (300 s, the "
+            "default), got 600");
+}
+
+TEST(ParseConfigErrorTest, NoOrderingErrorWhenARefreshIsAlreadyWrong) {
+  EXPECT_EQ(ErrorOf("[lsf]\nload_refresh_s = 600\ntopology_refresh_s = \"x\"\n"),
+            "cfg.toml:3: lsf.topology_refresh_s: expected integer, got string");
+}
+
+TEST(ParseConfigErrorTest, BadListenSaysWhy) {
+  EXPECT_THAT(ErrorOf("[server]\nlisten = \"login01:\"\n"),
+              StartsWith("cfg.toml:2: server.listen: missing port"));
+  EXPECT_THAT(ErrorOf("[server]\nlisten = \"127.0.0.1:70000\"\n"),
+              StartsWith("cfg.toml:2: server.listen: port must be between 0 and 65535"));
+}
+
+TEST(ParseConfigErrorTest, BadLogLevelListsTheChoices) {
+  EXPECT_EQ(ErrorOf("[log]\nlevel = \"verbose\"\n"),
+            "cfg.toml:2: log.level: must be one of trace, debug, info, warn, error, critical, "
+            "off; got `verbose`");
+}
+
+TEST(ParseConfigErrorTest, BadQueueListElements) {
+  EXPECT_EQ(ErrorOf("[placement]\nexclude_queues = [\"a\", 3]\n"),
+            "cfg.toml:2: placement.exclude_queues: element 1 expected string, got integer");
+  EXPECT_EQ(ErrorOf("[placement]\nexclude_queues = [\"\"]\n"),
+            "cfg.toml:2: placement.exclude_queues: element 0 is empty; a queue name is needed");
+}
+
+TEST(ParseConfigErrorTest, ReportsEveryProblemInFileOrder) {
+  // [server] sorts after [lsf]; the file has it first, and so must the message.
+  EXPECT_EQ(ErrorOf("[server]\nthreads = 0\n\n[lsf]\nbin_dir = 1\nnope = 2\n"),
+            "cfg.toml:2: server.threads: must be between 1 and 64, got 0\n"
+            "cfg.toml:5: lsf.bin_dir: expected string, got integer\n"
+            "cfg.toml:6: lsf.nope: unknown key");
+}
+
+// --- LoadConfigFile ------------------------------------------------------------
+
+class LoadConfigFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "config_test.XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    for (const std::string& path : created_) {
+      remove(path.c_str());
+    }
+    rmdir(dir_.c_str());
+  }
+  std::string Path(const std::string& name) {
+    created_.push_back(dir_ + "/" + name);
+    return created_.back();
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = Path(name);
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+
+  std::string dir_;
+  std::vector<std::string> created_;
+};
+
+TEST_F(LoadConfigFileTest, ReadsAFile) {
+  auto config = LoadConfigFile(Write("ok.toml", "[server]\nthreads = 4\n"));
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->server.threads, 4);
+}
+
+TEST_F(LoadConfigFileTest, ErrorsNameThePath) {
+  const std::string path = Write("bad.toml", "[server]\nthreads = 0\n");
+  auto config = LoadConfigFile(path);
+  ASSERT_FALSE(config.has_value());
+  EXPECT_EQ(config.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_THAT(config.error().message, StartsWith(path + ":2: server.threads: "));
+}
+
+TEST_F(LoadConfigFileTest, MissingFileIsNotFound) {
+  const std::string path = dir_ + "/absent.toml";
+  auto config = LoadConfigFile(path);
+  ASSERT_FALSE(config.has_value());
+  EXPECT_EQ(config.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(config.error().message, path + ": No such file or directory");
+}
+
+TEST_F(LoadConfigFileTest, DirectoryIsRefused) {
+  auto config = LoadConfigFile(dir_);
+  ASSERT_FALSE(config.has_value());
+  EXPECT_EQ(config.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(config.error().message, dir_ + ": not a regular file");
+}
+
+TEST_F(LoadConfigFileTest, FifoIsRefusedWithoutBlocking) {
+  const std::string path = Path("fifo.toml");
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  auto config = LoadConfigFile(path);
+  ASSERT_FALSE(config.has_value());
+  EXPECT_EQ(config.error().message, path + ": not a regular file");
+}
+
+TEST_F(LoadConfigFileTest, FileOverOneMebibyteIsRefused) {
+  const std::string path = Write("big.toml", std::string(1024 * 1024 + 1, '#'));
+  auto config = LoadConfigFile(path);
+  ASSERT_FALSE(config.has_value());
+  EXPECT_EQ(config.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_THAT(config.error().message, AllOf(StartsWith(path + ": "), HasSubstr("larger than")));
+}
+
+TEST_F(LoadConfigFileTest, FileOfExactlyOneMebibyteIsRead) {
+  std::string text = "[log]\nlevel = \"warn\"\n";
+  text.resize(1024 * 1024, '\n');
+  auto config = LoadConfigFile(Write("full.toml", text));
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->log.level, "warn");
+}
+
+// --- ParseListenAddress ----------------------------------------------------------
+
+TEST(ParseListenAddressTest, AcceptsIpv4WithPortZero) {
+  auto address = ParseListenAddress("127.0.0.1:0");
+  ASSERT_TRUE(address.has_value()) << address.error().message;
+  EXPECT_EQ(address->host, "127.0.0.1");
+  EXPECT_EQ(address->port, 0);
+}
+
+TEST(ParseListenAddressTest, AcceptsBracketedIpv6) {
+  auto address = ParseListenAddress("[::1]:8080");
+  ASSERT_TRUE(address.has_value()) << address.error().message;
+  EXPECT_EQ(address->host, "::1");
+  EXPECT_EQ(address->port, 8080);
+  EXPECT_EQ(FormatListenAddress(*address), "[::1]:8080");
+}
+
+TEST(ParseListenAddressTest, LocalhostMeansIpv4Loopback) {
+  auto address = ParseListenAddress("localhost:80");
+  ASSERT_TRUE(address.has_value()) << address.error().message;
+  EXPECT_EQ(address->host, "127.0.0.1");
+  EXPECT_EQ(address->port, 80);
+}
+
+TEST(ParseListenAddressTest, AcceptsAnyAddressAndTopPort) {
+  auto address = ParseListenAddress("0.0.0.0:65535");
+  ASSERT_TRUE(address.has_value()) << address.error().message;
+  EXPECT_EQ(FormatListenAddress(*address), "0.0.0.0:65535");
+  EXPECT_TRUE(ParseListenAddress("[::]:0").has_value());
+}
+
+struct BadListenCase {
+  const char* text;
+  const char* problem;  // a substring the message must contain
+};
+
+class BadListenAddressTest : public ::testing::TestWithParam<BadListenCase> {};
+
+TEST_P(BadListenAddressTest, IsRefusedWithReason) {
+  auto address = ParseListenAddress(GetParam().text);
+  ASSERT_FALSE(address.has_value()) << GetParam().text;
+  EXPECT_EQ(address.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_THAT(address.error().message, HasSubstr(GetParam().problem));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EdgeCases, BadListenAddressTest,
+    ::testing::Values(
+        BadListenCase{"", "empty"}, BadListenCase{"127.0.0.1", "missing port"},
+        BadListenCase{"127.0.0.1:70000", "between 0 and 65535"},
+        BadListenCase{"127.0.0.1:99999999999999999999", "between 0 and 65535"},
+        BadListenCase{"host:", "missing port"}, BadListenCase{":80", "missing host"},
+        BadListenCase{"127.0.0.1:+80", "decimal"}, BadListenCase{"127.0.0.1:8o", "decimal"},
+        BadListenCase{"127.0.0.1: 80", "decimal"}, BadListenCase{"login01:80", "host must be"},
+        BadListenCase{"127.1:80", "host must be"}, BadListenCase{"256.0.0.1:80", "host must be"},
+        BadListenCase{"::1:80", "brackets"}, BadListenCase{"[::1]", "missing port"},
+        BadListenCase{"[::1]:", "missing port"}, BadListenCase{"[::1:80", "missing `]`"},
+        BadListenCase{"[]:80", "missing host"},
+        BadListenCase{"[127.0.0.1]:80", "not an IPv6 address"},
+        BadListenCase{"[::1]x80", "missing port"}));
+
+}  // namespace
+}  // namespace bplace::config
