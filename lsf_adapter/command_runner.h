@@ -31,6 +31,9 @@ struct CommandResult {
   std::string out;       // all of stdout
   std::string err;       // all of stderr
   std::chrono::milliseconds elapsed{0};
+  // `out` or `err` reached the runner's size limit and was cut there; the
+  // rest was read and discarded so the child never blocked on a full pipe.
+  bool output_truncated = false;
 };
 
 // Runs external commands without blocking the caller. Implementations are

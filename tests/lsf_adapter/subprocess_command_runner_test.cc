@@ -1,0 +1,450 @@
+#include "lsf_adapter/subprocess_command_runner.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
+namespace bplace::lsf {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::vector<std::string> kEnv = {"PATH=/usr/bin:/bin"};
+
+CommandSpec Spec(std::vector<std::string> argv, std::chrono::milliseconds timeout = 10s) {
+  CommandSpec spec;
+  spec.argv = std::move(argv);
+  spec.env = kEnv;
+  spec.timeout = timeout;
+  return spec;
+}
+
+CommandSpec Shell(const std::string& script, std::chrono::milliseconds timeout = 10s) {
+  return Spec({"sh", "-c", script}, timeout);
+}
+
+// True when `pid` no longer runs: gone, or a zombie waiting for its new
+// parent (init, which in a container may never reap it).
+bool IsDead(pid_t pid) {
+  std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(stat_file, stat)) return true;
+  const std::size_t paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return true;
+  const char state = stat[paren + 2];
+  return state == 'Z' || state == 'X';
+}
+
+// Polls IsDead: SIGKILL is delivered asynchronously.
+bool BecomesDead(pid_t pid, std::chrono::milliseconds limit = 2s) {
+  const auto deadline = Clock::now() + limit;
+  while (!IsDead(pid)) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(2ms);
+  }
+  return true;
+}
+
+bool WaitForFile(const std::string& path, std::chrono::milliseconds limit = 5s) {
+  const auto deadline = Clock::now() + limit;
+  while (!std::filesystem::exists(path)) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+// A scratch directory removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = ::testing::TempDir() + "bplace_runner_XXXXXX";
+    path_ = ::mkdtemp(pattern.data()) ? pattern : "";
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Gathers callbacks from any thread; counts them so that "exactly once" can
+// be checked.
+class Collector {
+ public:
+  CommandRunner::Callback Callback() {
+    return [this](Result<CommandResult> result) {
+      std::lock_guard lock(mu_);
+      results_.push_back(std::move(result));
+      changed_.notify_all();
+    };
+  }
+  bool WaitFor(std::size_t count, std::chrono::milliseconds limit = 20s) {
+    std::unique_lock lock(mu_);
+    return changed_.wait_for(lock, limit, [&] { return results_.size() >= count; });
+  }
+  std::vector<Result<CommandResult>> Results() {
+    std::lock_guard lock(mu_);
+    return results_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<Result<CommandResult>> results_;
+};
+
+// An io_context run by `threads` threads until destroyed.
+class IoThreads {
+ public:
+  explicit IoThreads(int threads) : guard_(io_.get_executor()) {
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { io_.run(); });
+  }
+  ~IoThreads() {
+    guard_.reset();
+    for (std::thread& thread : threads_) thread.join();
+  }
+  boost::asio::io_context& io() { return io_; }
+
+ private:
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_;
+  std::vector<std::thread> threads_;
+};
+
+// Runs each test with pidfd exit detection and with the polling fallback.
+class SubprocessCommandRunnerTest : public ::testing::TestWithParam<bool> {
+ protected:
+  SubprocessRunnerOptions Options() const {
+    SubprocessRunnerOptions options;
+    options.use_pidfd = GetParam();
+    return options;
+  }
+
+  // Runs `spec` on an io_context driven by this thread and returns the one
+  // result; fails the test if the callback ran other than once.
+  Result<CommandResult> RunOnce(const CommandSpec& spec) { return RunOnce(spec, Options()); }
+
+  Result<CommandResult> RunOnce(const CommandSpec& spec, const SubprocessRunnerOptions& options) {
+    boost::asio::io_context io;
+    SubprocessCommandRunner runner(io.get_executor(), options);
+    Collector collector;
+    runner.Run(spec, collector.Callback());
+    EXPECT_TRUE(collector.Results().empty()) << "callback ran inside Run";
+    io.run_for(20s);
+    std::vector<Result<CommandResult>> results = collector.Results();
+    EXPECT_EQ(results.size(), 1u);
+    if (results.empty()) return Fail(ErrorCode::kInternal, "no callback");
+    return results.front();
+  }
+
+  void TearDown() override {
+    // Every child was reaped: none is left to wait for.
+    int status = 0;
+    errno = 0;
+    EXPECT_EQ(::waitpid(-1, &status, WNOHANG), -1);
+    EXPECT_EQ(errno, ECHILD) << "a child of the test process was not reaped";
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(ExitWatch, SubprocessCommandRunnerTest, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Pidfd" : "Polling";
+                         });
+
+TEST_P(SubprocessCommandRunnerTest, ReportsExitCode) {
+  Result<CommandResult> result = RunOnce(Shell("exit 3"));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 3);
+  EXPECT_EQ(result->term_signal, 0);
+  EXPECT_FALSE(result->timed_out);
+}
+
+TEST_P(SubprocessCommandRunnerTest, ReportsTerminatingSignal) {
+  Result<CommandResult> result = RunOnce(Shell("kill -TERM $$"));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, -1);
+  EXPECT_EQ(result->term_signal, SIGTERM);
+  EXPECT_FALSE(result->timed_out);
+}
+
+TEST_P(SubprocessCommandRunnerTest, SeparatesStdoutFromStderr) {
+  Result<CommandResult> result = RunOnce(Shell("echo out; echo err >&2; echo more"));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_EQ(result->out, "out\nmore\n");
+  EXPECT_EQ(result->err, "err\n");
+  EXPECT_FALSE(result->output_truncated);
+}
+
+TEST_P(SubprocessCommandRunnerTest, DrainsLargeOutputOnBothStreamsWithoutDeadlock) {
+  // stderr first: a runner that read stdout to EOF before touching stderr
+  // would leave the child blocked on a full stderr pipe forever.
+  Result<CommandResult> result =
+      RunOnce(Shell("head -c 3000000 /dev/zero >&2; head -c 3000000 /dev/zero"));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_EQ(result->out.size(), 3000000u);
+  EXPECT_EQ(result->err.size(), 3000000u);
+  EXPECT_FALSE(result->timed_out);
+}
+
+TEST_P(SubprocessCommandRunnerTest, FeedsStdinToTheChild) {
+  std::string input(1 << 20, '\0');
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<char>('a' + i % 26);
+  CommandSpec spec = Spec({"cat"});
+  spec.stdin_data = input;
+  Result<CommandResult> result = RunOnce(spec);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_TRUE(result->out == input) << "got " << result->out.size() << " bytes";
+}
+
+TEST_P(SubprocessCommandRunnerTest, GivesEmptyStdinWithoutStdinData) {
+  Result<CommandResult> result = RunOnce(Spec({"cat"}));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_EQ(result->out, "");
+}
+
+TEST_P(SubprocessCommandRunnerTest, SurvivesAChildThatDoesNotReadStdin) {
+  // The test only means something if SIGPIPE would kill us.
+  struct sigaction action {};
+  ASSERT_EQ(::sigaction(SIGPIPE, nullptr, &action), 0);
+  ASSERT_EQ(action.sa_handler, SIG_DFL);
+
+  CommandSpec spec = Spec({"true"});
+  spec.stdin_data = std::string(2 << 20, 'x');
+  Result<CommandResult> result = RunOnce(spec);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_FALSE(result->timed_out);
+}
+
+TEST_P(SubprocessCommandRunnerTest, PassesExactlyTheGivenEnvironment) {
+  CommandSpec spec = Spec({"/usr/bin/env"});
+  spec.env = {"PATH=/nonexistent", "A=1", "B=two words", "EMPTY="};
+  Result<CommandResult> result = RunOnce(spec);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->out, "PATH=/nonexistent\nA=1\nB=two words\nEMPTY=\n");
+}
+
+TEST_P(SubprocessCommandRunnerTest, PassesArgvUnchangedWithoutAShell) {
+  Result<CommandResult> result = RunOnce(Spec(
+      {"printf", "[%s]\\n", "a b", "'single'", "\"double\"", "$HOME", "*", "; exit 1", "", "\\n"}));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->out, "[a b]\n['single']\n[\"double\"]\n[$HOME]\n[*]\n[; exit 1]\n[]\n[\\n]\n");
+}
+
+TEST_P(SubprocessCommandRunnerTest, ResolvesArgv0AgainstThePathOfTheSpec) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string tool = dir.path() + "/bplace-runner-test-tool";
+  {
+    std::ofstream script(tool);
+    script << "#!/bin/sh\necho found \"$0\"\n";
+  }
+  ASSERT_EQ(::chmod(tool.c_str(), 0755), 0);
+
+  CommandSpec spec = Spec({"bplace-runner-test-tool"});
+  spec.env = {"PATH=/nonexistent::" + dir.path() + ":/usr/bin:/bin"};
+  Result<CommandResult> result = RunOnce(spec);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_EQ(result->out, "found " + tool + "\n");
+}
+
+TEST_P(SubprocessCommandRunnerTest, ReportsCommandNotFoundInPath) {
+  CommandSpec spec = Spec({"bqueues", "-w"});
+  spec.env = {"PATH=/nonexistent:/also/missing"};
+  Result<CommandResult> result = RunOnce(spec);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kCommandFailed);
+  EXPECT_EQ(result.error().message, "bqueues: not found in PATH=/nonexistent:/also/missing");
+}
+
+TEST_P(SubprocessCommandRunnerTest, ReportsMissingPathInTheSpecEnvironment) {
+  CommandSpec spec = Spec({"env"});
+  spec.env = {"LSF_ENVDIR=/etc/lsf"};
+  Result<CommandResult> result = RunOnce(spec);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kCommandFailed);
+  EXPECT_NE(result.error().message.find("no PATH"), std::string::npos) << result.error().message;
+}
+
+TEST_P(SubprocessCommandRunnerTest, ReportsMissingAbsolutePath) {
+  Result<CommandResult> result = RunOnce(Spec({"/nonexistent/bqueues"}));
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kCommandFailed);
+  EXPECT_NE(result.error().message.find("posix_spawn /nonexistent/bqueues: No such file"),
+            std::string::npos)
+      << result.error().message;
+}
+
+TEST_P(SubprocessCommandRunnerTest, RejectsEmptyArgv) {
+  Result<CommandResult> result = RunOnce(Spec({}));
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kCommandFailed);
+}
+
+TEST_P(SubprocessCommandRunnerTest, TimeoutKillsTheWholeProcessGroup) {
+  const auto started = Clock::now();
+  Result<CommandResult> result = RunOnce(Shell("sleep 100 & echo $!; sleep 100", 300ms));
+  const auto took = Clock::now() - started;
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_TRUE(result->timed_out);
+  EXPECT_EQ(result->exit_code, -1);
+  EXPECT_EQ(result->term_signal, SIGKILL);
+  EXPECT_GE(result->elapsed, 300ms);
+  EXPECT_LT(took, 1300ms);
+  // Output printed before the kill is kept.
+  const pid_t grandchild = std::atoi(result->out.c_str());
+  ASSERT_GT(grandchild, 0) << result->out;
+  EXPECT_TRUE(BecomesDead(grandchild)) << "grandchild " << grandchild << " survived";
+}
+
+TEST_P(SubprocessCommandRunnerTest, GrandchildHoldingStdoutDoesNotHangTheCall) {
+  const auto started = Clock::now();
+  Result<CommandResult> result = RunOnce(Shell("sleep 100 & echo $!"));
+  const auto took = Clock::now() - started;
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_FALSE(result->timed_out);
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_LT(took, 2s);
+  const pid_t grandchild = std::atoi(result->out.c_str());
+  ASSERT_GT(grandchild, 0) << result->out;
+  EXPECT_TRUE(BecomesDead(grandchild)) << "grandchild " << grandchild << " survived";
+}
+
+TEST_P(SubprocessCommandRunnerTest, GrandchildThatLeftTheGroupDoesNotHangTheCall) {
+  const auto started = Clock::now();
+  Result<CommandResult> result = RunOnce(Shell("setsid sleep 100 & echo $!"));
+  const auto took = Clock::now() - started;
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_LT(took, 2s);
+  const pid_t grandchild = std::atoi(result->out.c_str());
+  ASSERT_GT(grandchild, 0) << result->out;
+  ::kill(grandchild, SIGKILL);  // out of our reach by design; clean up
+}
+
+TEST_P(SubprocessCommandRunnerTest, TruncatesOutputBeyondTheLimit) {
+  SubprocessRunnerOptions options = Options();
+  options.output_limit_bytes = 1000;
+  Result<CommandResult> result =
+      RunOnce(Shell("head -c 500000 /dev/zero; head -c 10 /dev/zero >&2"), options);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_EQ(result->out.size(), 1000u);
+  EXPECT_EQ(result->err.size(), 10u);
+  EXPECT_TRUE(result->output_truncated);
+}
+
+TEST_P(SubprocessCommandRunnerTest, FiftyConcurrentRunsOnTwoThreadsAllComplete) {
+  constexpr int kRuns = 50;
+  Collector collector;
+  {
+    IoThreads io(2);
+    SubprocessCommandRunner runner(io.io().get_executor(), Options());
+    // Run is called from both io threads at once.
+    for (int i = 0; i < kRuns; ++i) {
+      boost::asio::post(io.io(), [&runner, &collector, i] {
+        runner.Run(Spec({"sh", "-c", "echo $0; echo $0 >&2", std::to_string(i)}),
+                   collector.Callback());
+      });
+    }
+    ASSERT_TRUE(collector.WaitFor(kRuns));
+  }
+  std::vector<Result<CommandResult>> results = collector.Results();
+  ASSERT_EQ(results.size(), static_cast<std::size_t>(kRuns));
+  std::vector<bool> seen(kRuns, false);
+  for (const Result<CommandResult>& result : results) {
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(result->exit_code, 0);
+    EXPECT_EQ(result->out, result->err);
+    const int i = std::atoi(result->out.c_str());
+    ASSERT_GE(i, 0);
+    ASSERT_LT(i, kRuns);
+    EXPECT_FALSE(seen[i]) << "two results for run " << i;
+    seen[i] = true;
+  }
+}
+
+TEST_P(SubprocessCommandRunnerTest, ShutdownKillsRunningChildrenAndRefusesNewOnes) {
+  TempDir dir;
+  const std::string marker = dir.path() + "/started";
+  Collector collector;
+  IoThreads io(1);
+  SubprocessCommandRunner runner(io.io().get_executor(), Options());
+  runner.Run(Spec({"sh", "-c", ": > \"$0\"; exec sleep 100", marker}, 60s), collector.Callback());
+  ASSERT_TRUE(WaitForFile(marker));
+
+  runner.Shutdown();
+  ASSERT_TRUE(collector.WaitFor(1, 5s));
+  runner.Run(Spec({"true"}), collector.Callback());
+  ASSERT_TRUE(collector.WaitFor(2, 5s));
+
+  std::vector<Result<CommandResult>> results = collector.Results();
+  ASSERT_TRUE(results[0]) << results[0].error().message;
+  EXPECT_EQ(results[0]->term_signal, SIGKILL);
+  EXPECT_FALSE(results[0]->timed_out);
+  ASSERT_FALSE(results[1]);
+  EXPECT_EQ(results[1].error().code, ErrorCode::kCommandFailed);
+}
+
+TEST_P(SubprocessCommandRunnerTest, DestroyingTheRunnerKillsChildrenAndStillDelivers) {
+  TempDir dir;
+  const std::string marker = dir.path() + "/started";
+  Collector collector;
+  IoThreads io(1);
+  auto runner = std::make_unique<SubprocessCommandRunner>(io.io().get_executor(), Options());
+  runner->Run(Spec({"sh", "-c", ": > \"$0\"; exec sleep 100", marker}, 60s), collector.Callback());
+  ASSERT_TRUE(WaitForFile(marker));
+  runner.reset();
+  ASSERT_TRUE(collector.WaitFor(1, 5s));
+  std::vector<Result<CommandResult>> results = collector.Results();
+  ASSERT_TRUE(results[0]) << results[0].error().message;
+  EXPECT_EQ(results[0]->term_signal, SIGKILL);
+}
+
+TEST_P(SubprocessCommandRunnerTest, DestroyingTheIoContextFirstStillReapsChildren) {
+  TempDir dir;
+  const std::string marker = dir.path() + "/started";
+  Collector collector;
+  {
+    boost::asio::io_context io;
+    SubprocessCommandRunner runner(io.get_executor(), Options());
+    runner.Run(Spec({"sh", "-c", ": > \"$0\"; exec sleep 100", marker}, 60s), collector.Callback());
+    const auto deadline = Clock::now() + 5s;
+    while (!std::filesystem::exists(marker) && Clock::now() < deadline) io.run_for(1ms);
+    ASSERT_TRUE(std::filesystem::exists(marker));
+    // The runner, then the io_context with the child's handlers unrun.
+  }
+  EXPECT_TRUE(collector.Results().empty());
+  // TearDown checks that the child was reaped.
+}
+
+}  // namespace
+}  // namespace bplace::lsf
