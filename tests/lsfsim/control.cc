@@ -1,0 +1,424 @@
+#include "tests/lsfsim/control.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <numeric>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/lsfsim/cluster.h"
+#include "tests/lsfsim/commands.h"
+#include "tests/lsfsim/generate.h"
+#include "tests/lsfsim/resolver.h"
+#include "tests/lsfsim/state.h"
+#include "tests/lsfsim/util.h"
+#include "tests/lsfsim/view.h"
+
+namespace bplace::lsfsim {
+namespace {
+
+constexpr int kUsageError = 2;
+
+int Usage(const std::string& message) {
+  std::cerr << "lsfsim: " << message << "\n";
+  PrintControlUsage();
+  return kUsageError;
+}
+
+int Error(const std::string& message) {
+  std::cerr << "lsfsim: " << message << "\n";
+  return 1;
+}
+
+// Removes `--state DIR` from args and returns the state directory (or
+// $LSF_ENVDIR when absent). Empty when neither is given.
+std::string TakeStateDir(std::vector<std::string>* args) {
+  std::string dir;
+  for (size_t i = 0; i < args->size(); ++i) {
+    if ((*args)[i] == "--state" && i + 1 < args->size()) {
+      dir = (*args)[i + 1];
+      args->erase(args->begin() + static_cast<long>(i), args->begin() + static_cast<long>(i) + 2);
+      break;
+    }
+    if ((*args)[i].rfind("--state=", 0) == 0) {
+      dir = (*args)[i].substr(8);
+      args->erase(args->begin() + static_cast<long>(i));
+      break;
+    }
+  }
+  if (dir.empty()) {
+    const char* env = std::getenv("LSF_ENVDIR");
+    if (env != nullptr) dir = env;
+  }
+  return dir;
+}
+
+std::string SelfBinDir() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : self.parent_path().string();
+}
+
+int Init(const StateDir& state, std::vector<std::string> args) {
+  std::string cluster_file;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--cluster" && i + 1 < args.size()) {
+      cluster_file = args[++i];
+    } else {
+      return Usage("init: unexpected argument '" + args[i] + "'");
+    }
+  }
+  if (cluster_file.empty()) return Usage("init needs --cluster FILE");
+  auto text = ReadFile(cluster_file);
+  if (!text) return Error(text.error());
+  auto cluster = ParseClusterDef(*text, cluster_file);
+  if (!cluster) return Error(cluster.error());
+
+  std::error_code ec;
+  std::filesystem::create_directories(state.path(), ec);
+  if (ec) return Error("mkdir " + state.path() + ": " + ec.message());
+  // The directory is shared by every user the tests submit as; files are
+  // replaced by rename, so directory write permission is what they need.
+  ::chmod(state.path().c_str(), 0777);
+  StateLock lock(state);
+  if (!lock.ok()) return Error(lock.error());
+  ::chmod(state.LockPath().c_str(), 0666);
+  std::string conf = "# Written by lsfsim init: marks this directory as an LSF_ENVDIR.\n";
+  conf += "LSF_CLUSTER_NAME=" + cluster->name + "\n";
+  conf += "LSF_VERSION=10.1\n";
+  for (auto result :
+       {AtomicWriteFile(state.ClusterPath(), *text), AtomicWriteFile(state.LsfConfPath(), conf)}) {
+    if (!result) return Error(result.error());
+  }
+  for (auto result : {state.SaveJobs(JobTable{}), state.SaveOverrides(Overrides{}),
+                      state.SaveFaults(FaultTable{}), state.SaveCounts(Counts{})}) {
+    if (!result) return Error(result.error());
+  }
+  std::string absolute = std::filesystem::absolute(state.path()).lexically_normal().string();
+  std::cout << "export LSF_ENVDIR=" << absolute << "\n";
+  std::string bin = SelfBinDir();
+  if (!bin.empty()) std::cout << "export PATH=" << bin << ":$PATH\n";
+  return 0;
+}
+
+tl::expected<ClusterDef, std::string> LoadCluster(const StateDir& state) {
+  if (!state.HasLsfConf()) {
+    return tl::unexpected(state.path() + ": not an lsfsim state directory (run lsfsim init)");
+  }
+  return LoadClusterDef(state.ClusterPath());
+}
+
+int Schedule(const StateDir& state, const std::vector<std::string>& args) {
+  bool finish = false;
+  for (const std::string& arg : args) {
+    if (arg == "--finish") {
+      finish = true;
+    } else {
+      return Usage("schedule: unexpected argument '" + arg + "'");
+    }
+  }
+  auto cluster = LoadCluster(state);
+  if (!cluster) return Error(cluster.error());
+  StateLock lock(state);
+  if (!lock.ok()) return Error(lock.error());
+  auto overrides = state.LoadOverrides();
+  if (!overrides) return Error(overrides.error());
+  auto jobs = state.LoadJobs();
+  if (!jobs) return Error(jobs.error());
+  long long now = NowSeconds();
+
+  int finished = 0;
+  if (finish) {
+    for (Job& job : jobs->jobs) {
+      if (job.status != "RUN") continue;
+      job.status = "DONE";
+      job.end_time = now;
+      ++finished;
+    }
+  }
+  ClusterView view(*cluster, *overrides, *jobs);
+  Resolver resolver(*cluster);
+  std::vector<int> used(cluster->hosts.size());
+  for (size_t h = 0; h < used.size(); ++h) used[h] = view.HostUsedSlots(h);
+
+  std::vector<Job*> pending;
+  for (Job& job : jobs->jobs) {
+    if (job.status == "PEND") pending.push_back(&job);
+  }
+  auto prio = [&](const Job* job) {
+    std::optional<size_t> q = cluster->FindQueue(job->queue);
+    return q ? cluster->queues[*q].priority : 0;
+  };
+  std::stable_sort(pending.begin(), pending.end(), [&](const Job* a, const Job* b) {
+    if (prio(a) != prio(b)) return prio(a) > prio(b);
+    return a->id < b->id;
+  });
+  int dispatched = 0;
+  for (Job* job : pending) {
+    std::optional<size_t> q = cluster->FindQueue(job->queue);
+    // Only active queues dispatch; a closed but active queue still does.
+    if (!q || view.Activity(*q) != QueueActivity::kActive) continue;
+    const HostSet& queue_hosts = resolver.QueueHosts(*q);
+    std::vector<size_t> order;
+    if (job->asked_hosts.empty()) {
+      for (size_t h = 0; h < queue_hosts.size(); ++h) {
+        if (queue_hosts[h]) order.push_back(h);
+      }
+    } else {
+      // -m order first: it lists the user's preference.
+      for (const std::string& token : job->asked_hosts) {
+        std::optional<HostSet> hosts = resolver.HostsOfName(token);
+        if (!hosts) continue;
+        for (size_t h = 0; h < hosts->size(); ++h) {
+          if ((*hosts)[h] && queue_hosts[h]) order.push_back(h);
+        }
+      }
+    }
+    for (size_t h : order) {
+      const HostDef& host = cluster->hosts[h];
+      if (view.ConfiguredHostStatus(h) != "ok") continue;
+      if (host.max_slots && used[h] + job->slots > *host.max_slots) continue;
+      used[h] += job->slots;
+      job->status = "RUN";
+      job->exec_host = host.name;
+      job->start_time = now;
+      ++dispatched;
+      break;
+    }
+  }
+  if (auto saved = state.SaveJobs(*jobs); !saved) return Error(saved.error());
+  std::cout << "dispatched " << dispatched << " job(s), finished " << finished << " job(s)\n";
+  return 0;
+}
+
+int SetHost(const StateDir& state, const std::vector<std::string>& args) {
+  if (args.size() != 2) return Usage("usage: set-host HOST STATUS");
+  auto cluster = LoadCluster(state);
+  if (!cluster) return Error(cluster.error());
+  if (!cluster->FindHost(args[0])) return Error("no such host: " + args[0]);
+  if (!IsValidHostStatus(args[1])) return Error("unknown host status: " + args[1]);
+  StateLock lock(state);
+  if (!lock.ok()) return Error(lock.error());
+  auto overrides = state.LoadOverrides();
+  if (!overrides) return Error(overrides.error());
+  overrides->host_status[args[0]] = args[1];
+  if (auto saved = state.SaveOverrides(*overrides); !saved) return Error(saved.error());
+  return 0;
+}
+
+int SetQueue(const StateDir& state, const std::vector<std::string>& args) {
+  if (args.size() != 2)
+    return Usage("usage: set-queue QUEUE open|closed|active|inact_adm|inact_win");
+  auto cluster = LoadCluster(state);
+  if (!cluster) return Error(cluster.error());
+  if (!cluster->FindQueue(args[0])) return Error("no such queue: " + args[0]);
+  StateLock lock(state);
+  if (!lock.ok()) return Error(lock.error());
+  auto overrides = state.LoadOverrides();
+  if (!overrides) return Error(overrides.error());
+  const std::string& value = args[1];
+  if (value == "open" || value == "closed") {
+    overrides->queue_open[args[0]] = value == "open";
+  } else if (value == "active") {
+    overrides->queue_activity[args[0]] = QueueActivity::kActive;
+  } else if (value == "inact_adm") {
+    overrides->queue_activity[args[0]] = QueueActivity::kInactAdm;
+  } else if (value == "inact_win") {
+    overrides->queue_activity[args[0]] = QueueActivity::kInactWin;
+  } else {
+    return Usage("set-queue: unknown state '" + value + "'");
+  }
+  if (auto saved = state.SaveOverrides(*overrides); !saved) return Error(saved.error());
+  return 0;
+}
+
+int SetIb(const StateDir& state, const std::vector<std::string>& args) {
+  if (args.size() != 2 || (args[1] != "0" && args[1] != "1")) {
+    return Usage("usage: set-ib HOST 0|1");
+  }
+  auto cluster = LoadCluster(state);
+  if (!cluster) return Error(cluster.error());
+  if (!cluster->FindHost(args[0])) return Error("no such host: " + args[0]);
+  StateLock lock(state);
+  if (!lock.ok()) return Error(lock.error());
+  auto overrides = state.LoadOverrides();
+  if (!overrides) return Error(overrides.error());
+  overrides->ib_ok[args[0]] = args[1] == "1" ? 1 : 0;
+  if (auto saved = state.SaveOverrides(*overrides); !saved) return Error(saved.error());
+  return 0;
+}
+
+int Fault(const StateDir& state, const std::vector<std::string>& args) {
+  std::string command = "all";
+  bool clear = false;
+  std::optional<std::string> down;
+  std::optional<int> slow_ms;
+  std::optional<bool> truncate;
+  std::optional<bool> garbage;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    bool has_value = i + 1 < args.size();
+    if (arg == "--command" && has_value) {
+      command = args[++i];
+      if (command != "all" && !IsLsfCommand(command)) {
+        return Usage("fault: unknown command '" + command + "'");
+      }
+    } else if (arg == "--down" && has_value) {
+      down = args[++i];
+      if (*down != "hang" && *down != "fail" && *down != "off") {
+        return Usage("fault: --down takes hang, fail or off");
+      }
+    } else if (arg == "--slow-ms" && has_value) {
+      long long value = 0;
+      if (!ParseInt(args[++i], &value)) return Usage("fault: --slow-ms takes milliseconds");
+      slow_ms = static_cast<int>(value);
+    } else if (arg == "--truncate" || arg == "--no-truncate") {
+      truncate = arg == "--truncate";
+    } else if (arg == "--garbage" || arg == "--no-garbage") {
+      garbage = arg == "--garbage";
+    } else if (arg == "--clear") {
+      clear = true;
+    } else {
+      return Usage("fault: unexpected argument '" + arg + "'");
+    }
+  }
+  if (!clear && !down && !slow_ms && !truncate && !garbage) {
+    return Usage("fault: nothing to do");
+  }
+  if (!state.HasLsfConf()) return Error(state.path() + ": not an lsfsim state directory");
+  StateLock lock(state);
+  if (!lock.ok()) return Error(lock.error());
+  auto faults = state.LoadFaults();
+  if (!faults) return Error(faults.error());
+  if (clear) {
+    // `--clear` alone clears everything; with --command only that entry.
+    bool explicit_command = std::find(args.begin(), args.end(), "--command") != args.end();
+    if (explicit_command) {
+      faults->erase(command);
+    } else {
+      faults->clear();
+    }
+  }
+  if (down || slow_ms || truncate || garbage) {
+    FaultSpec& spec = (*faults)[command];
+    if (down) spec.down = *down == "off" ? "" : *down;
+    if (slow_ms) spec.slow_ms = *slow_ms;
+    if (truncate) spec.truncate = *truncate;
+    if (garbage) spec.garbage = *garbage;
+  }
+  if (auto saved = state.SaveFaults(*faults); !saved) return Error(saved.error());
+  return 0;
+}
+
+int CountsCommand(const StateDir& state, const std::vector<std::string>& args) {
+  bool reset = false;
+  for (const std::string& arg : args) {
+    if (arg == "--reset") {
+      reset = true;
+    } else {
+      return Usage("counts: unexpected argument '" + arg + "'");
+    }
+  }
+  if (!state.HasLsfConf()) return Error(state.path() + ": not an lsfsim state directory");
+  StateLock lock(state);
+  if (!lock.ok()) return Error(lock.error());
+  if (reset) {
+    if (auto saved = state.SaveCounts(Counts{}); !saved) return Error(saved.error());
+    return 0;
+  }
+  auto counts = state.LoadCounts();
+  if (!counts) return Error(counts.error());
+  nlohmann::json out = nlohmann::json::object();
+  for (const char* name : kLsfCommands) out[name] = 0;
+  for (auto& [name, count] : *counts) out[name] = count;
+  std::cout << out.dump() << "\n";
+  return 0;
+}
+
+int JobsCommand(const StateDir& state, const std::vector<std::string>& args) {
+  if (!args.empty()) return Usage("jobs takes no arguments");
+  if (!state.HasLsfConf()) return Error(state.path() + ": not an lsfsim state directory");
+  StateLock lock(state);
+  if (!lock.ok()) return Error(lock.error());
+  auto jobs = state.LoadJobs();
+  if (!jobs) return Error(jobs.error());
+  std::cout << JobTableToJsonText(*jobs);
+  return 0;
+}
+
+int Generate(const std::vector<std::string>& args) {
+  GenerateOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    long long value = 0;
+    if (i + 1 >= args.size() || !ParseInt(args[i + 1], &value)) {
+      return Usage("generate: " + args[i] + " needs a number");
+    }
+    const std::string& arg = args[i++];
+    if (arg == "--queues") {
+      options.queues = static_cast<int>(value);
+    } else if (arg == "--hosts") {
+      options.hosts = static_cast<int>(value);
+    } else if (arg == "--host-groups") {
+      options.host_groups = static_cast<int>(value);
+    } else if (arg == "--depth") {
+      options.depth = static_cast<int>(value);
+    } else if (arg == "--seed") {
+      options.seed = static_cast<unsigned>(value);
+    } else {
+      return Usage("generate: unexpected argument '" + arg + "'");
+    }
+  }
+  if (options.hosts > 99999) return Usage("generate: at most 99999 hosts");
+  std::cout << GenerateCluster(options);
+  return 0;
+}
+
+}  // namespace
+
+void PrintControlUsage() {
+  std::cerr
+      << "usage: lsfsim <subcommand> [--state DIR] ...   (DIR defaults to $LSF_ENVDIR)\n"
+         "  init --cluster FILE             create the state directory from a definition\n"
+         "  schedule [--finish]             dispatch pending jobs (--finish: RUN -> DONE "
+         "first)\n"
+         "  set-host HOST STATUS            ok, closed_Adm, closed_Lock, unavail, unreach, ...\n"
+         "  set-queue QUEUE STATE           open, closed, active, inact_adm, inact_win\n"
+         "  set-ib HOST 0|1                 value of the ib_ok load index\n"
+         "  fault [--command NAME|all] [--down hang|fail|off] [--slow-ms N]\n"
+         "        [--truncate|--no-truncate] [--garbage|--no-garbage] | --clear\n"
+         "  counts [--reset]                invocations per LSF command (JSON)\n"
+         "  jobs                            the job table (JSON)\n"
+         "  generate [--queues N] [--hosts N] [--host-groups N] [--depth D] [--seed S]\n"
+         "  <lsf-command> ARGS...           run bqueues, bsub, ... without the symlinks\n";
+}
+
+int RunControlCommand(const std::string& name, const std::vector<std::string>& input_args) {
+  std::vector<std::string> args = input_args;
+  if (name == "generate") return Generate(args);
+  if (name == "help" || name == "--help" || name == "-h") {
+    PrintControlUsage();
+    return 0;
+  }
+  std::string dir = TakeStateDir(&args);
+  if (dir.empty()) return Usage("no state directory: pass --state DIR or set LSF_ENVDIR");
+  StateDir state(dir);
+  if (name == "init") return Init(state, args);
+  if (name == "schedule") return Schedule(state, args);
+  if (name == "set-host") return SetHost(state, args);
+  if (name == "set-queue") return SetQueue(state, args);
+  if (name == "set-ib") return SetIb(state, args);
+  if (name == "fault") return Fault(state, args);
+  if (name == "counts") return CountsCommand(state, args);
+  if (name == "jobs") return JobsCommand(state, args);
+  return Usage("unknown subcommand '" + name + "'");
+}
+
+}  // namespace bplace::lsfsim

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "tests/lsfsim/run_process.h"
+
+namespace bplace::lsfsim::testing {
+
+// A fresh simulator state directory per test, and helpers that run the real
+// lsfsim binary through its LSF command symlinks against it. The clock
+// (LSFSIM_NOW), time zone and submission host are fixed so that output can
+// be compared byte for byte.
+class SimFixture : public ::testing::Test {
+ protected:
+  static constexpr const char* kNow = "1764502800";  // Sun Nov 30 11:40:00 UTC 2025
+
+  void SetUp() override;
+  void TearDown() override;
+
+  // Writes `toml` to a file and runs `lsfsim init` on it; fails the test if
+  // init fails.
+  void Init(const std::string& toml);
+
+  // Runs `lsfsim init --cluster path`.
+  void InitFromFile(const std::string& path);
+
+  // Runs LSF command `command` (a symlink name) with LSF_ENVDIR set.
+  ProcessResult Lsf(const std::string& command, const std::vector<std::string>& args,
+                    const std::string& stdin_text = "",
+                    std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+  // Runs `lsfsim <args>` with LSF_ENVDIR set.
+  ProcessResult Sim(const std::vector<std::string>& args,
+                    std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+  static std::string BinDir() { return LSFSIM_BIN_DIR; }
+
+  std::string dir_;   // the state directory (LSF_ENVDIR)
+  std::string user_;  // the user the tests run as
+};
+
+}  // namespace bplace::lsfsim::testing

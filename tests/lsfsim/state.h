@@ -1,0 +1,120 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+#include "tests/lsfsim/cluster.h"
+
+namespace bplace::lsfsim {
+
+// One job in the simulated mbatchd's table.
+struct Job {
+  long long id = 0;
+  std::string user;
+  std::string queue;
+  std::string status = "PEND";           // PEND, RUN, DONE, EXIT
+  std::vector<std::string> asked_hosts;  // -m tokens as given
+  int slots = 1;
+  std::string name;         // -J, else the command
+  std::string description;  // -Jd
+  std::string command;
+  std::string from_host;
+  std::string exec_host;  // set when dispatched
+  long long submit_time = 0;
+  long long start_time = 0;
+  long long end_time = 0;
+  std::map<std::string, std::string> options;  // every bsub option as given
+};
+
+struct JobTable {
+  long long next_id = 1;
+  std::vector<Job> jobs;
+};
+
+// Run-time changes to the definition made by control subcommands
+// (`set-host`, `set-queue`, `set-ib`).
+struct Overrides {
+  std::map<std::string, std::string> host_status;
+  std::map<std::string, bool> queue_open;
+  std::map<std::string, QueueActivity> queue_activity;
+  std::map<std::string, int> ib_ok;
+};
+
+// Faults injected into one LSF command (or into all, under the key "all").
+struct FaultSpec {
+  std::string down;  // "", "hang" or "fail"
+  int slow_ms = 0;
+  bool truncate = false;
+  bool garbage = false;
+};
+
+using FaultTable = std::map<std::string, FaultSpec>;
+using Counts = std::map<std::string, long long>;
+
+// The simulator's state directory ($LSF_ENVDIR): lsf.conf, cluster.toml,
+// jobs.json, overrides.json, faults.json, counts.json and a lock file.
+// Every reader and writer holds the exclusive flock on `lsfsim.lock` (see
+// StateLock) while it reads or changes state; files are replaced atomically.
+// A StateDir object itself is not thread-safe.
+class StateDir {
+ public:
+  explicit StateDir(std::string path);
+
+  // The directory and the files in it.
+  const std::string& path() const { return path_; }
+  std::string LsfConfPath() const { return path_ + "/lsf.conf"; }
+  std::string ClusterPath() const { return path_ + "/cluster.toml"; }
+  std::string LockPath() const { return path_ + "/lsfsim.lock"; }
+
+  // Returns true when the directory holds lsf.conf (how LSF commands decide
+  // whether the environment is usable).
+  bool HasLsfConf() const;
+
+  // Each Load returns the stored value, or the empty default when the file
+  // does not exist; an unreadable or corrupt file is an error with its path.
+  // Each Save replaces the file atomically. Call them with the lock held.
+  tl::expected<JobTable, std::string> LoadJobs() const;
+  tl::expected<void, std::string> SaveJobs(const JobTable& table) const;
+  tl::expected<Overrides, std::string> LoadOverrides() const;
+  tl::expected<void, std::string> SaveOverrides(const Overrides& overrides) const;
+  tl::expected<FaultTable, std::string> LoadFaults() const;
+  tl::expected<void, std::string> SaveFaults(const FaultTable& faults) const;
+  tl::expected<Counts, std::string> LoadCounts() const;
+  tl::expected<void, std::string> SaveCounts(const Counts& counts) const;
+
+ private:
+  std::string path_;
+};
+
+// Holds the exclusive flock on a state directory's lock file for its
+// lifetime. Blocks until the lock is granted. Not copyable.
+class StateLock {
+ public:
+  // Opens (creating if needed) and locks `state.LockPath()`. Check ok().
+  explicit StateLock(const StateDir& state);
+  ~StateLock();
+  StateLock(const StateLock&) = delete;
+  StateLock& operator=(const StateLock&) = delete;
+
+  // Returns true when the lock is held; error() says why not.
+  bool ok() const { return fd_ >= 0; }
+  const std::string& error() const { return error_; }
+
+  // Releases the lock early; idempotent.
+  void Release();
+
+ private:
+  int fd_ = -1;
+  std::string error_;
+};
+
+// Returns the JSON text of one job (the same object `lsfsim jobs` prints).
+std::string JobToJsonText(const Job& job);
+
+// Returns the JSON text of the whole job table, as stored in jobs.json.
+std::string JobTableToJsonText(const JobTable& table);
+
+}  // namespace bplace::lsfsim
