@@ -11,7 +11,8 @@ InflightLedger::Ticket InflightLedger::Reserve(const std::string& queue, std::in
   return ticket;
 }
 
-void InflightLedger::Finish(Ticket ticket, bool keep, Clock::time_point when) {
+void InflightLedger::Finish(Ticket ticket, bool keep, Clock::time_point when,
+                            const std::string& landed_in) {
   std::lock_guard lock(mutex_);
   const auto it = entries_.find(ticket);
   if (it == entries_.end()) return;
@@ -21,6 +22,7 @@ void InflightLedger::Finish(Ticket ticket, bool keep, Clock::time_point when) {
   }
   it->second.finished = true;
   it->second.finished_at = when;
+  if (!landed_in.empty()) it->second.queue = landed_in;
 }
 
 void InflightLedger::OnLoadCounted(Clock::time_point counted_at) {

@@ -23,8 +23,12 @@ class InflightLedger {
   // The bsub for `ticket` finished at `when`. When `keep` (the job was
   // submitted, or the outcome is unknown after a timeout) the slots stay
   // counted until a load refresh that started after `when`; otherwise
-  // (LSF refused the job) they are dropped at once.
-  void Finish(Ticket ticket, bool keep, Clock::time_point when);
+  // (LSF refused the job) they are dropped at once. A non-empty
+  // `landed_in` moves the slots to that queue: LSF reported another queue
+  // than the one asked for (a site esub rewrote -q), and its PEND is the one
+  // that will grow.
+  void Finish(Ticket ticket, bool keep, Clock::time_point when,
+              const std::string& landed_in = "");
 
   // A load refresh whose `bqueues -w` started at `counted_at` was published:
   // drops every entry that finished before it, since LSF counted those.

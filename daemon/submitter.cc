@@ -197,7 +197,11 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
     attempt.message = reply.message;
     switch (reply.outcome) {
       case lsf::BsubOutcome::kSubmitted:
-        ledger_.Finish(ticket, true, now);
+        if (reply.queue != attempt.queue) {
+          spdlog::info("request_id={}: LSF put the job in queue {} instead of {} (esub rewrite?)",
+                       run->context.request_id, reply.queue, attempt.queue);
+        }
+        ledger_.Finish(ticket, true, now, reply.queue);
         attempt.outcome = "submitted";
         attempt.message = "Job <" + reply.job_id + "> is submitted to queue <" + reply.queue + ">";
         result.attempts.push_back(std::move(attempt));
