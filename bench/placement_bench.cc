@@ -1,0 +1,172 @@
+// Parse + index time and memory for a large generated cluster, and placement
+// latency. The cluster comes from the LSF simulator's generator (default 300
+// queues, 5000 hosts, 200 host groups 3 deep) and its LSF 10.1 output.
+//
+//   build/test/bench/placement_bench [--benchmark_filter=...]
+// Environment: BPLACE_BENCH_QUEUES, BPLACE_BENCH_HOSTS, BPLACE_BENCH_GROUPS.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "daemon/placement.h"
+#include "daemon/snapshot.h"
+#include "daemon/topology.h"
+#include "lsf_adapter/bhosts_parser.h"
+#include "lsf_adapter/bqueues_long_parser.h"
+#include "lsf_adapter/bqueues_parser.h"
+#include "lsf_adapter/group_parser.h"
+
+namespace {
+
+std::string Capture(const std::string& command) {
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  if (!pipe) throw std::runtime_error("popen failed: " + command);
+  std::array<char, 65536> buffer;
+  std::size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) out.append(buffer.data(), n);
+  return out;
+}
+
+const char* EnvOr(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value ? value : fallback;
+}
+
+// LSF output of the generated cluster, made once.
+struct ClusterText {
+  std::string bqueues_w, bqueues_l, bmgroup, bugroup, bhosts;
+};
+
+const ClusterText& Text() {
+  static const ClusterText text = [] {
+    const std::string bin = LSFSIM_BIN_DIR;
+    const std::string dir = "/tmp/bplace-bench-" + std::to_string(getpid());
+    std::filesystem::create_directories(dir);
+    const std::string generate = bin + "/lsfsim generate --queues " +
+                                 EnvOr("BPLACE_BENCH_QUEUES", "300") + " --hosts " +
+                                 EnvOr("BPLACE_BENCH_HOSTS", "5000") + " --host-groups " +
+                                 EnvOr("BPLACE_BENCH_GROUPS", "200") + " --depth 3 > " + dir +
+                                 "/cluster.toml";
+    if (std::system(generate.c_str()) != 0) throw std::runtime_error("lsfsim generate failed");
+    const std::string init =
+        bin + "/lsfsim init --cluster " + dir + "/cluster.toml --state " + dir + "/lsf >/dev/null";
+    if (std::system(init.c_str()) != 0) throw std::runtime_error("lsfsim init failed");
+    const std::string env = "LSF_ENVDIR=" + dir + "/lsf " + bin + "/";
+    ClusterText t;
+    t.bqueues_w = Capture(env + "bqueues -w");
+    t.bqueues_l = Capture(env + "bqueues -l");
+    t.bmgroup = Capture(env + "bmgroup -w");
+    t.bugroup = Capture(env + "bugroup -w");
+    t.bhosts = Capture(env + "bhosts -w");
+    std::filesystem::remove_all(dir);
+    return t;
+  }();
+  return text;
+}
+
+std::shared_ptr<const bplace::ClusterSnapshot> BuildSnapshot(const ClusterText& text) {
+  auto queues = bplace::lsf::ParseBqueuesLong(text.bqueues_l);
+  auto host_groups = bplace::lsf::ParseBmgroup(text.bmgroup);
+  auto user_groups = bplace::lsf::ParseBugroup(text.bugroup);
+  auto loads = bplace::lsf::ParseBqueues(text.bqueues_w);
+  auto hosts = bplace::lsf::ParseBhosts(text.bhosts);
+  if (!queues || !host_groups || !user_groups || !loads || !hosts) {
+    throw std::runtime_error("parse failed on generated cluster");
+  }
+  auto snapshot = std::make_shared<bplace::ClusterSnapshot>();
+  snapshot->topology = bplace::Topology::Build(std::move(*queues), *host_groups, *user_groups);
+  auto load = std::make_shared<bplace::LoadState>();
+  for (auto& queue : *loads) load->queues.emplace(queue.name, std::move(queue));
+  load->hosts = std::move(*hosts);
+  for (std::size_t i = 0; i < load->hosts.size(); ++i) {
+    load->host_index.emplace(load->hosts[i].name, i);
+  }
+  snapshot->load = load;
+  snapshot->host_counts = bplace::CountQueueHosts(*snapshot->topology, *load);
+  return snapshot;
+}
+
+long RssKib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return 0;
+}
+
+void BM_ParseTopology(benchmark::State& state) {
+  const ClusterText& text = Text();
+  for (auto _ : state) {
+    auto queues = bplace::lsf::ParseBqueuesLong(text.bqueues_l);
+    auto host_groups = bplace::lsf::ParseBmgroup(text.bmgroup);
+    auto user_groups = bplace::lsf::ParseBugroup(text.bugroup);
+    auto topology = bplace::Topology::Build(std::move(*queues), *host_groups, *user_groups);
+    benchmark::DoNotOptimize(topology);
+  }
+  state.counters["bqueues_l_bytes"] = static_cast<double>(text.bqueues_l.size());
+}
+BENCHMARK(BM_ParseTopology)->Unit(benchmark::kMillisecond);
+
+void BM_ParseLoad(benchmark::State& state) {
+  const ClusterText& text = Text();
+  for (auto _ : state) {
+    auto loads = bplace::lsf::ParseBqueues(text.bqueues_w);
+    auto hosts = bplace::lsf::ParseBhosts(text.bhosts);
+    benchmark::DoNotOptimize(loads);
+    benchmark::DoNotOptimize(hosts);
+  }
+}
+BENCHMARK(BM_ParseLoad)->Unit(benchmark::kMillisecond);
+
+// A whole snapshot as a refresh publishes it, including the per-queue host
+// counts (queues x hosts admissions). Reports the resident memory it adds.
+void BM_BuildSnapshot(benchmark::State& state) {
+  const ClusterText& text = Text();
+  long rss_delta = 0;
+  for (auto _ : state) {
+    const long before = RssKib();
+    auto snapshot = BuildSnapshot(text);
+    rss_delta = RssKib() - before;
+    benchmark::DoNotOptimize(snapshot);
+  }
+  state.counters["rss_delta_KiB"] = static_cast<double>(rss_delta);
+  state.counters["hosts"] = static_cast<double>(BuildSnapshot(text)->load->hosts.size());
+}
+BENCHMARK(BM_BuildSnapshot)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void PlaceBench(benchmark::State& state, bool with_host) {
+  const auto snapshot = BuildSnapshot(Text());
+  const auto& hosts = snapshot->load->hosts;
+  std::unordered_map<std::string, std::int64_t> inflight;
+  bplace::PlacementContext context;
+  context.inflight_slots = &inflight;
+  bplace::PlacementRequest request;
+  request.user = "user001";
+  std::size_t i = 0;
+  for (auto _ : state) {
+    if (with_host) request.host = hosts[i++ % hosts.size()].name;
+    auto placement = bplace::Place(*snapshot, context, request);
+    benchmark::DoNotOptimize(placement);
+  }
+}
+void BM_PlaceOnHost(benchmark::State& state) { PlaceBench(state, true); }
+void BM_PlaceAnyHost(benchmark::State& state) { PlaceBench(state, false); }
+BENCHMARK(BM_PlaceOnHost)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlaceAnyHost)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs a built bplaced as a systemd service in service-account mode.
+# Usage (as root): deploy/install.sh BUILD_DIR
+set -euo pipefail
+build_dir=${1:?usage: deploy/install.sh BUILD_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+
+install -m 0755 "$build_dir/daemon/bplaced" /usr/local/bin/bplaced
+install -d -m 0755 /etc/bplace /usr/local/share/doc/bplace
+if [ ! -f /etc/bplace/bplaced.toml ]; then
+  install -m 0644 "$here/../config/bplaced.example.toml" /etc/bplace/bplaced.toml
+fi
+install -m 0644 "$here/../README.md" /usr/local/share/doc/bplace/README.md
+if ! id bplace >/dev/null 2>&1; then
+  useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin bplace
+fi
+install -m 0644 "$here/bplaced.service" /etc/systemd/system/bplaced.service
+systemctl daemon-reload
+echo "installed; edit /etc/bplace/bplaced.toml ([lsf] bin_dir, env_dir), then: systemctl enable --now bplaced"

@@ -1,0 +1,286 @@
+// The real bplaced against the LSF simulator, over HTTP on 127.0.0.1.
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/integration/harness.h"
+
+namespace bplace::testing {
+namespace {
+
+using nlohmann::json;
+using ::testing::Contains;
+using ::testing::Key;
+
+// Rows of an LSF table: the first word of every line after the header.
+std::vector<std::string> FirstColumn(const std::string& text) {
+  std::vector<std::string> names;
+  std::istringstream in(text);
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::istringstream words(line);
+    std::string first;
+    if (words >> first) names.push_back(first);
+  }
+  return names;
+}
+
+std::string JobBody(const std::string& host, int slots) {
+  return json{{"host", host}, {"command", "sleep 60"}, {"slots", slots}}.dump();
+}
+
+class DemoClusterTest : public ::testing::Test {
+ protected:
+  DemoClusterTest() : sim_(DEMO_CLUSTER), daemon_(sim_, DaemonSettings{}) {}
+  SimCluster sim_;
+  DaemonProcess daemon_;
+};
+
+TEST_F(DemoClusterTest, HostEndpointAgreesWithBqueuesMForEveryHost) {
+  const auto hosts = FirstColumn(sim_.Lsf({"bhosts", "-w"}).out);
+  ASSERT_GE(hosts.size(), 40u);
+  for (const std::string& host : hosts) {
+    const ProcessOutput lsf = sim_.Lsf({"bqueues", "-m", host, "-w"});
+    std::set<std::string> expected;
+    if (lsf.exit_code == 0) {
+      for (const auto& name : FirstColumn(lsf.out)) expected.insert(name);
+    }
+    const HttpReply reply = daemon_.Get("/v1/hosts/" + host);
+    ASSERT_EQ(reply.status, 200) << host << ": " << reply.body;
+    const json body = reply.Json();
+    std::set<std::string> actual;
+    for (const json& queue : body["queues"]) actual.insert(queue["queue"]);
+    EXPECT_EQ(actual, expected) << "host " << host;
+  }
+}
+
+TEST_F(DemoClusterTest, ReadsNeverRunAnLsfCommand) {
+  const json before = sim_.Counts();
+  const std::vector<std::string> targets = {"/v1/placement?host=node007", "/v1/hosts/node007",
+                                            "/v1/queues", "/v1/cluster", "/readyz",
+                                            "/v1/placement", "/v1/queues/normal"};
+  for (int i = 0; i < 1000; ++i) {
+    const HttpReply reply = daemon_.Get(targets[static_cast<std::size_t>(i) % targets.size()]);
+    ASSERT_EQ(reply.status, 200) << reply.body;
+  }
+  EXPECT_EQ(sim_.Counts(), before);
+}
+
+TEST_F(DemoClusterTest, PlacementRanksPermittedQueuesAndExplainsEveryOther) {
+  const HttpReply reply = daemon_.Get("/v1/placement?host=node007");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  const json body = reply.Json();
+  EXPECT_EQ(body["permission_source"], "lsf");
+  ASSERT_GE(body["candidates"].size(), 4u);
+  EXPECT_TRUE(body.contains("as_of"));
+  EXPECT_TRUE(body["age_s"].is_number());
+
+  // Every queue appears exactly once, as a candidate or with a reason.
+  std::set<std::string> seen;
+  for (const json& candidate : body["candidates"]) seen.insert(candidate["queue"]);
+  std::map<std::string, std::string> codes;
+  for (const json& excluded : body["excluded"]) {
+    EXPECT_FALSE(excluded["reason"].get<std::string>().empty());
+    codes[excluded["queue"]] = excluded["code"];
+    seen.insert(excluded["queue"]);
+  }
+  const json queues = daemon_.Get("/v1/queues").Json();
+  std::set<std::string> all;
+  for (const json& queue : queues["queues"]) all.insert(queue["name"]);
+  EXPECT_EQ(seen, all);
+  std::set<std::string> kinds;
+  for (const auto& [queue, code] : codes) kinds.insert(code);
+  for (const char* code :
+       {"queue_closed", "user_not_permitted", "host_excluded", "host_not_in_queue"}) {
+    EXPECT_TRUE(kinds.contains(code)) << "no queue excluded for " << code;
+  }
+
+  // Active queues come first, each group by PEND + in-flight ascending.
+  std::vector<std::pair<bool, long>> order;
+  for (const json& candidate : body["candidates"]) {
+    const bool inactive = candidate["status"].get<std::string>().find("Inact") != std::string::npos;
+    order.emplace_back(inactive, candidate["pend"].get<long>() + candidate["inflight"].get<long>());
+  }
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+}
+
+TEST_F(DemoClusterTest, SubmitsToTheBestQueueAndLsfHasTheJobThere) {
+  const json placement = daemon_.Get("/v1/placement?host=node007").Json();
+  const HttpReply reply = daemon_.Post("/v1/jobs", JobBody("node007", 2));
+  ASSERT_EQ(reply.status, 201) << reply.body;
+  const json body = reply.Json();
+  EXPECT_EQ(body["requested_queue"], placement["chosen"]);
+  const std::string job_id = body["job_id"];
+  const std::string queue = body["queue"];
+  const std::vector<std::string> argv = body["bsub_argv"];
+  EXPECT_THAT(argv, ::testing::IsSupersetOf({"-m", "node007", "-n", "2", "sleep 60"}));
+
+  ASSERT_EQ(sim_.Lsf({"lsfsim", "schedule"}).exit_code, 0);
+  const ProcessOutput bjobs = sim_.Lsf({"bjobs", "-w", job_id});
+  ASSERT_EQ(bjobs.exit_code, 0) << bjobs.err;
+  std::istringstream rows(bjobs.out);
+  std::string header, job, user, stat, job_queue, from_host, exec_host;
+  std::getline(rows, header);
+  rows >> job >> user >> stat >> job_queue >> from_host >> exec_host;
+  EXPECT_EQ(job, job_id);
+  EXPECT_EQ(job_queue, queue);
+  EXPECT_EQ(stat, "RUN");
+  // LSF writes "2*node007" for two slots on node007.
+  EXPECT_THAT(exec_host, ::testing::EndsWith("node007"));
+}
+
+TEST_F(DemoClusterTest, BurstOfSubmissionsSpreadsByPendingInsteadOfPilingUp) {
+  const json placement = daemon_.Get("/v1/placement?host=node007").Json();
+  // The policy in miniature: fill the queue with the fewest pending slots
+  // (PEND + this daemon's in-flight), ties by RUN, PRIO, name; Active first.
+  struct Queue {
+    std::string name;
+    bool inactive;
+    long pend;
+    long run;
+    int prio;
+  };
+  std::vector<Queue> queues;
+  for (const json& c : placement["candidates"]) {
+    queues.push_back({c["queue"], c["status"].get<std::string>().find("Inact") != std::string::npos,
+                      c["pend"].get<long>() + c["inflight"].get<long>(), c["run"], c["prio"]});
+  }
+  std::map<std::string, int> expected;
+  for (int i = 0; i < 20; ++i) {
+    auto best = std::min_element(queues.begin(), queues.end(), [](const Queue& a, const Queue& b) {
+      return std::tie(a.inactive, a.pend, a.run, b.prio, a.name) <
+             std::tie(b.inactive, b.pend, b.run, a.prio, b.name);
+    });
+    ++expected[best->name];
+    best->pend += 2;
+  }
+  ASSERT_GE(expected.size(), 2u) << "the demo cluster should make a burst spread";
+
+  std::vector<std::thread> threads;
+  std::vector<HttpReply> replies(20);
+  for (int i = 0; i < 20; ++i) {
+    threads.emplace_back(
+        [&, i] { replies[static_cast<std::size_t>(i)] = daemon_.Post("/v1/jobs", JobBody("node007", 2)); });
+  }
+  for (auto& thread : threads) thread.join();
+  std::map<std::string, int> actual;
+  for (const HttpReply& reply : replies) {
+    ASSERT_EQ(reply.status, 201) << reply.body;
+    ++actual[reply.Json()["requested_queue"].get<std::string>()];
+  }
+  EXPECT_EQ(actual, expected);
+  // The daemon shows its in-flight slots until a load refresh counts them.
+  const json cluster = daemon_.Get("/v1/cluster").Json();
+  long inflight = 0;
+  for (const auto& [queue, slots] : cluster["inflight_slots"].items()) inflight += slots.get<long>();
+  EXPECT_EQ(inflight, 40);
+}
+
+TEST_F(DemoClusterTest, ProblemsForBadRequests) {
+  EXPECT_EQ(daemon_.Get("/v1/hosts/no-such-host").status, 404);
+  EXPECT_EQ(daemon_.Get("/v1/queues/no-such-queue").status, 404);
+  EXPECT_EQ(daemon_.Get("/v1/hostgroups/no-such-group").status, 404);
+  EXPECT_EQ(daemon_.Get("/v1/nothing").status, 404);
+  EXPECT_EQ(daemon_.Post("/v1/queues", "{}").status, 405);
+  const HttpReply bad_json = daemon_.Post("/v1/jobs", "{\"host\": ");
+  EXPECT_EQ(bad_json.status, 400);
+  EXPECT_EQ(bad_json.headers.at("content-type"), "application/problem+json");
+  const HttpReply bad_slots =
+      daemon_.Post("/v1/jobs", R"({"host":"node007","command":"true","slots":"two"})");
+  EXPECT_EQ(bad_slots.status, 400);
+  EXPECT_THAT(bad_slots.Json()["detail"].get<std::string>(), ::testing::HasSubstr("slots"));
+  const HttpReply blocking =
+      daemon_.Post("/v1/jobs", R"({"command":"true","extra_args":["-K"]})");
+  EXPECT_EQ(blocking.status, 400);
+  const json before = sim_.Counts();
+  EXPECT_EQ(before.value("bsub", 0), 0) << "nothing is submitted for an invalid request";
+}
+
+TEST_F(DemoClusterTest, ClosedHostGetsConflictWithEveryReason) {
+  // A host that is down: every queue that admits it says so.
+  ASSERT_EQ(sim_.Lsf({"lsfsim", "set-host", "node007", "unavail"}).exit_code, 0);
+  ASSERT_EQ(daemon_.Post("/v1/cache/refresh", "").status, 202);
+  for (int i = 0; i < 200; ++i) {
+    const json host = daemon_.Get("/v1/hosts/node007").Json();
+    if (host["status"] == "unavail") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const HttpReply reply = daemon_.Post("/v1/jobs", JobBody("node007", 1));
+  ASSERT_EQ(reply.status, 409) << reply.body;
+  bool names_host = false;
+  const json body = reply.Json();
+  for (const json& excluded : body["excluded"]) {
+    if (excluded["code"] == "host_unavailable") names_host = true;
+  }
+  EXPECT_TRUE(names_host) << reply.body;
+}
+
+TEST_F(DemoClusterTest, SigtermFinishesAndExitsZero) { EXPECT_EQ(daemon_.Terminate(), 0); }
+
+TEST(LsfDownTest, ReadsStayUpSubmissionsFailFastAndServiceRecovers) {
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonSettings settings;
+  settings.command_timeout_s = 2;
+  settings.load_refresh_s = 1;
+  settings.topology_refresh_s = 2;
+  settings.max_staleness_s = 60;
+  DaemonProcess daemon(sim, settings);
+
+  ASSERT_EQ(sim.Lsf({"lsfsim", "fault", "--down", "hang"}).exit_code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  const HttpReply first = daemon.Get("/v1/queues");
+  ASSERT_EQ(first.status, 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  const HttpReply second = daemon.Get("/v1/queues");
+  ASSERT_EQ(second.status, 200);
+  EXPECT_GT(second.Json()["age_s"].get<double>(), first.Json()["age_s"].get<double>());
+  const json cluster = daemon.Get("/v1/cluster").Json();
+  EXPECT_FALSE(cluster["load"]["last_error"].is_null()) << cluster.dump();
+
+  const auto started = std::chrono::steady_clock::now();
+  const HttpReply submit = daemon.Post("/v1/jobs", JobBody("node007", 1));
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_THAT(submit.status, ::testing::AnyOf(503, 504)) << submit.body;
+  EXPECT_LT(took, std::chrono::seconds(settings.command_timeout_s + 2));
+
+  ASSERT_EQ(sim.Lsf({"lsfsim", "fault", "--clear"}).exit_code, 0);
+  bool recovered = false;
+  for (int i = 0; i < 100 && !recovered; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const json queues = daemon.Get("/v1/queues").Json();
+    recovered = queues["age_s"].get<double>() < 1.5;
+  }
+  EXPECT_TRUE(recovered);
+  const HttpReply after = daemon.Post("/v1/jobs", JobBody("node007", 1));
+  EXPECT_EQ(after.status, 201) << after.body;
+}
+
+TEST(StartupTest, BadConfigExitsNonZeroNamingFileLineAndKey) {
+  char pattern[] = "/tmp/bplace-cfg-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  const std::string path = dir + "/bad.toml";
+  {
+    std::ofstream(path) << "[lsf]\ncommand_timeout_s = 5\nload_refesh_s = 10\n";
+  }
+  const ProcessOutput out = RunProcess({BPLACED_PATH, "--config", path});
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_THAT(out.err, ::testing::HasSubstr(path + ":3"));
+  EXPECT_THAT(out.err, ::testing::HasSubstr("load_refesh_s"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace bplace::testing

@@ -1,0 +1,249 @@
+#include "tests/integration/harness.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+extern char** environ;
+
+namespace bplace::testing {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = boost::asio::ip::tcp;
+
+std::vector<std::string> MergedEnv(const std::map<std::string, std::string>& extra) {
+  std::map<std::string, std::string> merged;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    std::string text(*entry);
+    const auto eq = text.find('=');
+    if (eq != std::string::npos) merged[text.substr(0, eq)] = text.substr(eq + 1);
+  }
+  for (const auto& [name, value] : extra) merged[name] = value;
+  std::vector<std::string> env;
+  for (const auto& [name, value] : merged) env.push_back(name + "=" + value);
+  return env;
+}
+
+std::vector<char*> Pointers(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (auto& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace
+
+ProcessOutput RunProcess(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& env,
+                         std::chrono::seconds timeout) {
+  int out_pipe[2];
+  int err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    throw std::runtime_error("pipe2 failed");
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  std::vector<std::string> args = argv;
+  std::vector<std::string> environment = MergedEnv(env);
+  auto arg_pointers = Pointers(args);
+  auto env_pointers = Pointers(environment);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, args[0].c_str(), &actions, nullptr, arg_pointers.data(),
+                             env_pointers.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  ProcessOutput output;
+  if (rc != 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    output.err = "posix_spawn " + args[0] + ": " + std::strerror(rc);
+    return output;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_fds = 2;
+  char buffer[65536];
+  while (open_fds > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      kill(pid, SIGKILL);
+      break;
+    }
+    if (poll(fds, 2, static_cast<int>(left.count())) < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+        continue;
+      }
+      (i == 0 ? output.out : output.err).append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  for (auto& fd : fds) {
+    if (fd.fd >= 0) close(fd.fd);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  output.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return output;
+}
+
+nlohmann::json HttpReply::Json() const {
+  return nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+}
+
+HttpReply Http(int port, const std::string& method, const std::string& target,
+               const std::string& body, const std::string& content_type) {
+  boost::asio::io_context ioc;
+  beast::tcp_stream stream(ioc);
+  stream.expires_after(std::chrono::seconds(60));
+  stream.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"),
+                               static_cast<unsigned short>(port)));
+  http::request<http::string_body> req{http::string_to_verb(method), target, 11};
+  req.set(http::field::host, "127.0.0.1");
+  if (!body.empty()) {
+    req.set(http::field::content_type, content_type);
+    req.body() = body;
+  }
+  req.prepare_payload();
+  http::write(stream, req);
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(64 * 1024 * 1024);
+  http::read(stream, buffer, parser);
+  HttpReply reply;
+  reply.status = static_cast<int>(parser.get().result_int());
+  for (const auto& field : parser.get()) {
+    std::string name(field.name_string());
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    reply.headers[name] = std::string(field.value());
+  }
+  reply.body = parser.get().body();
+  beast::error_code ec;
+  stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+  return reply;
+}
+
+SimCluster::SimCluster(const std::string& definition) {
+  char pattern[] = "/tmp/bplace-it-XXXXXX";
+  const char* made = mkdtemp(pattern);
+  if (made == nullptr) throw std::runtime_error("mkdtemp failed");
+  dir_ = made;
+  const ProcessOutput init = RunProcess(
+      {std::string(LSFSIM_BIN_DIR) + "/lsfsim", "init", "--cluster", definition, "--state",
+       (dir_ / "lsf").string()});
+  if (init.exit_code != 0) throw std::runtime_error("lsfsim init failed: " + init.err);
+}
+
+SimCluster::~SimCluster() {
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+ProcessOutput SimCluster::Lsf(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = args;
+  argv[0] = std::string(LSFSIM_BIN_DIR) + "/" + args[0];
+  return RunProcess(argv, {{"LSF_ENVDIR", (dir_ / "lsf").string()}});
+}
+
+nlohmann::json SimCluster::Counts() const {
+  return nlohmann::json::parse(Lsf({"lsfsim", "counts"}).out, nullptr, false);
+}
+
+DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settings) {
+  const auto config_path = sim.dir() / "bplaced.toml";
+  const auto port_path = sim.dir() / "port";
+  log_path_ = (sim.dir() / "bplaced.log").string();
+  std::filesystem::remove(port_path);
+  {
+    std::ofstream config(config_path);
+    config << "[server]\nlisten = \"127.0.0.1:0\"\nmax_staleness_s = " << settings.max_staleness_s
+           << "\n\n[lsf]\nbin_dir = \"" << LSFSIM_BIN_DIR << "\"\nenv_dir = \""
+           << (sim.dir() / "lsf").string() << "\"\ncommand_timeout_s = "
+           << settings.command_timeout_s << "\nload_refresh_s = " << settings.load_refresh_s
+           << "\ntopology_refresh_s = " << settings.topology_refresh_s
+           << "\n\n[submit]\nmax_attempts = " << settings.max_attempts << "\n";
+  }
+  std::vector<std::string> args = {BPLACED_PATH, "--config", config_path.string(), "--port-file",
+                                   port_path.string()};
+  std::vector<std::string> environment = MergedEnv({});
+  auto arg_pointers = Pointers(args);
+  auto env_pointers = Pointers(environment);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  const int rc = posix_spawn(&pid_, args[0].c_str(), &actions, nullptr, arg_pointers.data(),
+                             env_pointers.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error(std::string("cannot start bplaced: ") + std::strerror(rc));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      throw std::runtime_error("bplaced exited at start: " + ReadFile(log_path_));
+    }
+    if (port_ == 0 && std::filesystem::exists(port_path)) {
+      port_ = std::atoi(ReadFile(port_path).c_str());
+    }
+    if (port_ != 0 && Get("/readyz").status == 200) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  throw std::runtime_error("bplaced not ready within 30 s: " + ReadFile(log_path_));
+}
+
+int DaemonProcess::Terminate(std::chrono::seconds timeout) {
+  if (pid_ < 0) return -1;
+  kill(pid_, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  return -1;
+}
+
+DaemonProcess::~DaemonProcess() { Terminate(); }
+
+}  // namespace bplace::testing

@@ -1,0 +1,89 @@
+#pragma once
+
+// Test harness for integration tests: the real bplaced binary against the
+// LSF simulator, in a temp directory, over HTTP on 127.0.0.1.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace bplace::testing {
+
+// What a finished child printed.
+struct ProcessOutput {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs argv (no shell) with `env` added to ours, waits for it (killing it
+// after `timeout`), and returns what it printed.
+ProcessOutput RunProcess(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& env = {},
+                         std::chrono::seconds timeout = std::chrono::seconds(30));
+
+// One HTTP exchange.
+struct HttpReply {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+  nlohmann::json Json() const;  // the body parsed; discarded value when not JSON
+};
+
+// Sends one request to 127.0.0.1:port on a new connection and reads the reply.
+HttpReply Http(int port, const std::string& method, const std::string& target,
+               const std::string& body = "", const std::string& content_type = "application/json");
+
+// A simulator state directory made from the demo cluster (or another definition).
+class SimCluster {
+ public:
+  explicit SimCluster(const std::string& definition);
+  ~SimCluster();
+  const std::filesystem::path& dir() const { return dir_; }
+  // Runs `lsfsim ARGS` or an LSF command of the simulator (e.g. {"bjobs", "-w"}).
+  ProcessOutput Lsf(const std::vector<std::string>& args) const;
+  // The simulator's invocation counts per LSF command.
+  nlohmann::json Counts() const;
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// Keys of the [lsf] and [server] tables for the daemon under test.
+struct DaemonSettings {
+  int command_timeout_s = 5;
+  int load_refresh_s = 3600;
+  int topology_refresh_s = 3600;
+  int max_staleness_s = 120;
+  int max_attempts = 3;
+};
+
+// A bplaced process serving `sim` on 127.0.0.1 with an ephemeral port.
+// Started in the constructor (waits until /readyz answers 200); SIGTERM and
+// reaped in the destructor.
+class DaemonProcess {
+ public:
+  DaemonProcess(const SimCluster& sim, const DaemonSettings& settings);
+  ~DaemonProcess();
+  int port() const { return port_; }
+  HttpReply Get(const std::string& target) const { return Http(port_, "GET", target); }
+  HttpReply Post(const std::string& target, const std::string& body) const {
+    return Http(port_, "POST", target, body);
+  }
+  // Sends SIGTERM and waits; returns the exit status (or -1 on timeout).
+  int Terminate(std::chrono::seconds timeout = std::chrono::seconds(20));
+  const std::string& log_path() const { return log_path_; }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string log_path_;
+};
+
+}  // namespace bplace::testing

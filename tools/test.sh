@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds bplace with warnings as errors and runs every test (unit, integration
+# against the bundled LSF simulator; `hw` tests skip without hardware).
+# Usage: tools/test.sh [extra ctest arguments]
+# BPLACE_SANITIZE=1 builds and tests under AddressSanitizer + UBSan instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tools/install-deps.sh
+
+build_dir=build/test
+sanitize=OFF
+if [ "${BPLACE_SANITIZE:-0}" = "1" ]; then
+  build_dir=build/asan
+  sanitize=ON
+fi
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DBPLACE_WERROR=ON -DBPLACE_SANITIZE="$sanitize"
+cmake --build "$build_dir" -j"$(nproc)"
+ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" --timeout 300 "$@"
