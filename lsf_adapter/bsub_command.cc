@@ -98,6 +98,13 @@ std::string ShellQuote(std::string_view word) {
 std::string JoinShellQuoted(const std::vector<std::string>& argv) {
   std::string joined;
   for (const std::string& word : argv) {
+    if (joined.empty() && word.find('=') != std::string::npos && word.front() != '\'') {
+      // A bare "A=b" in command position is a variable assignment, not a
+      // program: quote it so the shell runs it as the command it was meant to be.
+      const std::string quoted = ShellQuote(word);
+      joined = quoted.front() == '\'' ? quoted : "'" + quoted + "'";
+      continue;
+    }
     if (!joined.empty()) joined += ' ';
     joined += ShellQuote(word);
   }

@@ -44,7 +44,9 @@ std::vector<std::string> BuildBsubArgv(const std::string& bsub_path, const BsubO
 // put in single quotes with embedded quotes written '\''. "" becomes ''.
 std::string ShellQuote(std::string_view word);
 
-// Joins `argv` into one shell command string, each word quoted by ShellQuote.
+// Joins `argv` into one shell command string, each word quoted by ShellQuote;
+// a first word holding '=' is always quoted (bare, the shell would take it
+// as a variable assignment instead of the program).
 std::string JoinShellQuoted(const std::vector<std::string>& argv);
 
 // Checks the `extra_args` of a job request against the bsub options bplace

@@ -109,6 +109,30 @@ struct BsubReply {
   std::string job_id;
   std::string queue;
   std::string message;
+  // The token LSF put before ": " on a rejection line: the queue for queue
+  // errors, the -m token for host errors ("nosuchhost"), or "lsb_init".
+  // Empty when the line had none.
+  std::string prefix;
+  // The line the classification was made from, as printed (trailing blanks
+  // and CR removed); empty for kSubmitted and when bsub printed nothing.
+  std::string raw_line;
+};
+
+// What `lsid` says about the cluster (LSF 10.1 and OpenLava family).
+struct LsidInfo {
+  // The whole version line: "IBM Spectrum LSF Standard 10.1.0.13, Jun 03 2022".
+  std::string version;
+  std::string cluster_name;  // from "My cluster name is X"
+  std::string master_name;   // from "My master name is X"
+};
+
+// One host's value of one load index in `lsload -w -I INDEX`. `value` is empty
+// when LSF printed nothing (an unavail host) or "-"; a value LSF marked with a
+// leading "*" (over its threshold) is stored without the star.
+struct LoadIndexValue {
+  std::string host;
+  std::string status;  // as printed: ok, busy, lockU, unavail, -ok, ...
+  std::optional<double> value;
 };
 
 }  // namespace bplace::lsf

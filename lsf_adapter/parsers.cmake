@@ -1,1 +1,14 @@
 # Parser sources: target_sources(bplace_lsf PRIVATE ...)
+# Pure parsers of LSF command output; see ../shared/lsf/FORMATS.md.
+target_sources(bplace_lsf PRIVATE
+  bhosts_parser.cc
+  bqueues_long_parser.cc
+  bqueues_parser.cc
+  bsub_reply.cc
+  group_parser.cc
+  lsid_parser.cc
+  lsload_parser.cc
+  table.cc
+)
+# ParseBqueuesJson reads `bqueues -o ... -json` with nlohmann::json.
+target_link_libraries(bplace_lsf PUBLIC nlohmann_json::nlohmann_json)

@@ -1,1 +1,17 @@
 # parser tests
+add_executable(lsf_parsers_test
+  bhosts_parser_test.cc
+  bqueues_long_parser_test.cc
+  bqueues_parser_test.cc
+  bsub_reply_test.cc
+  group_parser_test.cc
+  lsid_parser_test.cc
+  lsload_parser_test.cc
+  parser_robustness_test.cc
+  testdata.cc
+)
+target_link_libraries(lsf_parsers_test PRIVATE bplace_lsf GTest::gtest_main bplace_warnings)
+# Tests read captured output from tests/testdata/lsf/.
+target_compile_definitions(lsf_parsers_test
+  PRIVATE BPLACE_TESTDATA_DIR="${PROJECT_SOURCE_DIR}/tests/testdata")
+gtest_discover_tests(lsf_parsers_test PROPERTIES LABELS unit)

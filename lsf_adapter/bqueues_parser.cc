@@ -1,0 +1,230 @@
+#include "lsf_adapter/bqueues_parser.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "lsf_adapter/table.h"
+
+namespace bplace::lsf {
+
+namespace {
+
+constexpr std::string_view kCommand = "bqueues -w";
+constexpr std::string_view kJsonCommand = "bqueues -json";
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+// Column indices of one bqueues header, found by name.
+struct Columns {
+  std::size_t name, prio, status, max, jl_u, jl_p, jl_h, njobs, pend, run, susp;
+};
+
+}  // namespace
+
+Result<QueueStatus> ParseQueueStatus(std::string_view value) {
+  QueueStatus status;
+  status.text = std::string(value);
+  const std::size_t colon = value.find(':');
+  const std::string_view open_half = value.substr(0, colon);
+  const std::string_view active_half =
+      colon == std::string_view::npos ? std::string_view() : value.substr(colon + 1);
+  if (open_half == "Open") {
+    status.open = true;
+  } else if (open_half == "Closed") {
+    status.open = false;
+  } else {
+    return Fail(ErrorCode::kParseError, "STATUS \"" + std::string(value.substr(0, 40)) +
+                                            "\" is neither Open:* nor Closed:*");
+  }
+  // The column is 14 characters wide: "Closed:Inact_Adm" prints cut, but the
+  // part that tells active from inactive always survives.
+  if (StartsWith(active_half, "Act")) {
+    status.active = true;
+  } else if (StartsWith(active_half, "Inact")) {
+    status.active = false;
+  } else {
+    return Fail(ErrorCode::kParseError, "STATUS \"" + std::string(value.substr(0, 40)) +
+                                            "\" is neither *:Active nor *:Inact*");
+  }
+  return status;
+}
+
+Result<std::vector<QueueLoad>> ParseBqueues(std::string_view text) {
+  const std::vector<Line> lines = SplitLines(text);
+  auto header = FindTableHeader(kCommand, lines, "QUEUE_NAME",
+                                {"QUEUE_NAME", "PRIO", "STATUS", "MAX", "JL/U", "JL/P", "JL/H",
+                                 "NJOBS", "PEND", "RUN", "SUSP"});
+  if (!header) return tl::unexpected(header.error());
+  const Columns col{*header->Find("QUEUE_NAME"), *header->Find("PRIO"),  *header->Find("STATUS"),
+                    *header->Find("MAX"),        *header->Find("JL/U"),  *header->Find("JL/P"),
+                    *header->Find("JL/H"),       *header->Find("NJOBS"), *header->Find("PEND"),
+                    *header->Find("RUN"),        *header->Find("SUSP")};
+
+  std::vector<QueueLoad> queues;
+  for (std::size_t i = header->position + 1; i < lines.size(); ++i) {
+    const std::vector<std::string_view> fields = SplitFields(lines[i].text);
+    if (fields.empty()) continue;
+    const Place where{kCommand, lines[i].number};
+    // Every bqueues cell is one token (STATUS included), so a row has exactly
+    // as many fields as the header has names.
+    if (fields.size() != header->columns.size()) {
+      return Fail(ErrorCode::kParseError, where.Text() + ": expected " +
+                                              std::to_string(header->columns.size()) +
+                                              " columns, got " + std::to_string(fields.size()));
+    }
+    QueueLoad queue;
+    queue.name = std::string(fields[col.name]);
+    auto prio = ParseSmallInt(where, "PRIO", fields[col.prio]);
+    if (!prio) return tl::unexpected(prio.error());
+    queue.prio = *prio;
+    auto status = ParseQueueStatus(fields[col.status]);
+    if (!status) return Fail(ErrorCode::kParseError, where.Text() + ": " + status.error().message);
+    queue.status = std::move(*status);
+
+    auto max = ParseLimit(where, "MAX", fields[col.max]);
+    if (!max) return tl::unexpected(max.error());
+    auto jl_u = ParseLimit(where, "JL/U", fields[col.jl_u]);
+    if (!jl_u) return tl::unexpected(jl_u.error());
+    auto jl_p = ParseLimit(where, "JL/P", fields[col.jl_p]);
+    if (!jl_p) return tl::unexpected(jl_p.error());
+    auto jl_h = ParseLimit(where, "JL/H", fields[col.jl_h]);
+    if (!jl_h) return tl::unexpected(jl_h.error());
+    queue.max = *max;
+    queue.jl_u = *jl_u;
+    queue.jl_p = *jl_p;
+    queue.jl_h = *jl_h;
+
+    auto njobs = ParseCount(where, "NJOBS", fields[col.njobs]);
+    if (!njobs) return tl::unexpected(njobs.error());
+    auto pend = ParseCount(where, "PEND", fields[col.pend]);
+    if (!pend) return tl::unexpected(pend.error());
+    auto run = ParseCount(where, "RUN", fields[col.run]);
+    if (!run) return tl::unexpected(run.error());
+    auto susp = ParseCount(where, "SUSP", fields[col.susp]);
+    if (!susp) return tl::unexpected(susp.error());
+    queue.njobs = *njobs;
+    queue.pend = *pend;
+    queue.run = *run;
+    queue.susp = *susp;
+    queues.push_back(std::move(queue));
+  }
+  return queues;
+}
+
+namespace {
+
+// The text of one record field: LSF prints strings, but accept a JSON number
+// too. nullopt when absent; an error for any other JSON type.
+Result<std::optional<std::string>> FieldText(const nlohmann::json& record, const char* key,
+                                             const Place& where) {
+  const auto it = record.find(key);
+  if (it == record.end()) return std::optional<std::string>();
+  if (it->is_string()) return std::optional<std::string>(it->get_ref<const std::string&>());
+  if (it->is_number_integer()) {
+    return std::optional<std::string>(it->is_number_unsigned()
+                                          ? std::to_string(it->get<std::uint64_t>())
+                                          : std::to_string(it->get<std::int64_t>()));
+  }
+  return Fail(ErrorCode::kParseError,
+              where.Text() + ": " + key + " is neither a string nor an integer");
+}
+
+Result<std::int64_t> JsonCount(const nlohmann::json& record, const char* key, const Place& where) {
+  auto text = FieldText(record, key, where);
+  if (!text) return tl::unexpected(text.error());
+  if (!*text) return std::int64_t{0};
+  return ParseCount(where, key, **text);
+}
+
+Result<std::optional<std::int64_t>> JsonLimit(const nlohmann::json& record, const char* key,
+                                              const Place& where) {
+  auto text = FieldText(record, key, where);
+  if (!text) return tl::unexpected(text.error());
+  if (!*text) return std::optional<std::int64_t>();
+  return ParseLimit(where, key, **text);
+}
+
+}  // namespace
+
+Result<std::vector<QueueLoad>> ParseBqueuesJson(std::string_view text) {
+  // Retry chatter may precede the document on the same stream: start at the
+  // first '{'.
+  const std::size_t start = text.find('{');
+  if (start == std::string_view::npos) {
+    return Fail(ErrorCode::kParseError, std::string(kJsonCommand) + ": no JSON object in output");
+  }
+  const nlohmann::json doc =
+      nlohmann::json::parse(text.substr(start), /*cb=*/nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return Fail(ErrorCode::kParseError, std::string(kJsonCommand) + ": output is not valid JSON");
+  }
+  const auto records = doc.find("RECORDS");
+  if (records == doc.end() || !records->is_array()) {
+    return Fail(ErrorCode::kParseError, std::string(kJsonCommand) + ": no RECORDS array");
+  }
+
+  std::vector<QueueLoad> queues;
+  for (std::size_t i = 0; i < records->size(); ++i) {
+    const nlohmann::json& record = (*records)[i];
+    const Place where{kJsonCommand, i, "record"};
+    if (!record.is_object()) {
+      return Fail(ErrorCode::kParseError, where.Text() + ": not an object");
+    }
+    QueueLoad queue;
+    auto name = FieldText(record, "QUEUE_NAME", where);
+    if (!name) return tl::unexpected(name.error());
+    if (!*name || (*name)->empty()) {
+      return Fail(ErrorCode::kParseError, where.Text() + ": no QUEUE_NAME");
+    }
+    queue.name = std::move(**name);
+    auto status_text = FieldText(record, "STATUS", where);
+    if (!status_text) return tl::unexpected(status_text.error());
+    if (!*status_text) return Fail(ErrorCode::kParseError, where.Text() + ": no STATUS");
+    auto status = ParseQueueStatus(Trim(**status_text));
+    if (!status) return Fail(ErrorCode::kParseError, where.Text() + ": " + status.error().message);
+    queue.status = std::move(*status);
+
+    auto prio_text = FieldText(record, "PRIO", where);
+    if (!prio_text) return tl::unexpected(prio_text.error());
+    if (*prio_text) {
+      auto prio = ParseSmallInt(where, "PRIO", **prio_text);
+      if (!prio) return tl::unexpected(prio.error());
+      queue.prio = *prio;
+    }
+
+    auto max = JsonLimit(record, "MAX", where);
+    if (!max) return tl::unexpected(max.error());
+    auto jl_u = JsonLimit(record, "JL/U", where);
+    if (!jl_u) return tl::unexpected(jl_u.error());
+    auto jl_p = JsonLimit(record, "JL/P", where);
+    if (!jl_p) return tl::unexpected(jl_p.error());
+    auto jl_h = JsonLimit(record, "JL/H", where);
+    if (!jl_h) return tl::unexpected(jl_h.error());
+    queue.max = *max;
+    queue.jl_u = *jl_u;
+    queue.jl_p = *jl_p;
+    queue.jl_h = *jl_h;
+
+    auto njobs = JsonCount(record, "NJOBS", where);
+    if (!njobs) return tl::unexpected(njobs.error());
+    auto pend = JsonCount(record, "PEND", where);
+    if (!pend) return tl::unexpected(pend.error());
+    auto run = JsonCount(record, "RUN", where);
+    if (!run) return tl::unexpected(run.error());
+    auto susp = JsonCount(record, "SUSP", where);
+    if (!susp) return tl::unexpected(susp.error());
+    queue.njobs = *njobs;
+    queue.pend = *pend;
+    queue.run = *run;
+    queue.susp = *susp;
+    queues.push_back(std::move(queue));
+  }
+  return queues;
+}
+
+}  // namespace bplace::lsf

@@ -1,0 +1,324 @@
+// Every parser must return a value or an error, never crash, throw or hang,
+// on any input. These tests feed each one inputs made by mutating the captured
+// samples (byte flips, inserts, cuts, line shuffles, tokens that matter to the
+// grammar, random bytes) with a fixed seed, so a failure reproduces. The suite
+// also runs under ASan/UBSan, which turns any out-of-bounds read into a
+// failure.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lsf_adapter/bhosts_parser.h"
+#include "lsf_adapter/bqueues_long_parser.h"
+#include "lsf_adapter/bqueues_parser.h"
+#include "lsf_adapter/bsub_reply.h"
+#include "lsf_adapter/group_parser.h"
+#include "lsf_adapter/lsid_parser.h"
+#include "lsf_adapter/lsload_parser.h"
+#include "tests/lsf_adapter/testdata.h"
+
+namespace bplace::lsf {
+namespace {
+
+using testing::ReadBsubCases;
+using testing::ReadTestdata;
+
+constexpr int kInputsPerParser = 20000;
+constexpr std::uint32_t kSeed = 20261130;
+
+// Text that steers mutated input into the parsers' interesting branches.
+const std::vector<std::string> kTokens = {"\n",
+                                          "\r\n",
+                                          " ",
+                                          "\t",
+                                          "-",
+                                          "*",
+                                          "[",
+                                          "]",
+                                          "(",
+                                          ")",
+                                          ",",
+                                          ":",
+                                          "/",
+                                          "~",
+                                          "all ",
+                                          "QUEUE: ",
+                                          "PARAMETERS/STATISTICS\n",
+                                          "USERS: ",
+                                          "HOSTS:  ",
+                                          "  -- ",
+                                          "RES_REQ: ",
+                                          "QUEUE_NAME ",
+                                          "HOST_NAME ",
+                                          "GROUP_NAME    HOSTS\n",
+                                          "GROUP_NAME    USERS\n",
+                                          "status ",
+                                          "Open:Active",
+                                          "Closed:Inact_Adm",
+                                          "Open:",
+                                          "99999999999999999999",
+                                          "-9223372036854775808",
+                                          "node[001-128,130]",
+                                          "n[1-999]",
+                                          "n[1-99999999]",
+                                          "n[9-1]",
+                                          "( - ) ",
+                                          "(admin",
+                                          "Job <",
+                                          "> is submitted to ",
+                                          "queue <",
+                                          "default ",
+                                          ". Job not submitted.",
+                                          "My cluster name is ",
+                                          "My master name is ",
+                                          "{",
+                                          "}",
+                                          "\"RECORDS\":[",
+                                          "\"QUEUE_NAME\":",
+                                          "\"STATUS\":\"Open:Active\"",
+                                          "\xff\xfe",
+                                          std::string(1, '\0'),
+                                          "1e308",
+                                          "nan",
+                                          "inf"};
+
+// Mutates text in place. Reuses its buffers: under ASan every fresh
+// allocation is filled and quarantined, and the mutator would otherwise cost
+// more than the parsers it feeds.
+class Mutator {
+ public:
+  explicit Mutator(std::uint32_t seed) : rng_(seed) {}
+
+  std::size_t Below(std::size_t n) {
+    return n == 0 ? 0 : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
+  }
+
+  void AppendRandomBytes(std::string& text, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) text.push_back(static_cast<char>(Below(256)));
+  }
+
+  // Replaces `text` with a mutation of `sample`.
+  void Mutate(std::string_view sample, std::string& text) {
+    text.assign(sample);
+    const std::size_t rounds = 1 + Below(4);
+    for (std::size_t r = 0; r < rounds; ++r) MutateOnce(text);
+  }
+
+ private:
+  // Splits `text` into lines_, each with its '\n' (the last may lack it).
+  void SplitLines(std::string_view text) {
+    lines_.clear();
+    while (!text.empty()) {
+      const std::size_t end = text.find('\n');
+      const std::size_t length = end == std::string_view::npos ? text.size() : end + 1;
+      lines_.push_back(text.substr(0, length));
+      text.remove_prefix(length);
+    }
+    if (lines_.empty()) lines_.push_back(text);
+  }
+
+  // Writes lines_ (views into `text`) back into `text`.
+  void JoinLinesInto(std::string& text) {
+    scratch_.clear();
+    for (std::string_view line : lines_) scratch_.append(line);
+    text.swap(scratch_);
+  }
+
+  void MutateOnce(std::string& text) {
+    switch (Below(12)) {
+      case 0:  // flip bytes
+        for (std::size_t i = 0, n = 1 + Below(4); i < n && !text.empty(); ++i) {
+          text[Below(text.size())] = static_cast<char>(Below(256));
+        }
+        return;
+      case 1:  // insert random bytes
+        scratch_.clear();
+        AppendRandomBytes(scratch_, 1 + Below(8));
+        text.insert(Below(text.size() + 1), scratch_);
+        return;
+      case 2:  // delete a range
+        if (!text.empty()) text.erase(Below(text.size()), 1 + Below(40));
+        return;
+      case 3:  // truncate
+        text.resize(Below(text.size() + 1));
+        return;
+      case 4: {  // duplicate a line
+        SplitLines(text);
+        const std::string_view line = lines_[Below(lines_.size())];
+        lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(Below(lines_.size() + 1)), line);
+        JoinLinesInto(text);
+        return;
+      }
+      case 5:  // shuffle lines
+        SplitLines(text);
+        std::shuffle(lines_.begin(), lines_.end(), rng_);
+        JoinLinesInto(text);
+        return;
+      case 6:  // swap two lines
+        SplitLines(text);
+        std::swap(lines_[Below(lines_.size())], lines_[Below(lines_.size())]);
+        JoinLinesInto(text);
+        return;
+      case 7:
+      case 8:  // insert a token that matters to some grammar
+        text.insert(Below(text.size() + 1), kTokens[Below(kTokens.size())]);
+        return;
+      case 9: {  // glue two columns together
+        const std::size_t at = text.find("  ", Below(text.size() + 1));
+        if (at != std::string::npos) text.erase(at, 2);
+        return;
+      }
+      case 10: {  // CRLF or CR line ends
+        const bool crlf = Below(2) == 0;
+        scratch_.clear();
+        for (char c : text) {
+          if (c == '\n' && crlf) scratch_.push_back('\r');
+          scratch_.push_back(c == '\n' && !crlf ? '\r' : c);
+        }
+        text.swap(scratch_);
+        return;
+      }
+      default:  // random bytes only
+        text.clear();
+        AppendRandomBytes(text, Below(200));
+        return;
+    }
+  }
+
+  std::mt19937 rng_;
+  std::vector<std::string_view> lines_;
+  std::string scratch_;
+};
+
+// Runs `parse` on kInputsPerParser mutations of `samples`. `parse` returns
+// false when it failed without a message (every error must say something).
+void Fuzz(const std::vector<std::string>& samples,
+          const std::function<bool(std::string_view)>& parse, std::uint32_t seed) {
+  ASSERT_FALSE(samples.empty());
+  Mutator mutator(seed);
+  std::string input;
+  for (int i = 0; i < kInputsPerParser; ++i) {
+    mutator.Mutate(samples[mutator.Below(samples.size())], input);
+    if (!parse(input)) {
+      ADD_FAILURE() << "empty error message for input #" << i << " (seed " << seed << ")";
+      return;
+    }
+  }
+}
+
+// True for a value or an error that says something.
+template <typename T>
+bool ValueOrExplainedError(const Result<T>& result) {
+  return result.has_value() || !result.error().message.empty();
+}
+
+std::vector<std::string> Read(std::initializer_list<const char*> files) {
+  std::vector<std::string> texts;
+  for (const char* file : files) texts.push_back(ReadTestdata(file));
+  return texts;
+}
+
+TEST(ParserRobustnessTest, BqueuesNeverCrashesOnMutatedInput) {
+  Fuzz(
+      Read({"lsf/lsf10/bqueues.txt", "lsf/openlava/bqueues.txt", "lsf/openlava/bqueues_w.txt",
+            "lsf/openlava/bqueues_after_restart.txt", "lsf/openlava/bqueues_mbatchd_down.err"}),
+      [](std::string_view text) { return ValueOrExplainedError(ParseBqueues(text)); }, kSeed);
+}
+
+TEST(ParserRobustnessTest, BqueuesJsonNeverCrashesOnMutatedInput) {
+  Fuzz(
+      Read({"lsf/lsf10/bqueues_json.txt"}),
+      [](std::string_view text) { return ValueOrExplainedError(ParseBqueuesJson(text)); },
+      kSeed + 1);
+}
+
+TEST(ParserRobustnessTest, BqueuesLongNeverCrashesOnMutatedInput) {
+  Fuzz(
+      Read({"lsf/lsf10/bqueues_l.txt", "lsf/openlava/bqueues_l_normal.txt",
+            "lsf/openlava/bqueues_l.txt"}),
+      [](std::string_view text) { return ValueOrExplainedError(ParseBqueuesLong(text)); },
+      kSeed + 2);
+}
+
+TEST(ParserRobustnessTest, BmgroupAndBugroupNeverCrashOnMutatedInput) {
+  const std::vector<std::string> samples =
+      Read({"lsf/lsf10/bmgroup_w.txt", "lsf/lsf10/bugroup_w.txt", "lsf/openlava/bmgroup.txt",
+            "lsf/openlava/bugroup.txt", "lsf/openlava/bmgroup_nosuchgroup.err"});
+  Fuzz(
+      samples, [](std::string_view text) { return ValueOrExplainedError(ParseBmgroup(text)); },
+      kSeed + 3);
+  Fuzz(
+      samples, [](std::string_view text) { return ValueOrExplainedError(ParseBugroup(text)); },
+      kSeed + 4);
+}
+
+TEST(ParserRobustnessTest, ExpandHostRangeNeverCrashesOnRandomNames) {
+  Mutator mutator(kSeed + 5);
+  constexpr std::string_view kAlphabet = "n0123456789[]-,~.";
+  for (int i = 0; i < kInputsPerParser; ++i) {
+    std::string name;
+    for (std::size_t n = mutator.Below(16); n > 0; --n) {
+      name += kAlphabet[mutator.Below(kAlphabet.size())];
+    }
+    auto names = ExpandHostRange(name);
+    if (names) {
+      ASSERT_LE(names->size(), kMaxExpandedHosts) << name;
+    } else {
+      ASSERT_FALSE(names.error().message.empty()) << name;
+    }
+  }
+}
+
+TEST(ParserRobustnessTest, BhostsNeverCrashesOnMutatedInput) {
+  Fuzz(
+      Read({"lsf/lsf10/bhosts_w.txt", "lsf/openlava/bhosts.txt", "lsf/openlava/bhosts_w.txt"}),
+      [](std::string_view text) { return ValueOrExplainedError(ParseBhosts(text)); }, kSeed + 6);
+}
+
+TEST(ParserRobustnessTest, LsidNeverCrashesOnMutatedInput) {
+  Fuzz(
+      Read({"lsf/lsf10/lsid.txt", "lsf/openlava/lsid.txt"}),
+      [](std::string_view text) { return ValueOrExplainedError(ParseLsid(text)); }, kSeed + 7);
+}
+
+TEST(ParserRobustnessTest, LsloadNeverCrashesOnMutatedInput) {
+  Fuzz(
+      Read({"lsf/lsf10/lsload_w_i_ib_ok.txt", "lsf/openlava/lsload_w.txt"}),
+      [](std::string_view text) { return ValueOrExplainedError(ParseLsload(text, "ib_ok")); },
+      kSeed + 8);
+}
+
+TEST(ParserRobustnessTest, ClassifyBsubReplyNeverCrashesOnMutatedInput) {
+  std::vector<std::string> samples;
+  for (const char* file : {"lsf/lsf10/bsub_replies.txt", "lsf/openlava/bsub_replies.txt"}) {
+    for (const testing::BsubCase& c : ReadBsubCases(file)) {
+      samples.push_back(c.out);
+      samples.push_back(c.err);
+    }
+  }
+  Mutator mutator(kSeed + 9);
+  constexpr int kExitCodes[] = {0, 255, 141, 124, -1};
+  std::string out;
+  std::string err;
+  for (int i = 0; i < kInputsPerParser; ++i) {
+    mutator.Mutate(samples[mutator.Below(samples.size())], out);
+    mutator.Mutate(samples[mutator.Below(samples.size())], err);
+    const BsubReply reply = ClassifyBsubReply(kExitCodes[mutator.Below(5)], out, err);
+    if (reply.outcome == BsubOutcome::kSubmitted) {
+      ASSERT_FALSE(reply.job_id.empty());
+      ASSERT_FALSE(reply.queue.empty());
+    } else {
+      ASSERT_TRUE(reply.job_id.empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bplace::lsf
