@@ -68,6 +68,15 @@ Result<std::vector<std::string>> GetStringList(const json& value, std::string_vi
   return items;
 }
 
+// A value for an error message: scalars as JSON, containers by type only
+// (dumping a deeply nested value would recurse once per level).
+std::string Describe(const json& value) {
+  if (value.is_structured()) return std::string("a JSON ") + TypeName(value);
+  std::string text = value.dump();
+  if (text.size() > 64) text = text.substr(0, 61) + "...";
+  return text;
+}
+
 bool AllDigits(std::string_view s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
 }
@@ -127,6 +136,10 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
       auto list = GetStringList(value, key, limits, limits.max_command_bytes, Text::kLine);
       if (!list) return tl::unexpected(list.error());
       if (list->empty()) return tl::unexpected(Bad(key, "must not be empty"));
+      if (list->front().front() == '-') {
+        return tl::unexpected(
+            Bad(key, "first word starts with '-' (bsub would read it as an option)"));
+      }
       job.argv = std::move(*list);
     } else if (key == "script") {
       ok = optional_string(job.script, limits.max_command_bytes, Text::kMultiLine);
@@ -137,7 +150,7 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
           value.get<std::int64_t>() > limits.max_slots) {
         return tl::unexpected(
             Bad(key, "expected an integer from 1 to " + std::to_string(limits.max_slots) +
-                         ", got " + value.dump()));
+                         ", got " + Describe(value)));
       }
       job.slots = value.get<std::int64_t>();
     } else if (key == "resources") {
@@ -151,21 +164,23 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
     } else if (key == "walltime") {
       if (value.is_number_integer() && value.get<std::int64_t>() > 0) {
         job.walltime = std::to_string(value.get<std::int64_t>());
-      } else if (value.is_string() && IsWalltime(value.get_ref<const std::string&>())) {
+      } else if (value.is_string() && value.get_ref<const std::string&>().size() <= 16 &&
+                 IsWalltime(value.get_ref<const std::string&>())) {
         job.walltime = value.get<std::string>();
       } else {
         return tl::unexpected(
             Bad(key, "expected minutes (a positive integer) or \"[hours:]minutes\", got " +
-                         value.dump()));
+                         Describe(value)));
       }
     } else if (key == "memory") {
       if (value.is_number_integer() && value.get<std::int64_t>() > 0) {
         job.memory = std::to_string(value.get<std::int64_t>());
-      } else if (value.is_string() && IsMemory(value.get_ref<const std::string&>())) {
+      } else if (value.is_string() && value.get_ref<const std::string&>().size() <= 32 &&
+                 IsMemory(value.get_ref<const std::string&>())) {
         job.memory = value.get<std::string>();
       } else {
         return tl::unexpected(Bad(key, "expected an amount as bsub -M takes it (e.g. 4096, "
-                                       "\"8GB\"), got " + value.dump()));
+                                       "\"8GB\"), got " + Describe(value)));
       }
     } else if (key == "project") {
       ok = optional_string(job.project, 255, Text::kName);

@@ -5,7 +5,7 @@
 //   build/test/bench/placement_bench [--benchmark_filter=...]
 // Environment: BPLACE_BENCH_QUEUES, BPLACE_BENCH_HOSTS, BPLACE_BENCH_GROUPS.
 
-#include <sys/wait.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <array>
@@ -98,14 +98,8 @@ std::shared_ptr<const bplace::ClusterSnapshot> BuildSnapshot(const ClusterText& 
   return snapshot;
 }
 
-long RssKib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
-  }
-  return 0;
-}
+// Heap bytes in use (glibc): unlike RSS, not hidden by memory freed and reused.
+std::size_t HeapInUse() { return mallinfo2().uordblks; }
 
 void BM_ParseTopology(benchmark::State& state) {
   const ClusterText& text = Text();
@@ -132,17 +126,17 @@ void BM_ParseLoad(benchmark::State& state) {
 BENCHMARK(BM_ParseLoad)->Unit(benchmark::kMillisecond);
 
 // A whole snapshot as a refresh publishes it, including the per-queue host
-// counts (queues x hosts admissions). Reports the resident memory it adds.
+// counts (queues x hosts admissions). Reports the heap the snapshot holds.
 void BM_BuildSnapshot(benchmark::State& state) {
   const ClusterText& text = Text();
-  long rss_delta = 0;
+  double held_mib = 0;
   for (auto _ : state) {
-    const long before = RssKib();
+    const std::size_t before = HeapInUse();
     auto snapshot = BuildSnapshot(text);
-    rss_delta = RssKib() - before;
+    held_mib = static_cast<double>(HeapInUse() - before) / (1024.0 * 1024.0);
     benchmark::DoNotOptimize(snapshot);
   }
-  state.counters["rss_delta_KiB"] = static_cast<double>(rss_delta);
+  state.counters["snapshot_heap_MiB"] = held_mib;
   state.counters["hosts"] = static_cast<double>(BuildSnapshot(text)->load->hosts.size());
 }
 BENCHMARK(BM_BuildSnapshot)->Unit(benchmark::kMillisecond)->Iterations(3);

@@ -1,6 +1,7 @@
 #include "daemon/group_index.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace bplace {
 namespace {
@@ -41,6 +42,9 @@ void GroupIndex::Resolve(std::size_t index, std::vector<int>& state,
   const lsf::Group& group = groups_[index];
   Resolved resolved;
   resolved.all = group.all;
+  // Names a subgroup leaves out ("all ~x" in the subgroup). They stay out of
+  // this group only if it does not list them itself, wherever in its list.
+  std::unordered_set<std::string> inherited_excluded;
   for (const std::string& raw : group.members) {
     std::string_view member = raw;
     const bool exclude = !member.empty() && member.front() == '~';
@@ -51,7 +55,7 @@ void GroupIndex::Resolve(std::size_t index, std::vector<int>& state,
       continue;
     }
     const std::string_view sub_name = SubgroupName(member);
-    const auto sub = by_name_.find(std::string(sub_name));
+    const auto sub = by_name_.find(sub_name);
     const bool is_group_ref = member.back() == '/' || sub != by_name_.end();
     if (!is_group_ref) {
       if (exclude) {
@@ -86,9 +90,11 @@ void GroupIndex::Resolve(std::size_t index, std::vector<int>& state,
       // Keep the first route found: a direct listing beats a subgroup's.
       resolved.members.emplace(name, static_cast<std::int32_t>(sub_index));
     }
-    for (const std::string& name : child.excluded) {
-      if (!resolved.members.contains(name)) resolved.excluded.insert(name);
-    }
+    inherited_excluded.insert(child.excluded.begin(), child.excluded.end());
+  }
+  for (const std::string& name : inherited_excluded) {
+    const auto member = resolved.members.find(name);
+    if (member == resolved.members.end() || member->second >= 0) resolved.excluded.insert(name);
   }
   for (const std::string& name : resolved.excluded) resolved.members.erase(name);
   resolved_[index] = std::move(resolved);
@@ -97,22 +103,21 @@ void GroupIndex::Resolve(std::size_t index, std::vector<int>& state,
 }
 
 bool GroupIndex::Has(std::string_view group) const {
-  return by_name_.contains(std::string(group));
+  return by_name_.contains(group);
 }
 
 std::optional<std::vector<std::string>> GroupIndex::Chain(std::string_view group,
                                                           std::string_view member) const {
-  auto it = by_name_.find(std::string(group));
+  auto it = by_name_.find(group);
   if (it == by_name_.end()) return std::nullopt;
-  const std::string key(member);
   std::vector<std::string> chain;
   std::size_t current = it->second;
   // Bounded by the number of groups: Build cut every cycle.
   for (std::size_t step = 0; step <= groups_.size(); ++step) {
     const Resolved& resolved = resolved_[current];
     chain.push_back(groups_[current].name);
-    if (resolved.excluded.contains(key)) return std::nullopt;
-    const auto found = resolved.members.find(key);
+    if (resolved.excluded.contains(member)) return std::nullopt;
+    const auto found = resolved.members.find(member);
     if (found == resolved.members.end()) {
       if (!resolved.all) return std::nullopt;
       chain.emplace_back("all");
@@ -124,9 +129,24 @@ std::optional<std::vector<std::string>> GroupIndex::Chain(std::string_view group
   return std::nullopt;
 }
 
+bool GroupIndex::Contains(std::string_view group, std::string_view member) const {
+  auto it = by_name_.find(group);
+  if (it == by_name_.end()) return false;
+  std::size_t current = it->second;
+  for (std::size_t step = 0; step <= groups_.size(); ++step) {
+    const Resolved& resolved = resolved_[current];
+    if (resolved.excluded.contains(member)) return false;
+    const auto found = resolved.members.find(member);
+    if (found == resolved.members.end()) return resolved.all;
+    if (found->second < 0) return true;
+    current = static_cast<std::size_t>(found->second);
+  }
+  return false;
+}
+
 std::vector<std::string> GroupIndex::Expand(std::string_view group) const {
   std::vector<std::string> names;
-  auto it = by_name_.find(std::string(group));
+  auto it = by_name_.find(group);
   if (it == by_name_.end()) return names;
   for (const auto& [name, hop] : resolved_[it->second].members) names.push_back(name);
   std::sort(names.begin(), names.end());
@@ -134,12 +154,12 @@ std::vector<std::string> GroupIndex::Expand(std::string_view group) const {
 }
 
 bool GroupIndex::IsAll(std::string_view group) const {
-  auto it = by_name_.find(std::string(group));
+  auto it = by_name_.find(group);
   return it != by_name_.end() && resolved_[it->second].all;
 }
 
 const lsf::Group* GroupIndex::Find(std::string_view group) const {
-  auto it = by_name_.find(std::string(group));
+  auto it = by_name_.find(group);
   return it == by_name_.end() ? nullptr : &groups_[it->second];
 }
 

@@ -4,10 +4,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
+#include "daemon/common/string_map.h"
 #include "lsf_adapter/lsf_types.h"
 
 namespace bplace {
@@ -37,6 +36,10 @@ class GroupIndex {
   std::optional<std::vector<std::string>> Chain(std::string_view group,
                                                 std::string_view member) const;
 
+  // Whether `member` belongs to `group`, as Chain but without building the
+  // chain: a few hash look-ups and no allocation.
+  bool Contains(std::string_view group, std::string_view member) const;
+
   // Every name the group expands to, sorted; for an `all` group only the
   // explicit members (the caller knows what "all" means). `is_all` tells.
   std::vector<std::string> Expand(std::string_view group) const;
@@ -54,14 +57,14 @@ class GroupIndex {
     // member -> index of the direct subgroup it came through, or -1 when the
     // group lists it itself. Keeping only the next hop keeps this small for
     // thousands of hosts; Chain() walks the hops.
-    std::unordered_map<std::string, std::int32_t> members;
-    std::unordered_set<std::string> excluded;
+    StringMap<std::int32_t> members;
+    StringSet excluded;
   };
 
   void Resolve(std::size_t index, std::vector<int>& state, std::vector<std::size_t>& stack);
 
   std::vector<lsf::Group> groups_;
-  std::unordered_map<std::string, std::size_t> by_name_;
+  StringMap<std::size_t> by_name_;
   std::vector<Resolved> resolved_;
   std::vector<std::string> warnings_;
 };

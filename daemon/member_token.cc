@@ -17,7 +17,8 @@ MemberToken ParseMemberToken(std::string_view token) {
     const std::string_view digits = rest.substr(plus + 1);
     int level = 0;
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), level);
-    if (ec == std::errc() && end == digits.data() + digits.size()) {
+    const bool all_digits = digits.find_first_not_of("0123456789") == std::string_view::npos;
+    if (all_digits && ec == std::errc() && end == digits.data() + digits.size()) {
       result.preference = level;
       rest = rest.substr(0, plus);
     }

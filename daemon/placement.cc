@@ -101,12 +101,8 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
         continue;
       }
       if (!admission->admitted()) {
-        std::string hosts_line;
-        for (const MemberToken& token : queue.hosts) {
-          hosts_line += (hosts_line.empty() ? "" : " ") + token.text;
-        }
         exclude(ExclusionCode::kHostNotInQueue,
-                "host " + *request.host + " is not in HOSTS: " + hosts_line);
+                "host " + *request.host + " is not in HOSTS: " + queue.hosts_text);
         continue;
       }
     }

@@ -5,7 +5,7 @@
 namespace bplace {
 
 const lsf::HostStatus* LoadState::FindHost(std::string_view name) const {
-  const auto it = host_index.find(std::string(name));
+  const auto it = host_index.find(name);
   return it == host_index.end() ? nullptr : &hosts[it->second];
 }
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "daemon/common/string_map.h"
 #include "daemon/topology.h"
 #include "lsf_adapter/lsf_types.h"
 
@@ -21,7 +22,7 @@ using SystemTime = std::chrono::system_clock::time_point;
 struct LoadState {
   std::unordered_map<std::string, lsf::QueueLoad> queues;  // by queue name
   std::vector<lsf::HostStatus> hosts;                     // in bhosts order
-  std::unordered_map<std::string, std::size_t> host_index;  // name -> position in hosts
+  StringMap<std::size_t> host_index;  // name -> position in hosts
   // When the bqueues run that produced the counters started: submissions
   // that finished before it are in PEND; later ones are not yet.
   std::chrono::steady_clock::time_point counted_at{};

@@ -63,7 +63,7 @@ std::shared_ptr<const Topology> Topology::Build(std::vector<lsf::QueueDefinition
   for (const auto& group : host_groups) {
     for (const auto& member : group.members) {
       if (!member.empty() && member.front() != '~' && member.back() != '/' && member != "all") {
-        topology->named_hosts_.emplace(member, true);
+        topology->named_hosts_.insert(member);
       }
     }
   }
@@ -91,12 +91,15 @@ std::shared_ptr<const Topology> Topology::Build(std::vector<lsf::QueueDefinition
       if (token.kind == MemberToken::Kind::kRemote) queue.has_remote_hosts = true;
       if (token.kind == MemberToken::Kind::kName && !token.exclude &&
           !topology->host_groups_.Has(token.name)) {
-        topology->named_hosts_.emplace(token.name, true);
+        topology->named_hosts_.insert(token.name);
       }
       if (token.kind == MemberToken::Kind::kGroup && !topology->host_groups_.Has(token.name)) {
         topology->warnings_.push_back("queue " + definition.name + ": HOSTS names unknown group " +
                                       token.text);
       }
+    }
+    for (const MemberToken& token : queue.hosts) {
+      queue.hosts_text += (queue.hosts_text.empty() ? "" : " ") + token.text;
     }
     queue.definition = std::move(definition);
     topology->queue_by_name_.emplace(queue.definition.name, topology->queues_.size());
@@ -106,33 +109,25 @@ std::shared_ptr<const Topology> Topology::Build(std::vector<lsf::QueueDefinition
 }
 
 const QueueTopology* Topology::FindQueue(std::string_view name) const {
-  const auto it = queue_by_name_.find(std::string(name));
+  const auto it = queue_by_name_.find(name);
   return it == queue_by_name_.end() ? nullptr : &queues_[it->second];
 }
 
 bool Topology::NamesHost(std::string_view host) const {
-  return named_hosts_.contains(std::string(host));
+  return named_hosts_.contains(host);
 }
 
-bool Topology::TokenMatchesHost(const MemberToken& token, std::string_view host,
-                                std::vector<std::string>* chain) const {
+bool Topology::TokenMatchesHost(const MemberToken& token, std::string_view host) const {
   switch (token.kind) {
     case MemberToken::Kind::kAll:
       return true;
     case MemberToken::Kind::kName:
       // lsb.queues lets a group be written without "/"; LSF prints it with
       // one, but accept both. A name is otherwise compared whole.
-      if (host_groups_.Has(token.name)) {
-        auto found = host_groups_.Chain(token.name, host);
-        if (found && chain) *chain = std::move(*found);
-        return found.has_value();
-      }
+      if (host_groups_.Has(token.name)) return host_groups_.Contains(token.name, host);
       return token.name == host;
-    case MemberToken::Kind::kGroup: {
-      auto found = host_groups_.Chain(token.name, host);
-      if (found && chain) *chain = std::move(*found);
-      return found.has_value();
-    }
+    case MemberToken::Kind::kGroup:
+      return host_groups_.Contains(token.name, host);
     case MemberToken::Kind::kOthers:
     case MemberToken::Kind::kNone:
     case MemberToken::Kind::kRemote:
@@ -145,7 +140,7 @@ HostAdmission Topology::AdmitHost(const QueueTopology& queue, std::string_view h
   HostAdmission result;
   for (const MemberToken& token : queue.hosts) {
     if (!token.exclude) continue;
-    if (token.kind == MemberToken::Kind::kAll || TokenMatchesHost(token, host, nullptr)) {
+    if (token.kind == MemberToken::Kind::kAll || TokenMatchesHost(token, host)) {
       result.via = HostAdmission::Via::kExcluded;
       result.token = token.text;
       return result;
@@ -154,6 +149,7 @@ HostAdmission Topology::AdmitHost(const QueueTopology& queue, std::string_view h
   // Rank of a match: direct 3, group 2, all 1. The strongest wins so the
   // explanation names the most specific reason.
   int best_rank = 0;
+  const MemberToken* best = nullptr;
   const MemberToken* others = nullptr;
   for (const MemberToken& token : queue.hosts) {
     if (token.exclude) continue;
@@ -161,8 +157,7 @@ HostAdmission Topology::AdmitHost(const QueueTopology& queue, std::string_view h
       others = &token;
       continue;
     }
-    std::vector<std::string> chain;
-    if (!TokenMatchesHost(token, host, &chain)) continue;
+    if (!TokenMatchesHost(token, host)) continue;
     int rank = 1;
     HostAdmission::Via via = HostAdmission::Via::kAll;
     if (token.kind == MemberToken::Kind::kName && !host_groups_.Has(token.name)) {
@@ -176,9 +171,13 @@ HostAdmission Topology::AdmitHost(const QueueTopology& queue, std::string_view h
       best_rank = rank;
       result.via = via;
       result.token = token.text;
-      result.chain = std::move(chain);
       result.preference = token.preference;
+      best = &token;
     }
+  }
+  // Only the deciding token's group chain is spelled out.
+  if (best != nullptr && result.via == HostAdmission::Via::kGroup) {
+    result.chain = host_groups_.Chain(best->name, host).value_or(std::vector<std::string>{});
   }
   if (best_rank == 0 && others != nullptr) {
     result.via = HostAdmission::Via::kOthers;
@@ -192,7 +191,7 @@ UserAdmission Topology::AdmitUser(const QueueTopology& queue, std::string_view u
   UserAdmission result;
   const std::string name(user);
   for (const std::string& admin : queue.definition.administrators) {
-    if (admin == name || user_groups_.Chain(admin, user)) {
+    if (admin == name || user_groups_.Contains(admin, user)) {
       result.admitted = true;
       result.explanation = name + " is a queue administrator (" + admin + ")";
       return result;
@@ -206,7 +205,7 @@ UserAdmission Topology::AdmitUser(const QueueTopology& queue, std::string_view u
   for (const MemberToken& token : queue.users) {
     if (!token.exclude) continue;
     const bool matches =
-        token.name == name || (user_groups_.Has(token.name) && user_groups_.Chain(token.name, user));
+        token.name == name || (user_groups_.Has(token.name) && user_groups_.Contains(token.name, user));
     if (matches) {
       result.explanation = name + " is excluded by " + token.text + " in USERS: " + listed;
       return result;
@@ -220,7 +219,7 @@ UserAdmission Topology::AdmitUser(const QueueTopology& queue, std::string_view u
       return result;
     }
     if (user_groups_.Has(token.name)) {
-      if (auto chain = user_groups_.Chain(token.name, user)) {
+      if (user_groups_.Contains(token.name, user)) {
         result.admitted = true;
         result.explanation = name + " is in user group " + token.name + "/";
         return result;

@@ -4,9 +4,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "daemon/common/string_map.h"
 #include "daemon/group_index.h"
 #include "daemon/member_token.h"
 #include "lsf_adapter/lsf_types.h"
@@ -50,6 +50,7 @@ struct QueueTopology {
   std::vector<MemberToken> hosts;
   std::vector<MemberToken> users;
   bool has_remote_hosts = false;  // HOSTS names MultiCluster remote hosts (kept, not placeable)
+  std::string hosts_text;         // the HOSTS tokens joined by spaces, for explanations
 };
 
 // What `bqueues -l`, `bmgroup -w` and `bugroup -w` say about which hosts and
@@ -87,14 +88,13 @@ class Topology {
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
-  bool TokenMatchesHost(const MemberToken& token, std::string_view host,
-                        std::vector<std::string>* chain) const;
+  bool TokenMatchesHost(const MemberToken& token, std::string_view host) const;
 
   std::vector<QueueTopology> queues_;
-  std::unordered_map<std::string, std::size_t> queue_by_name_;
+  StringMap<std::size_t> queue_by_name_;
   GroupIndex host_groups_;
   GroupIndex user_groups_;
-  std::unordered_map<std::string, bool> named_hosts_;
+  StringSet named_hosts_;
   std::vector<std::string> warnings_;
 };
 
