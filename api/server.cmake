@@ -1,1 +1,5 @@
-# HTTP server sources: target_sources(bplace_api PRIVATE ...)
+# HTTP server: listener/session, router, problem+json responses.
+target_sources(bplace_api PRIVATE http_server.cc problem.cc router.cc)
+# The Server header names the version; only this file needs it.
+set_property(SOURCE http_server.cc APPEND PROPERTY COMPILE_DEFINITIONS
+             BPLACE_VERSION="${PROJECT_VERSION}")
