@@ -1,0 +1,140 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include "daemon/common/result.h"
+
+namespace bplace::api {
+
+using Request = boost::beast::http::request<boost::beast::http::string_body>;
+using Response = boost::beast::http::response<boost::beast::http::string_body>;
+
+// What the server knows about a request besides the message itself.
+struct RequestContext {
+  // The client's X-Request-Id when it is 1..128 printable ASCII characters
+  // without spaces, else one the server made up (16 hex digits). Echoed on the
+  // response.
+  std::string request_id;
+  // The peer as "127.0.0.1:54321" or "[::1]:54321".
+  std::string remote;
+  // When the request had been read completely (headers and body).
+  std::chrono::steady_clock::time_point received;
+};
+
+// Sends the response to a request. Call it exactly once, from any thread, at
+// once or later (for instance when an asynchronous bsub has finished). Calls
+// after the first are dropped with a warning; a call after the connection has
+// gone (client left, handler_timeout passed) is dropped silently. The server
+// sets Server, X-Request-Id, Content-Length, the HTTP version and the
+// Connection header; everything else is the handler's. Must not be called
+// after the io_context has been destroyed.
+using Responder = std::function<void(Response)>;
+
+// Answers one request. Called on an io thread, possibly concurrently for
+// different connections, so it must be thread-safe. It must not block: work
+// that waits belongs elsewhere, with `respond` called when it is done. `ctx`
+// is valid during the call only; copy what a later response needs. An
+// exception thrown before `respond` was called becomes a 500 problem+json and
+// the connection stays usable.
+using Handler = std::function<void(Request&& req, const RequestContext& ctx, Responder respond)>;
+
+// Limits of the HTTP server. Every phase of a connection has a deadline.
+struct ServerOptions {
+  // Largest request body accepted; larger ones get 413 and the connection
+  // closes.
+  std::uint64_t body_limit_bytes = 1024 * 1024;
+  // From accepting a connection (or from the first byte of a later request on
+  // a kept-alive connection) to the end of the request headers. Expiry: the
+  // connection closes without a response (a slow or stalled client; Beast's
+  // stream closes the socket when a deadline passes, so no 408 can follow).
+  std::chrono::seconds header_timeout{10};
+  // From the end of the headers to the end of the body. Expiry: as above.
+  std::chrono::seconds body_timeout{30};
+  // How long a kept-alive connection may wait for its next request. Expiry:
+  // the connection closes without a response.
+  std::chrono::seconds idle_timeout{60};
+  // How long writing one response (or a 100 Continue) may take. Expiry: the
+  // connection closes. (Not in the original brief: every write needs a
+  // deadline too, or a client that never reads pins a connection.)
+  std::chrono::seconds write_timeout{30};
+  // Connections served at once. Above it a new connection gets 503 with
+  // `Retry-After: 1` and is closed.
+  int max_connections = 256;
+  // How long a handler may take to call its Responder. Expiry means a bug (a
+  // lost Responder) or a hung backend: the client gets 500 and the connection
+  // closes, with an error in the log.
+  std::chrono::seconds handler_timeout{600};
+};
+
+// Accepts TCP connections on one address and serves HTTP/1.1 on them with a
+// Handler: keep-alive, pipelining (one request at a time, in order), deadlines
+// on every read and write, a body limit, a connection limit, X-Request-Id, an
+// access log line per request (spdlog, level info) and graceful draining.
+// Each connection runs on its own strand of the io_context, which may be run
+// by any number of threads.
+//
+// Thread safety: Start, Stop, LocalEndpoint and ActiveConnections may be
+// called from any thread. Destroy the server only after the drain callback
+// has run or the io_context has stopped for good; connections still open then
+// keep running on their own.
+class HttpServer {
+ public:
+  // Binds and listens on `listen`, "HOST:PORT", where HOST is a numeric IPv4
+  // address ("127.0.0.1", "0.0.0.0"), a bracketed IPv6 address ("[::1]",
+  // "[::]") or "localhost" (taken as 127.0.0.1, never looked up), and PORT is
+  // 0..65535 (0: the kernel picks one; see LocalEndpoint). Does not accept
+  // yet: call Start. Does not block beyond the bind and listen system calls.
+  // Returns kInvalidArgument naming the problem when `listen` is malformed,
+  // and kUnavailable with the system's reason (e.g. "Address already in use")
+  // when the socket cannot be opened, bound or put into listening state; both
+  // are start-up errors the caller should treat as fatal.
+  static Result<std::unique_ptr<HttpServer>> Create(boost::asio::io_context& ioc,
+                                                    std::string_view listen, ServerOptions options,
+                                                    Handler handler);
+
+  // Stops accepting (see Stop) without waiting for connections.
+  ~HttpServer();
+
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Begins accepting connections on the io_context. Returns at once; calls
+  // after the first, or after Stop, do nothing.
+  void Start();
+
+  // The address actually bound, with the port the kernel chose when 0 was
+  // asked for.
+  boost::asio::ip::tcp::endpoint LocalEndpoint() const;
+
+  // Stops accepting at once (new connect attempts are refused). Requests
+  // already being read or handled run to the end and their responses carry
+  // `Connection: close`; connections on which no byte of a request has
+  // arrived (idle keep-alive ones, just accepted ones) are closed. Calls `on_drained` on an io
+  // thread once no connection is left (at once, posted, if there is none). Returns without waiting.
+  // Every callback passed by repeated calls runs once.
+  void Stop(std::function<void()> on_drained);
+
+  // Connections being served now, not counting those turned away with 503.
+  std::size_t ActiveConnections() const;
+
+  // Shared by the listener and the connections; defined in http_server.cc.
+  struct State;
+
+ private:
+  explicit HttpServer(std::shared_ptr<State> state);
+
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace bplace::api

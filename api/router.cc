@@ -1,0 +1,247 @@
+#include "api/router.h"
+
+#include <memory>
+#include <stdexcept>
+
+#include <boost/beast/http/field.hpp>
+
+#include "api/problem.h"
+
+namespace bplace::api {
+namespace {
+
+namespace http = boost::beast::http;
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// "/v1/queues/" -> {"v1", "queues", ""}; "/" -> {""}. Expects a leading '/'.
+std::vector<std::string_view> SplitPath(std::string_view path) {
+  std::vector<std::string_view> parts;
+  path.remove_prefix(1);
+  while (true) {
+    const std::size_t slash = path.find('/');
+    parts.push_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return parts;
+}
+
+bool IsParamName(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string_view RouteParams::Path(std::string_view name) const {
+  auto it = path.find(name);
+  return it == path.end() ? std::string_view() : std::string_view(it->second);
+}
+
+std::optional<std::string_view> RouteParams::Query(std::string_view name) const {
+  for (const auto& [key, value] : query) {
+    if (key == name) return value;
+  }
+  return std::nullopt;
+}
+
+Result<std::string> PercentDecode(std::string_view text, bool plus_as_space) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '+' && plus_as_space) {
+      out += ' ';
+    } else if (c != '%') {
+      out += c;
+    } else {
+      const int hi = i + 1 < text.size() ? HexValue(text[i + 1]) : -1;
+      const int lo = i + 2 < text.size() ? HexValue(text[i + 2]) : -1;
+      if (hi < 0 || lo < 0) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    "invalid percent-escape '" + std::string(text.substr(i, 3)) + "'");
+      }
+      if (hi == 0 && lo == 0) return Fail(ErrorCode::kInvalidArgument, "%00 is not allowed");
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    }
+  }
+  return out;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ParseQuery(std::string_view query) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view piece = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (piece.empty()) continue;
+    const std::size_t eq = piece.find('=');
+    auto name = PercentDecode(piece.substr(0, eq), true);
+    if (!name) return tl::unexpected(name.error());
+    std::string value;
+    if (eq != std::string_view::npos) {
+      auto decoded = PercentDecode(piece.substr(eq + 1), true);
+      if (!decoded) return tl::unexpected(decoded.error());
+      value = std::move(*decoded);
+    }
+    pairs.emplace_back(std::move(*name), std::move(value));
+  }
+  return pairs;
+}
+
+void Router::Add(http::verb method, std::string_view pattern, RouteHandler handler) {
+  if (pattern.empty() || pattern.front() != '/') {
+    throw std::invalid_argument("route pattern must start with '/': " + std::string(pattern));
+  }
+  Entry entry{method, std::string(pattern), {}, std::move(handler)};
+  const std::vector<std::string_view> parts = SplitPath(pattern);
+  for (std::string_view part : parts) {
+    Segment segment;
+    if (!part.empty() && part.front() == '{' && part.back() == '}') {
+      segment.text = std::string(part.substr(1, part.size() - 2));
+      segment.is_param = true;
+      if (!IsParamName(segment.text)) {
+        throw std::invalid_argument("bad parameter name in route pattern " + entry.pattern);
+      }
+      for (const Segment& other : entry.segments) {
+        if (other.is_param && other.text == segment.text) {
+          throw std::invalid_argument("repeated parameter in route pattern " + entry.pattern);
+        }
+      }
+    } else {
+      // Literals are compared with decoded request segments, so they are
+      // written decoded; an empty literal only makes sense for the root.
+      if (part.find_first_of("{}%") != std::string_view::npos ||
+          (part.empty() && parts.size() > 1)) {
+        throw std::invalid_argument("bad segment in route pattern " + entry.pattern);
+      }
+      segment.text = std::string(part);
+    }
+    entry.segments.push_back(std::move(segment));
+  }
+  for (const Entry& other : routes_) {
+    if (other.method != method || other.segments.size() != entry.segments.size()) continue;
+    bool same_shape = true;
+    for (std::size_t i = 0; i < entry.segments.size() && same_shape; ++i) {
+      const Segment& a = other.segments[i];
+      const Segment& b = entry.segments[i];
+      same_shape = a.is_param == b.is_param && (a.is_param || a.text == b.text);
+    }
+    if (same_shape) {
+      throw std::invalid_argument("route " + std::string(http::to_string(method)) + " " +
+                                  entry.pattern + " clashes with " + other.pattern);
+    }
+  }
+  routes_.push_back(std::move(entry));
+}
+
+void Router::Dispatch(Request&& req, const RequestContext& ctx, Responder respond) const {
+  const unsigned version = req.version();
+  const bool keep_alive = req.keep_alive();
+  // Boost 1.74's beast::string_view is boost::string_view, not std's.
+  const std::string_view target(req.target().data(), req.target().size());
+  if (target.empty() || target.front() != '/') {
+    respond(MakeProblem(400, "", "the request target must be a path starting with '/'", {}, version,
+                        keep_alive));
+    return;
+  }
+  const std::size_t question = target.find('?');
+  const std::string_view raw_path = target.substr(0, question);
+  const std::string_view raw_query =
+      question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
+
+  std::vector<std::string> segments;
+  for (std::string_view part : SplitPath(raw_path)) {
+    // '+' is a literal in paths; only queries use it for space.
+    auto decoded = PercentDecode(part, false);
+    if (!decoded) {
+      respond(MakeProblem(400, "", "path: " + decoded.error().message, {}, version, keep_alive));
+      return;
+    }
+    segments.push_back(std::move(*decoded));
+  }
+
+  const Entry* best = nullptr;
+  std::vector<http::verb> allowed;
+  std::vector<bool> best_literals;
+  for (const Entry& entry : routes_) {
+    if (entry.segments.size() != segments.size()) continue;
+    std::vector<bool> literals;
+    bool match = true;
+    for (std::size_t i = 0; i < segments.size() && match; ++i) {
+      const Segment& segment = entry.segments[i];
+      match = segment.is_param ? !segments[i].empty() : segment.text == segments[i];
+      literals.push_back(!segment.is_param);
+    }
+    if (!match) continue;
+    if (entry.method != req.method()) {
+      bool listed = false;
+      for (http::verb v : allowed) listed = listed || v == entry.method;
+      if (!listed) allowed.push_back(entry.method);
+      continue;
+    }
+    // Vectors of bool compare lexicographically with true > false: the most
+    // literal segments leftmost wins.
+    if (best == nullptr || literals > best_literals) {
+      best = &entry;
+      best_literals = std::move(literals);
+    }
+  }
+
+  if (best == nullptr && !allowed.empty()) {
+    std::string allow;
+    for (http::verb v : allowed) {
+      if (!allow.empty()) allow += ", ";
+      allow += std::string(http::to_string(v));
+    }
+    Response res = MakeProblem(405, "",
+                               std::string(req.method_string()) + " is not allowed on " +
+                                   std::string(raw_path) + "; allowed: " + allow,
+                               {}, version, keep_alive);
+    res.set(http::field::allow, allow);
+    respond(std::move(res));
+    return;
+  }
+  if (best == nullptr) {
+    std::string detail = "no route for " + std::string(raw_path);
+    if (raw_path.size() > 1 && raw_path.back() == '/') {
+      detail += "; paths do not end with '/': try " +
+                std::string(raw_path.substr(0, raw_path.size() - 1));
+    }
+    respond(MakeProblem(404, "", detail, {}, version, keep_alive));
+    return;
+  }
+
+  RouteParams params;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    if (best->segments[i].is_param) params.path.emplace(best->segments[i].text, segments[i]);
+  }
+  auto query = ParseQuery(raw_query);
+  if (!query) {
+    respond(MakeProblem(400, "", "query: " + query.error().message, {}, version, keep_alive));
+    return;
+  }
+  params.query = std::move(*query);
+  best->handler(std::move(req), ctx, params, std::move(respond));
+}
+
+Handler Router::AsHandler() const {
+  auto table = std::make_shared<const Router>(*this);
+  return [table](Request&& req, const RequestContext& ctx, Responder respond) {
+    table->Dispatch(std::move(req), ctx, std::move(respond));
+  };
+}
+
+}  // namespace bplace::api

@@ -1,0 +1,91 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/beast/http/verb.hpp>
+
+#include "api/http_server.h"
+#include "daemon/common/result.h"
+
+namespace bplace::api {
+
+// What the router took from the request target for the route that matched.
+struct RouteParams {
+  // Path parameters by name ("name" for "/v1/queues/{name}"), percent-decoded.
+  std::map<std::string, std::string, std::less<>> path;
+  // Query parameters in the order given, percent-decoded with '+' as space.
+  // Repeated names are kept; "a" alone has the value "".
+  std::vector<std::pair<std::string, std::string>> query;
+
+  // Returns the value of path parameter `name`, or "" when the route has none.
+  std::string_view Path(std::string_view name) const;
+  // Returns the first value of query parameter `name`, or nullopt when absent.
+  std::optional<std::string_view> Query(std::string_view name) const;
+};
+
+// Answers a request that matched a route; the contract of Handler applies.
+using RouteHandler = std::function<void(Request&& req, const RequestContext& ctx,
+                                        const RouteParams& params, Responder respond)>;
+
+// Picks the handler for a request from a table of (method, path pattern).
+// A pattern is '/'-separated segments, each a literal ("queues") or a
+// parameter ("{name}") that matches one non-empty segment; "/" is the root.
+// When several patterns match a path, the one with a literal where the others
+// have a parameter wins, segment by segment from the left.
+//
+// Trailing slashes are significant: "/v1/queues/" does not match
+// "/v1/queues" (each resource has one URL, and a script that builds
+// "/v1/queues/$NAME" with an empty NAME gets an error rather than the list);
+// the 404 then names the path without the slash.
+//
+// Thread safety: Add must not run concurrently with anything else; once the
+// table is built, Dispatch may be called from any number of threads.
+class Router {
+ public:
+  // Adds a route. `pattern` must start with '/', parameter names must be
+  // [A-Za-z0-9_]+ and unique within the pattern, and no other route may have
+  // the same method and the same pattern shape. A violation is a programming
+  // error and throws std::invalid_argument (start-up, caught in main).
+  void Add(boost::beast::http::verb method, std::string_view pattern, RouteHandler handler);
+
+  // Calls the matching route's handler with the decoded parameters, or
+  // responds itself (problem+json): 400 when the target is not a path or has
+  // an invalid percent-escape or %00, 404 when no pattern matches the path,
+  // 405 with an `Allow` header listing the methods of the matching patterns
+  // when none is for this method. Exceptions of the handler propagate.
+  void Dispatch(Request&& req, const RequestContext& ctx, Responder respond) const;
+
+  // Returns a Handler for HttpServer that dispatches on a copy of the current
+  // table; later Add calls do not change it, and the Router may be destroyed.
+  Handler AsHandler() const;
+
+ private:
+  struct Segment {
+    std::string text;  // the literal, or the parameter name
+    bool is_param = false;
+  };
+  struct Entry {
+    boost::beast::http::verb method;
+    std::string pattern;
+    std::vector<Segment> segments;
+    RouteHandler handler;
+  };
+
+  std::vector<Entry> routes_;
+};
+
+// Decodes %XX escapes (and '+' as space when `plus_as_space`). Returns
+// kInvalidArgument for a '%' not followed by two hex digits and for %00.
+Result<std::string> PercentDecode(std::string_view text, bool plus_as_space);
+
+// Splits a query string ("a=1&b=x+y&c") into decoded name/value pairs, in
+// order, skipping empty pieces. Returns kInvalidArgument as PercentDecode.
+Result<std::vector<std::pair<std::string, std::string>>> ParseQuery(std::string_view query);
+
+}  // namespace bplace::api

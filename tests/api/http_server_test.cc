@@ -1,0 +1,622 @@
+#include "api/http_server.h"
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/read.hpp>
+#include <nlohmann/json.hpp>
+
+#include "api/problem.h"
+#include "api/router.h"
+
+namespace bplace::api {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+using namespace std::chrono_literals;
+
+constexpr auto kIoTimeout = 5s;
+
+// A blocking HTTP client over a real socket whose every operation gives up
+// after a deadline, so no test can hang on the server.
+class Client {
+ public:
+  // Connects to 127.0.0.1:port; a failure fails the test unless
+  // `may_fail` (see connect_error).
+  explicit Client(unsigned short port, bool may_fail = false) : socket_(ioc_) {
+    socket_.connect(tcp::endpoint(net::ip::address_v4::loopback(), port), connect_error_);
+    if (!may_fail) {
+      EXPECT_FALSE(connect_error_) << connect_error_.message();
+    }
+  }
+
+  beast::error_code connect_error() const { return connect_error_; }
+
+  void Send(std::string_view raw) {
+    beast::error_code result;
+    net::async_write(socket_, net::buffer(raw),
+                     [&](beast::error_code ec, std::size_t) { result = ec; });
+    Run(kIoTimeout);
+    EXPECT_FALSE(result) << result.message();
+  }
+
+  void Get(std::string_view target, std::string_view extra_headers = "") {
+    Send("GET " + std::string(target) + " HTTP/1.1\r\nHost: test\r\n" + std::string(extra_headers) +
+         "\r\n");
+  }
+
+  // Reads one response; nullopt when the connection ended or the deadline
+  // passed first.
+  std::optional<Response> Read(std::chrono::milliseconds timeout = kIoTimeout) {
+    Response res;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(16 * 1024 * 1024);
+    beast::error_code result = net::error::timed_out;
+    http::async_read(socket_, buffer_, parser,
+                     [&](beast::error_code ec, std::size_t) { result = ec; });
+    if (!Run(timeout)) return std::nullopt;
+    if (result) {
+      last_error_ = result;
+      return std::nullopt;
+    }
+    return parser.release();
+  }
+
+  // Waits until the server closes the connection; returns false when it is
+  // still open at the deadline or sends data.
+  bool WaitClosed(std::chrono::milliseconds timeout) {
+    char byte;
+    beast::error_code result;
+    std::size_t bytes = 0;
+    socket_.async_read_some(net::buffer(&byte, 1), [&](beast::error_code ec, std::size_t n) {
+      result = ec;
+      bytes = n;
+    });
+    if (!Run(timeout)) return false;
+    return buffer_.size() == 0 && bytes == 0 && result;
+  }
+
+  // Why the last Read returned nothing (other than a timeout).
+  beast::error_code last_error() const { return last_error_; }
+
+  void Close() {
+    beast::error_code ignored;
+    socket_.close(ignored);
+  }
+
+ private:
+  // Runs the client's io_context until the pending operation completes or
+  // `timeout` passes (then cancels it). Returns whether it completed in time.
+  bool Run(std::chrono::milliseconds timeout) {
+    ioc_.restart();
+    ioc_.run_for(timeout);
+    if (ioc_.stopped()) return true;
+    beast::error_code ignored;
+    socket_.cancel(ignored);
+    ioc_.restart();
+    ioc_.run();
+    return false;
+  }
+
+  net::io_context ioc_;
+  tcp::socket socket_;
+  beast::flat_buffer buffer_;
+  beast::error_code connect_error_;
+  beast::error_code last_error_;
+};
+
+nlohmann::json Body(const Response& res) { return nlohmann::json::parse(res.body()); }
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    log_ = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
+    previous_logger_ = spdlog::default_logger();
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", log_));
+
+    router_.Add(http::verb::get, "/hello",
+                [](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
+                  respond(MakeJson(200, {{"hello", "world"}}, req.version(), req.keep_alive()));
+                });
+    router_.Add(
+        http::verb::get, "/v1/queues/{name}",
+        [](Request&&, const RequestContext& ctx, const RouteParams& params, Responder respond) {
+          respond(MakeJson(200, {{"name", params.Path("name")},
+                                 {"request_id", ctx.request_id},
+                                 {"remote", ctx.remote}}));
+        });
+    router_.Add(http::verb::post, "/upload",
+                [](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
+                  respond(MakeJson(200, {{"bytes", req.body().size()}}));
+                });
+    router_.Add(
+        http::verb::get, "/later",
+        [this](Request&&, const RequestContext& ctx, const RouteParams& params, Responder respond) {
+          const int ms = std::stoi(std::string(params.Query("ms").value_or("50")));
+          handler_entered_.set_value();
+          std::lock_guard<std::mutex> lock(mutex_);
+          workers_.emplace_back([respond, ms, id = ctx.request_id] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+            respond(MakeJson(200, {{"late", id}}));
+          });
+        });
+    router_.Add(http::verb::get, "/throw",
+                [](Request&&, const RequestContext&, const RouteParams&, Responder) {
+                  throw std::runtime_error("handler bug");
+                });
+    router_.Add(http::verb::get, "/never",
+                [this](Request&&, const RequestContext&, const RouteParams&, Responder respond) {
+                  std::lock_guard<std::mutex> lock(mutex_);
+                  lost_responders_.push_back(std::move(respond));
+                });
+    router_.Add(http::verb::get, "/twice",
+                [](Request&&, const RequestContext&, const RouteParams&, Responder respond) {
+                  respond(MakeJson(200, {{"n", 1}}));
+                  respond(MakeJson(200, {{"n", 2}}));
+                });
+  }
+
+  void StartServer(ServerOptions options = {}) {
+    auto server = HttpServer::Create(ioc_, "127.0.0.1:0", options, router_.AsHandler());
+    ASSERT_TRUE(server) << server.error().message;
+    server_ = std::move(*server);
+    server_->Start();
+    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { ioc_.run(); });
+  }
+
+  void TearDown() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (auto& worker : workers_) worker.join();
+      workers_.clear();
+    }
+    if (server_) {
+      std::promise<void> drained;
+      server_->Stop([&drained] { drained.set_value(); });
+      EXPECT_EQ(drained.get_future().wait_for(5s), std::future_status::ready);
+    }
+    guard_.reset();
+    ioc_.stop();
+    for (auto& thread : threads_) thread.join();
+    server_.reset();
+    lost_responders_.clear();
+    spdlog::set_default_logger(previous_logger_);
+  }
+
+  unsigned short Port() const { return server_->LocalEndpoint().port(); }
+
+  // Waits (polling, bounded) until the server counts `n` connections.
+  bool WaitForConnections(std::size_t n) {
+    const auto deadline = std::chrono::steady_clock::now() + 3s;
+    while (server_->ActiveConnections() != n) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(5ms);
+    }
+    return true;
+  }
+
+  int CountLogLines(std::string_view needle) {
+    int count = 0;
+    for (const std::string& line : log_->last_formatted()) {
+      if (line.find(needle) != std::string::npos) ++count;
+    }
+    return count;
+  }
+
+  net::io_context ioc_;
+  net::executor_work_guard<net::io_context::executor_type> guard_{ioc_.get_executor()};
+  Router router_;
+  std::unique_ptr<HttpServer> server_;
+  std::vector<std::thread> threads_;
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> log_;
+  std::shared_ptr<spdlog::logger> previous_logger_;
+
+  std::mutex mutex_;
+  std::vector<std::thread> workers_;
+  std::vector<Responder> lost_responders_;
+  std::promise<void> handler_entered_;
+};
+
+TEST_F(HttpServerTest, ServesSeveralRequestsOnOneKeptAliveConnection) {
+  StartServer();
+  Client client(Port());
+  for (int i = 0; i < 3; ++i) {
+    client.Get("/hello");
+    auto res = client.Read();
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->result_int(), 200u);
+    EXPECT_TRUE(res->keep_alive());
+    EXPECT_EQ(Body(*res)["hello"], "world");
+    EXPECT_EQ((*res)[http::field::server], "bplaced/" + std::string(BPLACE_TEST_VERSION));
+    EXPECT_EQ((*res)[http::field::content_length], std::to_string(res->body().size()));
+  }
+  EXPECT_EQ(server_->ActiveConnections(), 1u);
+}
+
+TEST_F(HttpServerTest, AnswersPipelinedRequestsInOrder) {
+  StartServer();
+  Client client(Port());
+  client.Send(
+      "GET /v1/queues/first HTTP/1.1\r\nHost: t\r\n\r\n"
+      "GET /v1/queues/second HTTP/1.1\r\nHost: t\r\n\r\n");
+  auto first = client.Read();
+  auto second = client.Read();
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(Body(*first)["name"], "first");
+  EXPECT_EQ(Body(*second)["name"], "second");
+}
+
+TEST_F(HttpServerTest, EchoesClientRequestIdAndGeneratesOneOtherwise) {
+  StartServer();
+  Client client(Port());
+  client.Get("/v1/queues/q", "X-Request-Id: wf-42.step/7\r\n");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ((*res)["X-Request-Id"], "wf-42.step/7");
+  EXPECT_EQ(Body(*res)["request_id"], "wf-42.step/7");
+
+  client.Get("/v1/queues/q");
+  res = client.Read();
+  ASSERT_TRUE(res);
+  const std::string generated(res->at("X-Request-Id"));
+  EXPECT_EQ(generated.size(), 16u);
+  EXPECT_EQ(Body(*res)["request_id"], generated);
+
+  client.Get("/v1/queues/q", "X-Request-Id: has space\r\n");
+  res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ((*res)["X-Request-Id"].size(), 16u);
+  EXPECT_NE((*res)["X-Request-Id"], generated);
+
+  client.Get("/v1/queues/q", "X-Request-Id: " + std::string(129, 'a') + "\r\n");
+  res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ((*res)["X-Request-Id"].size(), 16u);
+}
+
+TEST_F(HttpServerTest, UnknownPathIs404AndOtherMethodIs405WithAllow) {
+  StartServer();
+  Client client(Port());
+  client.Get("/nothing", "X-Request-Id: abc\r\n");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 404u);
+  EXPECT_EQ((*res)[http::field::content_type], "application/problem+json");
+  EXPECT_EQ((*res)["X-Request-Id"], "abc");
+  EXPECT_TRUE(res->keep_alive());
+
+  client.Send("DELETE /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+  res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 405u);
+  EXPECT_EQ((*res)[http::field::allow], "GET");
+}
+
+TEST_F(HttpServerTest, PassesPercentDecodedPathParameters) {
+  StartServer();
+  Client client(Port());
+  client.Get("/v1/queues/gpu%20long%2Fx");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(Body(*res)["name"], "gpu long/x");
+  EXPECT_EQ(Body(*res)["remote"].get<std::string>().rfind("127.0.0.1:", 0), 0u);
+
+  client.Get("/v1/queues/bad%zz");
+  res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 400u);
+}
+
+TEST_F(HttpServerTest, BodyOverLimitIs413AndCloses) {
+  ServerOptions options;
+  options.body_limit_bytes = 1024;
+  StartServer(options);
+  Client client(Port());
+  client.Send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 2000\r\n\r\n" +
+              std::string(2000, 'x'));
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 413u);
+  EXPECT_FALSE(res->keep_alive());
+  EXPECT_EQ((*res)[http::field::content_type], "application/problem+json");
+  EXPECT_TRUE(client.WaitClosed(3s));
+
+  // Chunked: the size shows only while reading the body.
+  Client chunked(Port());
+  chunked.Send("POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n" +
+               std::string("400\r\n") + std::string(1024, 'y') + "\r\n10\r\n" +
+               std::string(16, 'z') + "\r\n0\r\n\r\n");
+  res = chunked.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 413u);
+
+  // At the limit is fine.
+  Client ok(Port());
+  ok.Send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 1024\r\n\r\n" +
+          std::string(1024, 'x'));
+  res = ok.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(Body(*res)["bytes"], 1024);
+}
+
+TEST_F(HttpServerTest, SendsContinueBeforeReadingBodyAnd413WithoutIt) {
+  ServerOptions options;
+  options.body_limit_bytes = 1024;
+  StartServer(options);
+  Client client(Port());
+  client.Send(
+      "POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n");
+  auto interim = client.Read();
+  ASSERT_TRUE(interim);
+  EXPECT_EQ(interim->result_int(), 100u);
+  client.Send("hello");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(Body(*res)["bytes"], 5);
+
+  client.Send(
+      "POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\nExpect: 100-continue\r\n\r\n");
+  res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 413u);
+}
+
+TEST_F(HttpServerTest, MalformedRequestIs400AndCloses) {
+  StartServer();
+  Client client(Port());
+  client.Send("GET /hello HTTP/1.1\r\nHost: t\r\nContent-Length: nope\r\n\r\n");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 400u);
+  EXPECT_FALSE(res->keep_alive());
+  EXPECT_EQ((*res)["X-Request-Id"].size(), 16u);
+  EXPECT_TRUE(client.WaitClosed(3s));
+}
+
+TEST_F(HttpServerTest, Http10RequestGetsHttp10ResponseAndClose) {
+  StartServer();
+  Client client(Port());
+  client.Send("GET /hello HTTP/1.0\r\n\r\n");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->version(), 10u);
+  EXPECT_EQ(res->result_int(), 200u);
+  EXPECT_TRUE(client.WaitClosed(3s));
+}
+
+TEST_F(HttpServerTest, ClosesConnectionWhoseHeadersStallPastHeaderTimeout) {
+  ServerOptions options;
+  options.header_timeout = 1s;
+  StartServer(options);
+  Client client(Port());
+  const auto start = std::chrono::steady_clock::now();
+  client.Send("GET /hello HTTP/1.1\r\nHost: t\r\nX-Half");
+  EXPECT_TRUE(client.WaitClosed(3s));
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(elapsed, 900ms);
+  EXPECT_LT(elapsed, 2500ms);
+  EXPECT_TRUE(WaitForConnections(0));
+}
+
+TEST_F(HttpServerTest, ClosesIdleKeptAliveConnectionAfterIdleTimeout) {
+  ServerOptions options;
+  options.idle_timeout = 1s;
+  StartServer(options);
+  Client client(Port());
+  client.Get("/hello");
+  ASSERT_TRUE(client.Read());
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(client.WaitClosed(3s));
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(elapsed, 900ms);
+  EXPECT_LT(elapsed, 2500ms);
+}
+
+TEST_F(HttpServerTest, TurnsAwayConnectionsOverTheLimitWith503ThenRecovers) {
+  ServerOptions options;
+  options.max_connections = 4;
+  StartServer(options);
+  std::vector<std::unique_ptr<Client>> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(std::make_unique<Client>(Port()));
+    held.back()->Get("/hello");
+    ASSERT_TRUE(held.back()->Read());
+  }
+  for (int i = 0; i < 5; ++i) {
+    Client extra(Port());
+    extra.Get("/hello");
+    auto res = extra.Read();
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->result_int(), 503u);
+    EXPECT_EQ((*res)[http::field::retry_after], "1");
+    EXPECT_EQ((*res)[http::field::content_type], "application/problem+json");
+    EXPECT_EQ((*res)["X-Request-Id"].size(), 16u);
+    EXPECT_TRUE(extra.WaitClosed(3s));
+  }
+  EXPECT_EQ(CountLogLines("turned away"), 1);
+  EXPECT_EQ(server_->ActiveConnections(), 4u);
+
+  held.clear();
+  ASSERT_TRUE(WaitForConnections(0));
+  Client client(Port());
+  client.Get("/hello");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+}
+
+TEST_F(HttpServerTest, DeliversResponseGivenLaterFromAnotherThread) {
+  StartServer();
+  Client client(Port());
+  client.Get("/later?ms=50", "X-Request-Id: slow-1\r\n");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+  EXPECT_EQ(Body(*res)["late"], "slow-1");
+  client.Get("/hello");
+  ASSERT_TRUE(client.Read());
+}
+
+TEST_F(HttpServerTest, HandlerExceptionBecomes500AndConnectionGoesOn) {
+  StartServer();
+  Client client(Port());
+  client.Get("/throw", "X-Request-Id: boom\r\n");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 500u);
+  EXPECT_EQ((*res)["X-Request-Id"], "boom");
+  EXPECT_NE(Body(*res)["detail"].get<std::string>().find("boom"), std::string::npos);
+  client.Get("/hello");
+  res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+  EXPECT_EQ(CountLogLines("handler bug"), 1);
+}
+
+TEST_F(HttpServerTest, SecondRespondIsDropped) {
+  StartServer();
+  Client client(Port());
+  client.Get("/twice");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(Body(*res)["n"], 1);
+  client.Get("/hello");
+  res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(Body(*res)["hello"], "world");
+}
+
+TEST_F(HttpServerTest, HandlerThatNeverRespondsIsCutOffAfterHandlerTimeout) {
+  ServerOptions options;
+  options.handler_timeout = 1s;
+  StartServer(options);
+  Client client(Port());
+  client.Get("/never", "X-Request-Id: lost\r\n");
+  auto res = client.Read(3s);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 500u);
+  EXPECT_FALSE(res->keep_alive());
+  EXPECT_TRUE(client.WaitClosed(3s));
+  EXPECT_TRUE(WaitForConnections(0));
+  EXPECT_EQ(CountLogLines("got no response"), 1);
+  // Responding now is harmless.
+  std::lock_guard<std::mutex> lock(mutex_);
+  ASSERT_EQ(lost_responders_.size(), 1u);
+  lost_responders_[0](MakeJson(200, {}));
+}
+
+TEST_F(HttpServerTest, WritesAccessLogLine) {
+  StartServer();
+  Client client(Port());
+  client.Get("/v1/queues/q?x=1", "X-Request-Id: logged-1\r\n");
+  ASSERT_TRUE(client.Read());
+  client.Close();
+  ASSERT_TRUE(WaitForConnections(0));
+  int found = 0;
+  for (const std::string& line : log_->last_formatted()) {
+    if (line.find("\"GET /v1/queues/q?x=1\" 200 ") != std::string::npos &&
+        line.find("127.0.0.1:") != std::string::npos &&
+        line.find("id=logged-1") != std::string::npos && line.find("ms") != std::string::npos) {
+      ++found;
+    }
+  }
+  EXPECT_EQ(found, 1);
+}
+
+TEST_F(HttpServerTest, StopFinishesInFlightRequestClosesIdleOnesThenDrains) {
+  StartServer();
+  Client idle(Port());
+  idle.Get("/hello");
+  ASSERT_TRUE(idle.Read());
+
+  Client busy(Port());
+  auto entered = handler_entered_.get_future();
+  busy.Get("/later?ms=300");
+  ASSERT_EQ(entered.wait_for(3s), std::future_status::ready);
+
+  std::promise<void> drained;
+  auto drained_future = drained.get_future();
+  server_->Stop([&drained] { drained.set_value(); });
+
+  EXPECT_TRUE(idle.WaitClosed(2s));
+  auto res = busy.Read();
+  ASSERT_TRUE(res) << busy.last_error().message();
+  EXPECT_EQ(res->result_int(), 200u);
+  EXPECT_FALSE(res->keep_alive());
+  EXPECT_NE(drained_future.wait_for(0s), std::future_status::ready);
+  busy.Close();
+  EXPECT_EQ(drained_future.wait_for(3s), std::future_status::ready);
+  EXPECT_EQ(server_->ActiveConnections(), 0u);
+
+  // No longer accepting.
+  Client late(Port(), true);
+  EXPECT_EQ(late.connect_error(), net::error::connection_refused);
+}
+
+TEST_F(HttpServerTest, StopWithoutConnectionsDrainsAtOnce) {
+  StartServer();
+  std::promise<void> drained;
+  server_->Stop([&drained] { drained.set_value(); });
+  EXPECT_EQ(drained.get_future().wait_for(2s), std::future_status::ready);
+}
+
+TEST(HttpServerCreateTest, PortInUseIsUnavailable) {
+  net::io_context ioc;
+  auto handler = [](Request&&, const RequestContext&, Responder) {};
+  auto first = HttpServer::Create(ioc, "127.0.0.1:0", {}, handler);
+  ASSERT_TRUE(first) << first.error().message;
+  const std::string taken = "127.0.0.1:" + std::to_string((*first)->LocalEndpoint().port());
+  auto second = HttpServer::Create(ioc, taken, {}, handler);
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(second.error().message.find("in use"), std::string::npos) << second.error().message;
+}
+
+TEST(HttpServerCreateTest, MalformedListenAddressIsInvalidArgument) {
+  net::io_context ioc;
+  auto handler = [](Request&&, const RequestContext&, Responder) {};
+  for (const char* listen : {"", "8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536",
+                             "127.0.0.1:8o", ":8080", "::1:8080", "[::1]8080", "[::1:8080",
+                             "node01.cluster:8080", "127.1:8080", "[127.0.0.1]:80"}) {
+    auto server = HttpServer::Create(ioc, listen, {}, handler);
+    ASSERT_FALSE(server) << listen;
+    EXPECT_EQ(server.error().code, ErrorCode::kInvalidArgument) << listen;
+  }
+}
+
+TEST(HttpServerCreateTest, AcceptsLocalhostAndBracketedIpv6) {
+  net::io_context ioc;
+  auto handler = [](Request&&, const RequestContext&, Responder) {};
+  auto local = HttpServer::Create(ioc, "localhost:0", {}, handler);
+  ASSERT_TRUE(local) << local.error().message;
+  EXPECT_TRUE((*local)->LocalEndpoint().address().is_loopback());
+  EXPECT_NE((*local)->LocalEndpoint().port(), 0);
+  // A host without IPv6 may refuse to bind, but the address is well-formed.
+  auto v6 = HttpServer::Create(ioc, "[::1]:0", {}, handler);
+  if (!v6) {
+    EXPECT_EQ(v6.error().code, ErrorCode::kUnavailable) << v6.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace bplace::api
