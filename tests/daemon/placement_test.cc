@@ -1,0 +1,675 @@
+#include "daemon/placement.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace bplace {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+lsf::QueueStatus Status(const std::string& text) {
+  lsf::QueueStatus status;
+  status.text = text;
+  status.open = text.rfind("Open", 0) == 0;
+  status.active = text.find(":Active") != std::string::npos;
+  return status;
+}
+
+// Builds a ClusterSnapshot by hand as the cache would: Topology::Build, a
+// LoadState, then CountQueueHosts.
+class SnapshotBuilder {
+ public:
+  SnapshotBuilder& Queue(std::string name, std::vector<std::string> hosts,
+                         std::vector<std::string> users = {"all"},
+                         std::string status = "Open:Active", std::int64_t pend = 0,
+                         std::int64_t run = 0, int prio = 30) {
+    lsf::QueueDefinition definition;
+    definition.name = name;
+    definition.prio = prio;
+    definition.status = Status(status);
+    definition.hosts = std::move(hosts);
+    definition.users = std::move(users);
+    definitions_.push_back(definition);
+    lsf::QueueLoad load;
+    load.name = std::move(name);
+    load.prio = prio;
+    load.status = Status(status);
+    load.pend = pend;
+    load.run = run;
+    load.njobs = pend + run;
+    loads_.push_back(std::move(load));
+    return *this;
+  }
+  // A queue known to bqueues -l but absent from bqueues -w.
+  SnapshotBuilder& DefinitionOnly(std::string name, std::vector<std::string> hosts,
+                                  std::int64_t pend, int prio) {
+    lsf::QueueDefinition definition;
+    definition.name = std::move(name);
+    definition.prio = prio;
+    definition.pend = pend;
+    definition.status = Status("Open:Active");
+    definition.hosts = std::move(hosts);
+    definition.users = {"all"};
+    definitions_.push_back(std::move(definition));
+    return *this;
+  }
+  SnapshotBuilder& LoadStatus(const std::string& queue, const std::string& status) {
+    for (auto& load : loads_) {
+      if (load.name == queue) load.status = Status(status);
+    }
+    return *this;
+  }
+  SnapshotBuilder& Host(std::string name, std::string status = "ok") {
+    lsf::HostStatus host;
+    host.name = std::move(name);
+    host.status = std::move(status);
+    hosts_.push_back(std::move(host));
+    return *this;
+  }
+  SnapshotBuilder& HostGroup(std::string name, std::vector<std::string> members) {
+    host_groups_.push_back(lsf::Group{std::move(name), false, std::move(members)});
+    return *this;
+  }
+  SnapshotBuilder& UserGroup(std::string name, std::vector<std::string> members) {
+    user_groups_.push_back(lsf::Group{std::move(name), false, std::move(members)});
+    return *this;
+  }
+
+  ClusterSnapshot Build() const {
+    ClusterSnapshot snapshot;
+    snapshot.topology = Topology::Build(definitions_, host_groups_, user_groups_);
+    auto load = std::make_shared<LoadState>();
+    for (const auto& queue : loads_) load->queues.emplace(queue.name, queue);
+    load->hosts = hosts_;
+    for (std::size_t i = 0; i < hosts_.size(); ++i) load->host_index.emplace(hosts_[i].name, i);
+    snapshot.load = load;
+    snapshot.host_counts = CountQueueHosts(*snapshot.topology, *snapshot.load);
+    return snapshot;
+  }
+
+ private:
+  std::vector<lsf::QueueDefinition> definitions_;
+  std::vector<lsf::QueueLoad> loads_;
+  std::vector<lsf::HostStatus> hosts_;
+  std::vector<lsf::Group> host_groups_;
+  std::vector<lsf::Group> user_groups_;
+};
+
+PlacementRequest Request(std::optional<std::string> host = std::nullopt,
+                         std::vector<std::string> queues = {}, std::string user = "alice") {
+  return PlacementRequest{std::move(user), std::move(host), std::move(queues)};
+}
+
+std::vector<std::string> CandidateNames(const Placement& placement) {
+  std::vector<std::string> names;
+  for (const Candidate& c : placement.candidates) names.push_back(c.queue);
+  return names;
+}
+
+const Exclusion* FindExclusion(const Placement& placement, const std::string& queue) {
+  for (const Exclusion& e : placement.excluded) {
+    if (e.queue == queue) return &e;
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- ranking
+
+struct QueueSpec {
+  std::string status;
+  std::int64_t pend;
+  std::int64_t inflight;
+  std::int64_t run;
+  int prio;
+};
+
+struct RankCase {
+  std::string label;
+  QueueSpec a;  // queue "qa"
+  QueueSpec b;  // queue "qb"
+  std::string first;
+};
+std::ostream& operator<<(std::ostream& os, const RankCase& c) { return os << c.label; }
+
+class PlaceRankingTest : public ::testing::TestWithParam<RankCase> {};
+
+TEST_P(PlaceRankingTest, PutsBetterQueueFirst) {
+  const RankCase& c = GetParam();
+  const ClusterSnapshot snapshot =
+      SnapshotBuilder()
+          .Queue("qa", {"all"}, {"all"}, c.a.status, c.a.pend, c.a.run, c.a.prio)
+          .Queue("qb", {"all"}, {"all"}, c.b.status, c.b.pend, c.b.run, c.b.prio)
+          .Host("node001")
+          .Build();
+  const std::unordered_map<std::string, std::int64_t> inflight{{"qa", c.a.inflight},
+                                                               {"qb", c.b.inflight}};
+  PlacementContext context;
+  context.inflight_slots = &inflight;
+  const auto placement = Place(snapshot, context, Request());
+  ASSERT_TRUE(placement) << placement.error().message;
+  ASSERT_EQ(placement->candidates.size(), 2u);
+  EXPECT_EQ(placement->candidates.front().queue, c.first);
+}
+
+// DESIGN §3.3: Active before Inact, then PEND + in-flight, then RUN, then
+// higher PRIO, then name.
+INSTANTIATE_TEST_SUITE_P(
+    DesignOrder, PlaceRankingTest,
+    ::testing::Values(
+        RankCase{"active_before_idle_inactive",
+                 {"Open:Inact_Win", 0, 0, 0, 90},
+                 {"Open:Active", 500, 0, 900, 10},
+                 "qb"},
+        RankCase{"active_before_inactive_adm",
+                 {"Open:Active", 9, 0, 0, 30},
+                 {"Open:Inact_Adm", 0, 0, 0, 30},
+                 "qa"},
+        RankCase{"fewer_pending", {"Open:Active", 5, 0, 0, 30}, {"Open:Active", 4, 0, 0, 30}, "qb"},
+        RankCase{"inflight_counts_as_pending",
+                 {"Open:Active", 1, 4, 0, 30},
+                 {"Open:Active", 4, 0, 0, 30},
+                 "qb"},
+        RankCase{"pending_plus_inflight_tie_then_fewer_running",
+                 {"Open:Active", 2, 2, 1, 30},
+                 {"Open:Active", 4, 0, 7, 30},
+                 "qa"},
+        RankCase{"fewer_running", {"Open:Active", 3, 0, 9, 30}, {"Open:Active", 3, 0, 8, 30}, "qb"},
+        RankCase{"higher_prio", {"Open:Active", 3, 0, 8, 10}, {"Open:Active", 3, 0, 8, 40}, "qb"},
+        RankCase{"name_breaks_full_tie",
+                 {"Open:Active", 3, 0, 8, 30},
+                 {"Open:Active", 3, 0, 8, 30},
+                 "qa"},
+        RankCase{"pending_beats_running",
+                 {"Open:Active", 0, 0, 1000, 1},
+                 {"Open:Active", 1, 0, 0, 99},
+                 "qa"}));
+
+TEST(PlaceTest, RanksManyQueuesInFullOrder) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("night", {"all"}, {"all"}, "Open:Inact_Win", 0)
+                                       .Queue("short", {"all"}, {"all"}, "Open:Active", 10, 5)
+                                       .Queue("normal", {"all"}, {"all"}, "Open:Active", 10, 5, 40)
+                                       .Queue("long", {"all"}, {"all"}, "Open:Active", 3, 100)
+                                       .Queue("gpu", {"all"}, {"all"}, "Open:Active", 10, 2)
+                                       .Queue("batch", {"all"}, {"all"}, "Open:Active", 10, 5)
+                                       .Host("node001")
+                                       .Build();
+  const auto placement = Place(snapshot, {}, Request());
+  ASSERT_TRUE(placement);
+  EXPECT_THAT(CandidateNames(*placement),
+              ElementsAre("long", "gpu", "normal", "batch", "short", "night"));
+  EXPECT_THAT(placement->excluded, IsEmpty());
+}
+
+TEST(PlaceTest, FillsCandidateFields) {
+  const ClusterSnapshot snapshot =
+      SnapshotBuilder()
+          .HostGroup("hg_small", {"node001"})
+          .Queue("small", {"hg_small/+2"}, {"all"}, "Open:Active", 7, 3, 57)
+          .Host("node001")
+          .Build();
+  const std::unordered_map<std::string, std::int64_t> inflight{{"small", 4}};
+  PlacementContext context;
+  context.inflight_slots = &inflight;
+  const auto placement = Place(snapshot, context, Request("node001"));
+  ASSERT_TRUE(placement);
+  ASSERT_EQ(placement->candidates.size(), 1u);
+  const Candidate& c = placement->candidates[0];
+  EXPECT_EQ(c.queue, "small");
+  EXPECT_EQ(c.status, "Open:Active");
+  EXPECT_TRUE(c.active);
+  EXPECT_EQ(c.pend, 7);
+  EXPECT_EQ(c.inflight, 4);
+  EXPECT_EQ(c.run, 3);
+  EXPECT_EQ(c.prio, 57);
+  ASSERT_TRUE(c.admission);
+  EXPECT_EQ(c.admission->via, HostAdmission::Via::kGroup);
+  EXPECT_EQ(c.admission->token, "hg_small/+2");
+  EXPECT_EQ(c.admission->preference, 2);
+}
+
+TEST(PlaceTest, LeavesAdmissionEmptyWithoutHost) {
+  const ClusterSnapshot snapshot =
+      SnapshotBuilder().Queue("normal", {"all"}).Host("node001").Build();
+  const auto placement = Place(snapshot, {}, Request());
+  ASSERT_TRUE(placement);
+  ASSERT_EQ(placement->candidates.size(), 1u);
+  EXPECT_FALSE(placement->candidates[0].admission);
+}
+
+TEST(PlaceTest, UsesDefinitionCountersForQueueMissingFromBqueues) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("normal", {"all"}, {"all"}, "Open:Active", 5)
+                                       .DefinitionOnly("fresh", {"all"}, 2, 44)
+                                       .Host("node001")
+                                       .Build();
+  const auto placement = Place(snapshot, {}, Request());
+  ASSERT_TRUE(placement);
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("fresh", "normal"));
+  EXPECT_EQ(placement->candidates[0].pend, 2);
+  EXPECT_EQ(placement->candidates[0].prio, 44);
+}
+
+// ---------------------------------------------------------- exclusions
+
+struct ExclusionCase {
+  std::string label;
+  std::function<ClusterSnapshot()> snapshot;  // queue "q" is the one to judge
+  std::optional<std::string> host;
+  std::vector<std::string> queues;
+  std::unordered_set<std::string> excluded_by_config;
+  std::optional<std::unordered_set<std::string>> permitted;
+  std::unordered_map<std::string, std::string> rejections;
+  ExclusionCode code;
+  std::vector<std::string> reason_parts;
+};
+std::ostream& operator<<(std::ostream& os, const ExclusionCase& c) { return os << c.label; }
+
+class PlaceExclusionTest : public ::testing::TestWithParam<ExclusionCase> {};
+
+TEST_P(PlaceExclusionTest, ExcludesQueueWithReasonNamingCause) {
+  const ExclusionCase& c = GetParam();
+  const ClusterSnapshot snapshot = c.snapshot();
+  PlacementContext context;
+  context.excluded_queues = &c.excluded_by_config;
+  context.rejections = &c.rejections;
+  if (c.permitted) context.permitted_queues = &*c.permitted;
+  const auto placement = Place(snapshot, context, Request(c.host, c.queues));
+  ASSERT_TRUE(placement) << placement.error().message;
+  const Exclusion* exclusion = FindExclusion(*placement, "q");
+  ASSERT_NE(exclusion, nullptr) << "q was not excluded";
+  EXPECT_EQ(ExclusionCodeName(exclusion->code), std::string(ExclusionCodeName(c.code)));
+  for (const std::string& part : c.reason_parts) {
+    EXPECT_THAT(exclusion->reason, HasSubstr(part));
+  }
+  EXPECT_THAT(CandidateNames(*placement), ::testing::Not(::testing::Contains("q")));
+}
+
+ClusterSnapshot TwoQueues() {
+  return SnapshotBuilder()
+      .Queue("q", {"node001", "node002"}, {"bob"})
+      .Queue("other", {"all"})
+      .Host("node001")
+      .Host("node002")
+      .Host("node003")
+      .Build();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryCode, PlaceExclusionTest,
+    ::testing::Values(
+        ExclusionCase{"not_requested",
+                      TwoQueues,
+                      std::nullopt,
+                      {"other"},
+                      {},
+                      {},
+                      {},
+                      ExclusionCode::kNotRequested,
+                      {"requested"}},
+        ExclusionCase{"excluded_by_config",
+                      TwoQueues,
+                      std::nullopt,
+                      {},
+                      {"q"},
+                      {},
+                      {},
+                      ExclusionCode::kExcludedByConfig,
+                      {"exclude_queues"}},
+        ExclusionCase{"queue_closed",
+                      [] {
+                        return SnapshotBuilder()
+                            .Queue("q", {"all"}, {"all"}, "Closed:Inact_Adm")
+                            .Host("node001")
+                            .Build();
+                      },
+                      std::nullopt,
+                      {},
+                      {},
+                      {},
+                      {},
+                      ExclusionCode::kQueueClosed,
+                      {"Closed:Inact_Adm"}},
+        ExclusionCase{"host_not_in_queue",
+                      TwoQueues,
+                      "node003",
+                      {},
+                      {},
+                      {},
+                      {},
+                      ExclusionCode::kHostNotInQueue,
+                      {"node003", "node001 node002"}},
+        ExclusionCase{
+            "host_excluded",
+            [] {
+              return SnapshotBuilder().Queue("q", {"all", "~node003"}).Host("node003").Build();
+            },
+            "node003",
+            {},
+            {},
+            {},
+            {},
+            ExclusionCode::kHostExcluded,
+            {"node003", "~node003"}},
+        ExclusionCase{"remote_only",
+                      [] {
+                        return SnapshotBuilder()
+                            .Queue("q", {"all@cluster2"})
+                            .Queue("other", {"all"})
+                            .Host("node001")
+                            .Build();
+                      },
+                      std::nullopt,
+                      {},
+                      {},
+                      {},
+                      {},
+                      ExclusionCode::kRemoteOnly,
+                      {"remote"}},
+        ExclusionCase{"user_not_in_users_line",
+                      TwoQueues,
+                      std::nullopt,
+                      {},
+                      {},
+                      {},
+                      {},
+                      ExclusionCode::kUserNotPermitted,
+                      {"alice", "not in USERS: bob"}},
+        ExclusionCase{"user_refused_by_lsf",
+                      TwoQueues,
+                      std::nullopt,
+                      {},
+                      {},
+                      std::unordered_set<std::string>{"other"},
+                      {},
+                      ExclusionCode::kUserNotPermitted,
+                      {"bqueues -u", "alice"}},
+        ExclusionCase{"rejected_by_lsf",
+                      TwoQueues,
+                      std::nullopt,
+                      {},
+                      {},
+                      std::unordered_set<std::string>{"q", "other"},
+                      {{"q", "User cannot use the queue"}},
+                      ExclusionCode::kRejectedByLsf,
+                      {"User cannot use the queue"}},
+        ExclusionCase{
+            "host_unavail",
+            [] { return SnapshotBuilder().Queue("q", {"all"}).Host("node001", "unavail").Build(); },
+            "node001",
+            {},
+            {},
+            {},
+            {},
+            ExclusionCode::kHostUnavailable,
+            {"node001", "unavail"}},
+        ExclusionCase{
+            "host_closed_by_admin",
+            [] {
+              return SnapshotBuilder().Queue("q", {"all"}).Host("node001", "closed_Adm").Build();
+            },
+            "node001",
+            {},
+            {},
+            {},
+            {},
+            ExclusionCode::kHostUnavailable,
+            {"closed_Adm"}},
+        ExclusionCase{"host_in_group_but_not_in_bhosts",
+                      [] {
+                        return SnapshotBuilder()
+                            .HostGroup("hg", {"node009"})
+                            .Queue("q", {"hg/"})
+                            .Host("node001")
+                            .Build();
+                      },
+                      "node009",
+                      {},
+                      {},
+                      {},
+                      {},
+                      ExclusionCode::kHostUnavailable,
+                      {"node009", "bhosts"}},
+        ExclusionCase{"no_usable_host",
+                      [] {
+                        return SnapshotBuilder()
+                            .Queue("q", {"node001", "node002"})
+                            .Queue("other", {"all"})
+                            .Host("node001", "unavail")
+                            .Host("node002", "closed_Lock")
+                            .Host("node003")
+                            .Build();
+                      },
+                      std::nullopt,
+                      {},
+                      {},
+                      {},
+                      {},
+                      ExclusionCode::kNoUsableHost,
+                      {"2 hosts"}}));
+
+TEST(PlaceTest, ExclusionCodesHaveStableNames) {
+  const std::vector<std::pair<ExclusionCode, std::string>> names = {
+      {ExclusionCode::kNotRequested, "not_requested"},
+      {ExclusionCode::kExcludedByConfig, "excluded_by_config"},
+      {ExclusionCode::kQueueClosed, "queue_closed"},
+      {ExclusionCode::kHostNotInQueue, "host_not_in_queue"},
+      {ExclusionCode::kHostExcluded, "host_excluded"},
+      {ExclusionCode::kRemoteOnly, "remote_hosts_only"},
+      {ExclusionCode::kUserNotPermitted, "user_not_permitted"},
+      {ExclusionCode::kRejectedByLsf, "rejected_by_lsf"},
+      {ExclusionCode::kHostUnavailable, "host_unavailable"},
+      {ExclusionCode::kNoUsableHost, "no_usable_host"},
+  };
+  for (const auto& [code, name] : names) EXPECT_EQ(ExclusionCodeName(code), name);
+}
+
+TEST(PlaceTest, AccountsForEveryQueueExactlyOnce) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("a", {"all"})
+                                       .Queue("b", {"node002"})
+                                       .Queue("c", {"all"}, {"bob"})
+                                       .Queue("d", {"all"}, {"all"}, "Closed:Active")
+                                       .Queue("e", {"all", "~node001"})
+                                       .Host("node001")
+                                       .Host("node002")
+                                       .Build();
+  const auto placement = Place(snapshot, {}, Request("node001"));
+  ASSERT_TRUE(placement);
+  std::vector<std::string> seen = CandidateNames(*placement);
+  for (const Exclusion& e : placement->excluded) seen.push_back(e.queue);
+  std::sort(seen.begin(), seen.end());
+  EXPECT_THAT(seen, ElementsAre("a", "b", "c", "d", "e"));
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("a"));
+}
+
+TEST(PlaceTest, LoadStatusOverridesDefinitionStatus) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("q", {"all"})
+                                       .LoadStatus("q", "Closed:Active")
+                                       .Host("node001")
+                                       .Build();
+  const auto placement = Place(snapshot, {}, Request());
+  ASSERT_TRUE(placement);
+  EXPECT_THAT(placement->candidates, IsEmpty());
+  ASSERT_EQ(placement->excluded.size(), 1u);
+  EXPECT_EQ(placement->excluded[0].code, ExclusionCode::kQueueClosed);
+}
+
+TEST(PlaceTest, InactiveQueueRemainsCandidate) {
+  const ClusterSnapshot snapshot =
+      SnapshotBuilder().Queue("q", {"all"}, {"all"}, "Open:Inact_Adm").Host("node001").Build();
+  const auto placement = Place(snapshot, {}, Request());
+  ASSERT_TRUE(placement);
+  ASSERT_EQ(placement->candidates.size(), 1u);
+  EXPECT_FALSE(placement->candidates[0].active);
+}
+
+TEST(PlaceTest, ClosedFullHostIsUsable) {
+  const ClusterSnapshot snapshot =
+      SnapshotBuilder().Queue("q", {"node001"}).Host("node001", "closed_Full").Build();
+  const auto with_host = Place(snapshot, {}, Request("node001"));
+  ASSERT_TRUE(with_host);
+  EXPECT_THAT(CandidateNames(*with_host), ElementsAre("q"));
+  const auto without_host = Place(snapshot, {}, Request());
+  ASSERT_TRUE(without_host);
+  EXPECT_THAT(CandidateNames(*without_host), ElementsAre("q"));
+}
+
+TEST(PlaceTest, RequestWithoutHostSkipsOnlyQueuesWithoutUsableHost) {
+  const ClusterSnapshot snapshot =
+      SnapshotBuilder()
+          .Queue("dead", {"node001"})
+          .Queue("alive", {"node001", "node002"}, {"all"}, "Open:Active", 100)
+          .Host("node001", "unreach")
+          .Host("node002", "ok")
+          .Build();
+  const auto placement = Place(snapshot, {}, Request());
+  ASSERT_TRUE(placement);
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("alive"));
+  const Exclusion* dead = FindExclusion(*placement, "dead");
+  ASSERT_NE(dead, nullptr);
+  EXPECT_EQ(dead->code, ExclusionCode::kNoUsableHost);
+}
+
+TEST(PlaceTest, QueuesFilterKeepsOnlyRequestedQueues) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("a", {"all"}, {"all"}, "Open:Active", 9)
+                                       .Queue("b", {"all"}, {"all"}, "Open:Active", 1)
+                                       .Queue("c", {"all"}, {"all"}, "Open:Active", 5)
+                                       .Host("node001")
+                                       .Build();
+  const auto placement = Place(snapshot, {}, Request(std::nullopt, {"c", "a"}));
+  ASSERT_TRUE(placement);
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("c", "a"));
+  ASSERT_EQ(placement->excluded.size(), 1u);
+  EXPECT_EQ(placement->excluded[0].queue, "b");
+  EXPECT_EQ(placement->excluded[0].code, ExclusionCode::kNotRequested);
+}
+
+// ---------------------------------------------------------- errors
+
+TEST(PlaceTest, UnknownHostIsNotFound) {
+  const ClusterSnapshot snapshot = TwoQueues();
+  const auto placement = Place(snapshot, {}, Request("node999"));
+  ASSERT_FALSE(placement);
+  EXPECT_EQ(placement.error().code, ErrorCode::kNotFound);
+  EXPECT_THAT(placement.error().message, HasSubstr("node999"));
+}
+
+TEST(PlaceTest, HostMatchedOnlyBySimilarNameIsNotFound) {
+  const ClusterSnapshot snapshot = TwoQueues();
+  for (const char* host : {"node00", "Node001", "node001.ib.example.org", "node0011"}) {
+    const auto placement = Place(snapshot, {}, Request(host));
+    ASSERT_FALSE(placement) << host;
+    EXPECT_EQ(placement.error().code, ErrorCode::kNotFound) << host;
+  }
+}
+
+TEST(PlaceTest, UnknownRequestedQueueIsNotFound) {
+  const ClusterSnapshot snapshot = TwoQueues();
+  const auto placement = Place(snapshot, {}, Request(std::nullopt, {"other", "nosuchq"}));
+  ASSERT_FALSE(placement);
+  EXPECT_EQ(placement.error().code, ErrorCode::kNotFound);
+  EXPECT_THAT(placement.error().message, HasSubstr("nosuchq"));
+}
+
+TEST(PlaceTest, IncompleteSnapshotIsUnavailable) {
+  const ClusterSnapshot full = TwoQueues();
+  ClusterSnapshot no_load = full;
+  no_load.load = nullptr;
+  ClusterSnapshot no_topology = full;
+  no_topology.topology = nullptr;
+  for (const ClusterSnapshot* snapshot : {&no_load, &no_topology}) {
+    const auto placement = Place(*snapshot, {}, Request("node001"));
+    ASSERT_FALSE(placement);
+    EXPECT_EQ(placement.error().code, ErrorCode::kUnavailable);
+  }
+  const auto empty = Place(ClusterSnapshot{}, {}, Request());
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().code, ErrorCode::kUnavailable);
+}
+
+// ---------------------------------------------------------- permissions
+
+TEST(PlaceTest, ReadsUsersLinesWhenLsfNotAsked) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .UserGroup("grp_chem", {"alice", "bob"})
+                                       .Queue("chem", {"all"}, {"grp_chem/"})
+                                       .Queue("phys", {"all"}, {"erin"})
+                                       .Queue("open", {"all"}, {"all", "~alice"})
+                                       .Host("node001")
+                                       .Build();
+  const auto placement = Place(snapshot, {}, Request());
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->permission_source, "users_line");
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("chem"));
+  const Exclusion* open = FindExclusion(*placement, "open");
+  ASSERT_NE(open, nullptr);
+  EXPECT_THAT(open->reason, HasSubstr("~alice"));
+}
+
+TEST(PlaceTest, LsfPermissionWinsOverUsersLine) {
+  // USERS says alice may not use "phys" and may use "chem"; LSF says the
+  // opposite (e.g. a group LSF resolves differently): LSF decides.
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("chem", {"all"}, {"alice"})
+                                       .Queue("phys", {"all"}, {"erin"})
+                                       .Host("node001")
+                                       .Build();
+  const std::unordered_set<std::string> permitted{"phys"};
+  PlacementContext context;
+  context.permitted_queues = &permitted;
+  const auto placement = Place(snapshot, context, Request());
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->permission_source, "lsf");
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("phys"));
+  const Exclusion* chem = FindExclusion(*placement, "chem");
+  ASSERT_NE(chem, nullptr);
+  EXPECT_EQ(chem->code, ExclusionCode::kUserNotPermitted);
+  EXPECT_THAT(chem->reason, HasSubstr("USERS would admit"));
+}
+
+TEST(PlaceTest, EmptyLsfPermissionSetRefusesEveryQueue) {
+  const ClusterSnapshot snapshot =
+      SnapshotBuilder().Queue("a", {"all"}).Queue("b", {"all"}).Host("node001").Build();
+  const std::unordered_set<std::string> permitted;
+  PlacementContext context;
+  context.permitted_queues = &permitted;
+  const auto placement = Place(snapshot, context, Request());
+  ASSERT_TRUE(placement);
+  EXPECT_THAT(placement->candidates, IsEmpty());
+  EXPECT_EQ(placement->excluded.size(), 2u);
+  EXPECT_EQ(placement->permission_source, "lsf");
+}
+
+TEST(PlaceTest, RejectionAppliesOnlyToItsQueue) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("a", {"all"})
+                                       .Queue("b", {"all"}, {"all"}, "Open:Active", 50)
+                                       .Host("node001")
+                                       .Build();
+  const std::unordered_map<std::string, std::string> rejections{{"a", "Queue has been closed"}};
+  PlacementContext context;
+  context.rejections = &rejections;
+  const auto placement = Place(snapshot, context, Request());
+  ASSERT_TRUE(placement);
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("b"));
+}
+
+}  // namespace
+}  // namespace bplace

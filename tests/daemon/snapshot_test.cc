@@ -1,0 +1,106 @@
+#include "daemon/snapshot.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace bplace {
+namespace {
+
+struct StatusCase {
+  const char* status;
+  bool takes_new_work;
+};
+
+class HostTakesNewWorkTest : public ::testing::TestWithParam<StatusCase> {};
+
+TEST_P(HostTakesNewWorkTest, FollowsBhostsStatus) {
+  EXPECT_EQ(HostTakesNewWork(GetParam().status), GetParam().takes_new_work) << GetParam().status;
+}
+
+// Every `bhosts -w` status of FORMATS.md.
+INSTANTIATE_TEST_SUITE_P(
+    EveryBhostsStatus, HostTakesNewWorkTest,
+    ::testing::Values(StatusCase{"ok", true}, StatusCase{"closed_Full", true},
+                      StatusCase{"closed_Busy", true}, StatusCase{"closed_Excl", true},
+                      StatusCase{"closed_Wind", true}, StatusCase{"unavail", false},
+                      StatusCase{"unreach", false}, StatusCase{"closed_Adm", false},
+                      StatusCase{"closed_Lock", false}, StatusCase{"closed_LIM", false},
+                      StatusCase{"closed_EGO", false}, StatusCase{"closed_RC", false}));
+
+lsf::QueueDefinition Queue(std::string name, std::vector<std::string> hosts) {
+  lsf::QueueDefinition queue;
+  queue.name = std::move(name);
+  queue.status = {true, true, "Open:Active"};
+  queue.hosts = std::move(hosts);
+  queue.users = {"all"};
+  return queue;
+}
+
+LoadState Load(std::vector<std::pair<std::string, std::string>> hosts) {
+  LoadState load;
+  for (auto& [name, status] : hosts) {
+    lsf::HostStatus host;
+    host.name = name;
+    host.status = status;
+    load.host_index.emplace(name, load.hosts.size());
+    load.hosts.push_back(std::move(host));
+  }
+  return load;
+}
+
+TEST(CountQueueHostsTest, CountsAdmittedAndUsableHostsPerQueue) {
+  const auto topology =
+      Topology::Build({Queue("everything", {"all"}), Queue("small", {"hg_small/"}),
+                       Queue("but_one", {"all", "~node002"}), Queue("remote", {"all@c2"}),
+                       Queue("nothing", {"none"})},
+                      {lsf::Group{"hg_small", false, {"node001", "node002", "node003"}}}, {});
+  const LoadState load = Load({{"login01", "closed_Adm"},
+                               {"node001", "ok"},
+                               {"node002", "closed_Full"},
+                               {"node003", "unavail"}});
+  const auto counts = CountQueueHosts(*topology, load);
+  ASSERT_EQ(counts.size(), 5u);
+  EXPECT_EQ(counts.at("everything").admitted, 4);
+  EXPECT_EQ(counts.at("everything").usable, 2);
+  EXPECT_EQ(counts.at("small").admitted, 3);
+  EXPECT_EQ(counts.at("small").usable, 2);
+  EXPECT_EQ(counts.at("but_one").admitted, 3);
+  EXPECT_EQ(counts.at("but_one").usable, 1);
+  EXPECT_EQ(counts.at("remote").admitted, 0);
+  EXPECT_EQ(counts.at("nothing").admitted, 0);
+  EXPECT_EQ(counts.at("nothing").usable, 0);
+}
+
+TEST(LoadStateTest, FindsHostsByExactName) {
+  const LoadState load = Load({{"node001", "ok"}, {"node002", "unavail"}});
+  ASSERT_NE(load.FindHost("node002"), nullptr);
+  EXPECT_EQ(load.FindHost("node002")->status, "unavail");
+  EXPECT_EQ(load.FindHost("node00"), nullptr);
+  EXPECT_EQ(load.FindHost("Node001"), nullptr);
+}
+
+TEST(ClusterSnapshotTest, IsCompleteOnlyWithBothTiers) {
+  ClusterSnapshot snapshot;
+  EXPECT_FALSE(snapshot.complete());
+  snapshot.load = std::make_shared<LoadState>();
+  EXPECT_FALSE(snapshot.complete());
+  snapshot.topology = Topology::Build({}, {}, {});
+  EXPECT_TRUE(snapshot.complete());
+}
+
+TEST(ClusterSnapshotTest, AsOfIsTheOlderTier) {
+  ClusterSnapshot snapshot;
+  const SystemTime t0 = std::chrono::system_clock::now();
+  snapshot.topology_as_of = t0;
+  snapshot.load_as_of = t0 + std::chrono::seconds(15);
+  EXPECT_EQ(snapshot.as_of(), t0);
+  snapshot.load_as_of = t0 - std::chrono::seconds(3);
+  EXPECT_EQ(snapshot.as_of(), t0 - std::chrono::seconds(3));
+}
+
+}  // namespace
+}  // namespace bplace

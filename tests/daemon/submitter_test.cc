@@ -1,0 +1,501 @@
+#include "daemon/submitter.h"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+#include <boost/asio/io_context.hpp>
+
+#include "tests/fakes/fake_command_runner.h"
+
+namespace bplace {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::FakeCommandRunner;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Pair;
+using ::testing::UnorderedElementsAre;
+using namespace std::chrono_literals;
+
+// Three open queues on all hosts with PEND 0, 4 and 10 (LSF 10.1 formats,
+// lsf/FORMATS.md); alice may use all three.
+constexpr char kBqueuesW[] =
+    "QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP \n"
+    "qa               30  Open:Active       -    -    -    -     0     0     0     0\n"
+    "qb               30  Open:Active       -    -    -    -     4     4     0     0\n"
+    "qc               30  Open:Active       -    -    -    -    10    10     0     0\n";
+
+constexpr char kBhostsW[] =
+    "HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV\n"
+    "node001            ok              -     48      0      0      0      0      0\n"
+    "node002            ok              -     48      0      0      0      0      0\n";
+
+std::string QueueBlock(const std::string& name, const std::string& hosts) {
+  return "\n"
+         "QUEUE: " +
+         name +
+         "\n"
+         "  -- Test queue.\n"
+         "\n"
+         "PARAMETERS/STATISTICS\n"
+         "PRIO NICE STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN SSUSP USUSP  RSV\n"
+         " 30   20  Open:Active       -    -    -    -     0     0     0     0     0    0\n"
+         "Interval for a host to accept two jobs is 0 seconds\n"
+         "\n"
+         "USERS: all\n"
+         "HOSTS:  " +
+         hosts +
+         "\n"
+         "-------------------------------------------------------------------------------\n";
+}
+
+constexpr char kBmgroupW[] =
+    "GROUP_NAME    HOSTS\n"
+    "hg_two       node001 node002 \n";
+
+constexpr char kBugroupW[] =
+    "GROUP_NAME    USERS\n"
+    "grp_chem     alice bob carol \n";
+
+constexpr char kLsid[] =
+    "IBM Spectrum LSF Standard 10.1.0.13, Jun 03 2022\n"
+    "\n"
+    "My cluster name is cluster1\n"
+    "My master name is lsfmaster01\n";
+
+const std::vector<std::string> kAliceQuery = {"bqueues", "-u", "alice", "-w"};
+
+// The value following `flag` in `argv`, or "".
+std::string ValueOf(const std::vector<std::string>& argv, const std::string& flag) {
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == flag) return argv[i + 1];
+  }
+  return "";
+}
+
+bool IsBsub(const lsf::CommandSpec& spec) { return !spec.argv.empty() && spec.argv[0] == "bsub"; }
+
+class SubmitterTest : public ::testing::Test {
+ protected:
+  SubmitterTest() {
+    // Refresh failures and submissions are logged; tests check them instead.
+    spdlog::set_level(spdlog::level::err);
+    fake_.OnArgv({"bqueues", "-w"}, FakeCommandRunner::Output(kBqueuesW));
+    fake_.OnArgv({"bhosts", "-w"}, FakeCommandRunner::Output(kBhostsW));
+    fake_.OnArgv({"bqueues", "-l"},
+                 FakeCommandRunner::Output(QueueBlock("qa", "all") + QueueBlock("qb", "all") +
+                                           QueueBlock("qc", "hg_two/")));
+    fake_.OnArgv({"bmgroup", "-w"}, FakeCommandRunner::Output(kBmgroupW));
+    fake_.OnArgv({"bugroup", "-w"}, FakeCommandRunner::Output(kBugroupW));
+    fake_.OnArgv({"lsid"}, FakeCommandRunner::Output(kLsid));
+    fake_.OnArgv(kAliceQuery, FakeCommandRunner::Output(kBqueuesW));
+    // bsub accepts every job into the queue it was given.
+    auto next_id = std::make_shared<int>(1000);
+    fake_.On(IsBsub, [next_id](const lsf::CommandSpec& spec) {
+      return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+          "Job <" + std::to_string((*next_id)++) + "> is submitted to queue <" +
+          ValueOf(spec.argv, "-q") + ">.\n"));
+    });
+  }
+
+  // Refreshes both tiers of the cache and builds the submitter.
+  Submitter& Ready() {
+    if (submitter_) return *submitter_;
+    cache_ =
+        std::make_unique<ClusterCache>(io_.get_executor(), fake_, lsf_, ledger_, CacheOptions{});
+    int done = 0;
+    cache_->RefreshTopology([&](Result<void> r) {
+      EXPECT_TRUE(r) << r.error().message;
+      ++done;
+    });
+    cache_->RefreshLoad([&](Result<void> r) {
+      EXPECT_TRUE(r) << r.error().message;
+      ++done;
+    });
+    RunUntil([&] { return done == 2; });
+    submitter_ = std::make_unique<Submitter>(fake_, lsf_, *cache_, ledger_, options_);
+    return *submitter_;
+  }
+
+  void RunUntil(const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ADD_FAILURE() << "condition not reached";
+        return;
+      }
+      io_.restart();
+      io_.run_one_for(50ms);
+    }
+  }
+
+  SubmissionResult Submit(JobRequest job, const std::string& request_id = "rid1") {
+    Submitter& submitter = Ready();
+    std::optional<SubmissionResult> got;
+    submitter.Submit(std::move(job), SubmitContext{"alice", request_id},
+                     [&](SubmissionResult r) { got = std::move(r); });
+    RunUntil([&] { return got.has_value(); });
+    return got.value_or(SubmissionResult{});
+  }
+
+  // bsub calls so far, in order.
+  std::vector<testing::RecordedCall> BsubCalls() const {
+    std::vector<testing::RecordedCall> calls;
+    for (auto& call : fake_.Calls()) {
+      if (!call.argv.empty() && call.argv[0] == "bsub") calls.push_back(call);
+    }
+    return calls;
+  }
+
+  std::size_t CallsOf(const std::vector<std::string>& argv) const {
+    std::size_t n = 0;
+    for (const auto& call : fake_.Calls()) n += call.argv == argv;
+    return n;
+  }
+
+  // bsub with `-q queue` answers `reply`.
+  void BsubReplies(const std::string& queue, FakeCommandRunner::Reply reply) {
+    fake_.On(
+        [queue](const lsf::CommandSpec& spec) {
+          return IsBsub(spec) && ValueOf(spec.argv, "-q") == queue;
+        },
+        [reply](const lsf::CommandSpec&) { return reply; });
+  }
+
+  static JobRequest Command(std::string command) {
+    JobRequest job;
+    job.command = std::move(command);
+    return job;
+  }
+
+  boost::asio::io_context io_;
+  FakeCommandRunner fake_{io_.get_executor()};
+  LsfInvoker lsf_{"", "", 9000ms, {}};
+  InflightLedger ledger_;
+  SubmitterOptions options_;
+  std::unique_ptr<ClusterCache> cache_;
+  std::unique_ptr<Submitter> submitter_;
+};
+
+TEST_F(SubmitterTest, SubmitsToLeastBusyQueue) {
+  const SubmissionResult result = Submit(Command("sleep 10"));
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_EQ(result.queue, "qa");
+  EXPECT_EQ(result.requested_queue, "qa");
+  EXPECT_EQ(result.job_id, "1000");
+  ASSERT_EQ(result.attempts.size(), 1u);
+  EXPECT_EQ(result.attempts[0].outcome, "submitted");
+  EXPECT_EQ(result.attempts[0].queue, "qa");
+  ASSERT_TRUE(result.placement);
+  EXPECT_EQ(result.placement->candidates.front().queue, "qa");
+  EXPECT_EQ(result.placement->permission_source, "lsf");
+}
+
+TEST_F(SubmitterTest, BuildsArgvWithQueueHostTagAndCommandAsOneArgument) {
+  JobRequest job = Command("echo hello world > out.txt");
+  job.host = "node001";
+  const SubmissionResult result = Submit(job, "6f1c");
+  ASSERT_FALSE(result.error) << result.error->message;
+  const std::vector<std::string> expected = {
+      "bsub", "-q", "qa", "-m", "node001", "-Jd", "bplace:6f1c", "echo hello world > out.txt"};
+  EXPECT_EQ(result.bsub_argv, expected);
+  EXPECT_EQ(result.host, std::optional<std::string>("node001"));
+  const auto calls = BsubCalls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].argv, expected);
+  EXPECT_FALSE(calls[0].stdin_data);
+  EXPECT_EQ(calls[0].timeout, 9000ms);
+}
+
+TEST_F(SubmitterTest, PassesEveryOptionInFixedOrder) {
+  JobRequest job = Command("./run.sh");
+  job.job_name = "align";
+  job.slots = 4;
+  job.resources = "span[hosts=1]";
+  job.output = "out.%J";
+  job.error = "err.%J";
+  job.cwd = "/scratch/alice";
+  job.walltime = "2:30";
+  job.memory = "8GB";
+  job.project = "chem";
+  job.app = "fluent";
+  job.extra_args = {"-G", "grp_chem", "-x"};
+  const SubmissionResult result = Submit(job, "r2");
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_THAT(result.bsub_argv,
+              ElementsAre("bsub", "-q", "qa", "-Jd", "bplace:r2", "-J", "align", "-n", "4", "-R",
+                          "span[hosts=1]", "-o", "out.%J", "-e", "err.%J", "-cwd", "/scratch/alice",
+                          "-W", "2:30", "-M", "8GB", "-P", "chem", "-app", "fluent", "-G",
+                          "grp_chem", "-x", "./run.sh"));
+}
+
+TEST_F(SubmitterTest, QuotesArgvIntoOneCommandString) {
+  JobRequest job;
+  job.argv = std::vector<std::string>{"echo", "a b", "it's"};
+  const SubmissionResult result = Submit(job);
+  ASSERT_FALSE(result.error) << result.error->message;
+  ASSERT_FALSE(result.bsub_argv.empty());
+  EXPECT_EQ(result.bsub_argv.back(), "echo 'a b' 'it'\\''s'");
+}
+
+TEST_F(SubmitterTest, FeedsScriptOnStdinWithoutCommandArgument) {
+  JobRequest job;
+  job.script = "#!/bin/sh\n#BSUB -W 10\necho hi\n";
+  const SubmissionResult result = Submit(job, "r3");
+  ASSERT_FALSE(result.error) << result.error->message;
+  const auto calls = BsubCalls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].stdin_data, std::optional<std::string>(*job.script));
+  EXPECT_EQ(calls[0].argv, (std::vector<std::string>{"bsub", "-q", "qa", "-Jd", "bplace:r3"}));
+}
+
+TEST_F(SubmitterTest, TriesNextQueueAfterQueueRejectionAndRemembersIt) {
+  BsubReplies("qa", FakeCommandRunner::Output(
+                        "", "qa: User cannot use the queue. Job not submitted.\n", 255));
+  const SubmissionResult result = Submit(Command("true"));
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_EQ(result.queue, "qb");
+  ASSERT_EQ(result.attempts.size(), 2u);
+  EXPECT_EQ(result.attempts[0].queue, "qa");
+  EXPECT_EQ(result.attempts[0].outcome, "queue_rejected");
+  EXPECT_EQ(result.attempts[0].message, "User cannot use the queue");
+  EXPECT_EQ(result.attempts[1].queue, "qb");
+  EXPECT_EQ(result.attempts[1].outcome, "submitted");
+  EXPECT_THAT(cache_->Rejections("alice"),
+              UnorderedElementsAre(Pair("qa", "User cannot use the queue")));
+  // The refused bsub's slots are not counted; the accepted one's are.
+  EXPECT_THAT(ledger_.Counts(), UnorderedElementsAre(Pair("qb", 1)));
+
+  // The next request skips qa without asking bsub.
+  const SubmissionResult next = Submit(Command("true"), "rid2");
+  ASSERT_FALSE(next.error);
+  ASSERT_EQ(next.attempts.size(), 1u);
+  EXPECT_EQ(next.attempts[0].queue, "qb");
+  EXPECT_EQ(BsubCalls().size(), 3u);
+}
+
+TEST_F(SubmitterTest, HostRejectionTriesNextQueueWithoutRemembering) {
+  BsubReplies("qa", FakeCommandRunner::Output(
+                        "",
+                        "node001: Host or host group is not used by the queue. Job not "
+                        "submitted.\n",
+                        255));
+  JobRequest job = Command("true");
+  job.host = "node001";
+  const SubmissionResult result = Submit(job);
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_EQ(result.queue, "qb");
+  EXPECT_THAT(cache_->Rejections("alice"), IsEmpty());
+}
+
+TEST_F(SubmitterTest, StopsOnJobRejection) {
+  BsubReplies("qa", FakeCommandRunner::Output(
+                        "", "Bad resource requirement syntax. Job not submitted.\n", 255));
+  JobRequest job = Command("true");
+  job.resources = "select[[";
+  const SubmissionResult result = Submit(job);
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kRejected);
+  EXPECT_THAT(result.error->message, HasSubstr("Bad resource requirement syntax"));
+  ASSERT_EQ(result.attempts.size(), 1u);
+  EXPECT_EQ(result.attempts[0].outcome, "job_rejected");
+  EXPECT_EQ(BsubCalls().size(), 1u);
+  EXPECT_THAT(ledger_.Counts(), IsEmpty());
+  EXPECT_THAT(cache_->Rejections("alice"), IsEmpty());
+}
+
+TEST_F(SubmitterTest, NeverResubmitsAfterTimeoutAndKeepsSlotsCounted) {
+  lsf::CommandResult timed_out = FakeCommandRunner::TimedOut();
+  timed_out.elapsed = 9000ms;
+  BsubReplies("qa", timed_out);
+  JobRequest job = Command("true");
+  job.slots = 6;
+  const SubmissionResult result = Submit(job, "lost1");
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kTimeout);
+  EXPECT_THAT(result.error->message, HasSubstr("bplace:lost1"));
+  ASSERT_EQ(result.attempts.size(), 1u);
+  EXPECT_EQ(result.attempts[0].outcome, "timeout");
+  EXPECT_EQ(BsubCalls().size(), 1u);
+  EXPECT_THAT(ledger_.Counts(), UnorderedElementsAre(Pair("qa", 6)));
+}
+
+TEST_F(SubmitterTest, StopsWhenLsfIsUnavailable) {
+  fake_.On(IsBsub, [](const lsf::CommandSpec&) {
+    return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+        "",
+        "lsb_init: Failed in an LSF library call: Unable to open file lsf.conf. Job not "
+        "submitted.\n",
+        255));
+  });
+  const SubmissionResult result = Submit(Command("true"));
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kUnavailable);
+  EXPECT_EQ(BsubCalls().size(), 1u);
+  EXPECT_THAT(ledger_.Counts(), IsEmpty());
+}
+
+TEST_F(SubmitterTest, ReportsBsubThatCannotStart) {
+  fake_.On(IsBsub, [](const lsf::CommandSpec&) {
+    return FakeCommandRunner::Reply(Fail(ErrorCode::kCommandFailed, "execve(bsub): ENOENT"));
+  });
+  const SubmissionResult result = Submit(Command("true"));
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kUnavailable);
+  EXPECT_THAT(result.error->message, HasSubstr("ENOENT"));
+  EXPECT_EQ(BsubCalls().size(), 1u);
+  EXPECT_THAT(ledger_.Counts(), IsEmpty());
+}
+
+TEST_F(SubmitterTest, RespectsMaxAttempts) {
+  options_.max_attempts = 2;
+  fake_.On(IsBsub, [](const lsf::CommandSpec& spec) {
+    return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+        "", ValueOf(spec.argv, "-q") + ": Queue has been closed. Job not submitted.\n", 255));
+  });
+  const SubmissionResult result = Submit(Command("true"));
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kConflict);
+  EXPECT_EQ(result.attempts.size(), 2u);
+  EXPECT_EQ(BsubCalls().size(), 2u);
+  EXPECT_THAT(ledger_.Counts(), IsEmpty());
+}
+
+TEST_F(SubmitterTest, GivesUpWhenEveryQueueRefused) {
+  options_.max_attempts = 10;
+  fake_.On(IsBsub, [](const lsf::CommandSpec& spec) {
+    return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+        "", ValueOf(spec.argv, "-q") + ": User cannot use the queue. Job not submitted.\n", 255));
+  });
+  const SubmissionResult result = Submit(Command("true"));
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kConflict);
+  EXPECT_EQ(BsubCalls().size(), 3u) << "each queue is tried once";
+  ASSERT_TRUE(result.placement);
+  EXPECT_THAT(result.placement->candidates, IsEmpty());
+  EXPECT_EQ(result.placement->excluded.size(), 3u);
+}
+
+TEST_F(SubmitterTest, ConflictWhenNoQueueTakesHost) {
+  // node001 is only in HOSTS of qc (via hg_two/), which the site excludes.
+  options_.excluded_queues = {"qc"};
+  fake_.OnArgv({"bqueues", "-l"},
+               FakeCommandRunner::Output(QueueBlock("qa", "node002") + QueueBlock("qb", "node002") +
+                                         QueueBlock("qc", "hg_two/")));
+  JobRequest job = Command("true");
+  job.host = "node001";
+  const SubmissionResult result = Submit(job);
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kConflict);
+  EXPECT_THAT(result.attempts, IsEmpty());
+  ASSERT_TRUE(result.placement);
+  EXPECT_EQ(result.placement->excluded.size(), 3u);
+  EXPECT_TRUE(BsubCalls().empty());
+}
+
+TEST_F(SubmitterTest, UnknownHostIsNotFound) {
+  JobRequest job = Command("true");
+  job.host = "node999";
+  const SubmissionResult result = Submit(job);
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kNotFound);
+  EXPECT_TRUE(BsubCalls().empty());
+}
+
+TEST_F(SubmitterTest, FailsWhenPermissionsCannotBeFetched) {
+  fake_.OnArgv(kAliceQuery, FakeCommandRunner::Output("", "LSF is down. Please wait...\n", 255));
+  const SubmissionResult result = Submit(Command("true"));
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kUnavailable);
+  EXPECT_TRUE(BsubCalls().empty());
+}
+
+TEST_F(SubmitterTest, UsesLsfPermissionAnswer) {
+  // LSF lets alice use only qc.
+  fake_.OnArgv(kAliceQuery,
+               FakeCommandRunner::Output(
+                   "QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  "
+                   "SUSP \n"
+                   "qc               30  Open:Active       -    -    -    -    10    10     0   "
+                   "  0\n"));
+  const SubmissionResult result = Submit(Command("true"));
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_EQ(result.queue, "qc");
+}
+
+TEST_F(SubmitterTest, ReportsQueueLsfChose) {
+  // A site esub rewrote -q qa to qc.
+  BsubReplies("qa", FakeCommandRunner::Output("esub: routing to qc\n"
+                                              "Job <4711> is submitted to queue <qc>.\n"));
+  const SubmissionResult result = Submit(Command("true"));
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_EQ(result.job_id, "4711");
+  EXPECT_EQ(result.queue, "qc");
+  EXPECT_EQ(result.requested_queue, "qa");
+  EXPECT_EQ(ValueOf(result.bsub_argv, "-q"), "qa");
+  // qc's PEND is the one that will grow.
+  EXPECT_THAT(ledger_.Counts(), UnorderedElementsAre(Pair("qc", 1)));
+}
+
+TEST_F(SubmitterTest, SpreadsBurstAcrossQueuesByPendingPlusInflight) {
+  // PEND 0, 4, 10 and 2 slots per job, no load refresh in between: each job
+  // goes where PEND + in-flight is lowest (ties by name), so the first 8
+  // fill qa and qb up to qc's 10, and then the three take turns.
+  std::map<std::string, int> per_queue;
+  std::vector<std::string> order;
+  for (int i = 0; i < 20; ++i) {
+    JobRequest job = Command("true");
+    job.slots = 2;
+    const SubmissionResult result = Submit(job, "burst" + std::to_string(i));
+    ASSERT_FALSE(result.error) << result.error->message;
+    ++per_queue[result.queue];
+    order.push_back(result.queue);
+  }
+  EXPECT_THAT(per_queue, ElementsAre(Pair("qa", 9), Pair("qb", 7), Pair("qc", 4)));
+  EXPECT_THAT(order, ElementsAre("qa", "qa", "qa", "qb", "qa", "qb", "qa", "qb", "qa", "qb", "qc",
+                                 "qa", "qb", "qc", "qa", "qb", "qc", "qa", "qb", "qc"));
+  EXPECT_THAT(ledger_.Counts(),
+              UnorderedElementsAre(Pair("qa", 18), Pair("qb", 14), Pair("qc", 8)));
+  EXPECT_EQ(CallsOf({"bqueues", "-w"}), 1u) << "no load refresh happened";
+  EXPECT_EQ(CallsOf(kAliceQuery), 1u) << "permissions were fetched once";
+}
+
+TEST_F(SubmitterTest, DryRunRunsNoCommand) {
+  Submitter& submitter = Ready();
+  const std::size_t calls = fake_.CallCount();
+  PlacementRequest request;
+  request.user = "alice";
+  const auto placement = submitter.DryRun(request);
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_EQ(placement->permission_source, "users_line");
+  ASSERT_EQ(placement->candidates.size(), 3u);
+  EXPECT_EQ(placement->candidates[0].queue, "qa");
+  EXPECT_EQ(fake_.CallCount(), calls);
+}
+
+TEST_F(SubmitterTest, DryRunUsesCachedPermissionsAndInflightSlots) {
+  JobRequest job = Command("true");
+  job.slots = 5;
+  ASSERT_FALSE(Submit(job).error);  // fetches alice's permissions, qa gets 5 in flight
+  PlacementRequest request;
+  request.user = "alice";
+  const auto placement = submitter_->DryRun(request);
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->permission_source, "lsf");
+  ASSERT_EQ(placement->candidates.size(), 3u);
+  EXPECT_EQ(placement->candidates[0].queue, "qb");
+  EXPECT_EQ(placement->candidates[1].queue, "qa");
+  EXPECT_EQ(placement->candidates[1].inflight, 5);
+}
+
+}  // namespace
+}  // namespace bplace
