@@ -51,7 +51,8 @@ json QueueJson(const ClusterSnapshot& snapshot, const QueueTopology& queue,
                const std::unordered_map<std::string, std::int64_t>& inflight) {
   const lsf::QueueDefinition& definition = queue.definition;
   const lsf::QueueLoad* load = nullptr;
-  if (const auto it = snapshot.load->queues.find(definition.name); it != snapshot.load->queues.end()) {
+  if (const auto it = snapshot.load->queues.find(definition.name);
+      it != snapshot.load->queues.end()) {
     load = &it->second;
   }
   const lsf::QueueStatus& status = load ? load->status : definition.status;
@@ -175,25 +176,26 @@ void RegisterRoutes(Router& router, const Services& services) {
                Reply(respond, req, MakeJson(200, {{"status", "ok"}}));
              });
 
-  router.Add(http::verb::get, "/readyz",
-             [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
-               const auto snapshot = s->cache->Current();
-               if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
-               const double age = AgeSeconds(snapshot->as_of());
-               if (age > static_cast<double>(s->max_staleness.count())) {
-                 std::string detail = "snapshot is " + std::to_string(static_cast<long>(age)) +
-                                      " s old (server.max_staleness_s " +
-                                      std::to_string(s->max_staleness.count()) + ")";
-                 for (const TierStatus* tier : {&snapshot->load_status, &snapshot->topology_status}) {
-                   if (!tier->last_error.empty()) detail += "; last error: " + tier->last_error;
-                 }
-                 json extra{{"age_s", age}, {"as_of", FormatRfc3339(snapshot->as_of())}};
-                 return Reply(respond, req, MakeProblem(Error{ErrorCode::kUnavailable, detail}, extra));
-               }
-               json body{{"status", "ready"}};
-               AddAge(body, snapshot->as_of());
-               Reply(respond, req, MakeJson(200, body));
-             });
+  router.Add(
+      http::verb::get, "/readyz",
+      [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
+        const auto snapshot = s->cache->Current();
+        if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+        const double age = AgeSeconds(snapshot->as_of());
+        if (age > static_cast<double>(s->max_staleness.count())) {
+          std::string detail = "snapshot is " + std::to_string(static_cast<long>(age)) +
+                               " s old (server.max_staleness_s " +
+                               std::to_string(s->max_staleness.count()) + ")";
+          for (const TierStatus* tier : {&snapshot->load_status, &snapshot->topology_status}) {
+            if (!tier->last_error.empty()) detail += "; last error: " + tier->last_error;
+          }
+          json extra{{"age_s", age}, {"as_of", FormatRfc3339(snapshot->as_of())}};
+          return Reply(respond, req, MakeProblem(Error{ErrorCode::kUnavailable, detail}, extra));
+        }
+        json body{{"status", "ready"}};
+        AddAge(body, snapshot->as_of());
+        Reply(respond, req, MakeJson(200, body));
+      });
 
   router.Add(http::verb::get, "/v1/cluster",
              [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
@@ -243,22 +245,22 @@ void RegisterRoutes(Router& router, const Services& services) {
                Reply(respond, req, MakeJson(200, body));
              });
 
-  router.Add(http::verb::get, "/v1/queues/{name}",
-             [s](Request&& req, const RequestContext&, const RouteParams& params,
-                 Responder respond) {
-               const auto snapshot = s->cache->Current();
-               if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
-               const std::string name(params.Path("name"));
-               const QueueTopology* queue = snapshot->topology->FindQueue(name);
-               if (queue == nullptr) {
-                 return Reply(respond, req,
-                              MakeProblem(Error{ErrorCode::kNotFound,
-                                                "queue " + name + " does not exist (bqueues -l)"}));
-               }
-               json body = QueueJson(*snapshot, *queue, s->ledger->Counts());
-               AddAge(body, snapshot->as_of());
-               Reply(respond, req, MakeJson(200, body));
-             });
+  router.Add(
+      http::verb::get, "/v1/queues/{name}",
+      [s](Request&& req, const RequestContext&, const RouteParams& params, Responder respond) {
+        const auto snapshot = s->cache->Current();
+        if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+        const std::string name(params.Path("name"));
+        const QueueTopology* queue = snapshot->topology->FindQueue(name);
+        if (queue == nullptr) {
+          return Reply(respond, req,
+                       MakeProblem(Error{ErrorCode::kNotFound,
+                                         "queue " + name + " does not exist (bqueues -l)"}));
+        }
+        json body = QueueJson(*snapshot, *queue, s->ledger->Counts());
+        AddAge(body, snapshot->as_of());
+        Reply(respond, req, MakeJson(200, body));
+      });
 
   router.Add(
       http::verb::get, "/v1/hosts/{host}",
@@ -303,28 +305,27 @@ void RegisterRoutes(Router& router, const Services& services) {
         Reply(respond, req, MakeJson(200, body));
       });
 
-  router.Add(http::verb::get, "/v1/hostgroups/{name}",
-             [s](Request&& req, const RequestContext&, const RouteParams& params,
-                 Responder respond) {
-               const auto snapshot = s->cache->Current();
-               if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
-               const std::string name(params.Path("name"));
-               const GroupIndex& groups = snapshot->topology->host_groups();
-               const lsf::Group* group = groups.Find(name);
-               if (group == nullptr) {
-                 return Reply(respond, req,
-                              MakeProblem(Error{ErrorCode::kNotFound,
-                                                "host group " + name +
-                                                    " does not exist (bmgroup -w)"}));
-               }
-               json body;
-               body["name"] = name;
-               body["members"] = group->members;
-               body["all"] = groups.IsAll(name);
-               body["hosts"] = groups.Expand(name);
-               AddAge(body, snapshot->as_of());
-               Reply(respond, req, MakeJson(200, body));
-             });
+  router.Add(
+      http::verb::get, "/v1/hostgroups/{name}",
+      [s](Request&& req, const RequestContext&, const RouteParams& params, Responder respond) {
+        const auto snapshot = s->cache->Current();
+        if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+        const std::string name(params.Path("name"));
+        const GroupIndex& groups = snapshot->topology->host_groups();
+        const lsf::Group* group = groups.Find(name);
+        if (group == nullptr) {
+          return Reply(respond, req,
+                       MakeProblem(Error{ErrorCode::kNotFound,
+                                         "host group " + name + " does not exist (bmgroup -w)"}));
+        }
+        json body;
+        body["name"] = name;
+        body["members"] = group->members;
+        body["all"] = groups.IsAll(name);
+        body["hosts"] = groups.Expand(name);
+        AddAge(body, snapshot->as_of());
+        Reply(respond, req, MakeJson(200, body));
+      });
 
   router.Add(
       http::verb::get, "/v1/placement",
@@ -365,74 +366,74 @@ void RegisterRoutes(Router& router, const Services& services) {
         body["host"] = request.host ? json(*request.host) : json();
         body["permission_source"] = placement->permission_source;
         body["candidates"] = candidates;
-        body["chosen"] = placement->candidates.empty() ? json()
-                                                        : json(placement->candidates[0].queue);
+        body["chosen"] =
+            placement->candidates.empty() ? json() : json(placement->candidates[0].queue);
         body["excluded"] = ExclusionsJson(placement->excluded);
         AddAge(body, snapshot->as_of());
         Reply(respond, req, MakeJson(200, body));
       });
 
-  router.Add(
-      http::verb::post, "/v1/jobs",
-      [s](Request&& req, const RequestContext& ctx, const RouteParams&, Responder respond) {
-        const auto content_type = req[http::field::content_type];
-        if (!content_type.empty() &&
-            content_type.substr(0, std::string_view("application/json").size()) !=
-                "application/json") {
-          return Reply(respond, req,
-                       MakeProblem(415, "Unsupported Media Type",
-                                   "Content-Type must be application/json"));
-        }
-        auto job = DecodeJobRequest(req.body(), s->job_limits);
-        if (!job) return Reply(respond, req, MakeProblem(job.error()));
-        const auto snapshot = s->cache->Current();
-        if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
-        // LSF unreachable and the snapshot too old to place on: say so at once
-        // rather than make the caller wait for bsub's timeout.
-        const double age = AgeSeconds(snapshot->as_of());
-        if (age > static_cast<double>(s->max_staleness.count()) &&
-            snapshot->load_status.consecutive_failures > 0) {
-          Response problem = MakeProblem(
-              Error{ErrorCode::kUnavailable,
-                    "LSF has not answered for " + std::to_string(static_cast<long>(age)) +
-                        " s (last error: " + snapshot->load_status.last_error +
-                        "); not submitting on a stale snapshot"});
-          problem.set(http::field::retry_after, "15");
-          return Reply(respond, req, std::move(problem));
-        }
-        const unsigned version = req.version();
-        const bool keep_alive = req.keep_alive();
-        const std::string request_id = ctx.request_id;
-        const std::string user = s->user;
-        s->submitter->Submit(
-            std::move(*job), SubmitContext{user, request_id},
-            [respond, version, keep_alive, request_id, user](SubmissionResult result) {
-              json body;
-              body["request_id"] = request_id;
-              body["user"] = user;
-              body["attempts"] = AttemptsJson(result.attempts);
-              if (result.placement) body["excluded"] = ExclusionsJson(result.placement->excluded);
-              if (result.error) {
-                respond(MakeProblem(*result.error, body, version, keep_alive));
-                return;
-              }
-              body["job_id"] = result.job_id;
-              body["queue"] = result.queue;
-              body["requested_queue"] = result.requested_queue;
-              body["host"] = result.host ? json(*result.host) : json();
-              body["bsub_argv"] = result.bsub_argv;
-              body["job_description"] = "bplace:" + request_id;
-              respond(MakeJson(201, body, version, keep_alive));
-            });
-      });
+  router.Add(http::verb::post, "/v1/jobs",
+             [s](Request&& req, const RequestContext& ctx, const RouteParams&, Responder respond) {
+               const auto content_type = req[http::field::content_type];
+               if (!content_type.empty() &&
+                   content_type.substr(0, std::string_view("application/json").size()) !=
+                       "application/json") {
+                 return Reply(respond, req,
+                              MakeProblem(415, "Unsupported Media Type",
+                                          "Content-Type must be application/json"));
+               }
+               auto job = DecodeJobRequest(req.body(), s->job_limits);
+               if (!job) return Reply(respond, req, MakeProblem(job.error()));
+               const auto snapshot = s->cache->Current();
+               if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+               // LSF unreachable and the snapshot too old to place on: say so at once
+               // rather than make the caller wait for bsub's timeout.
+               const double age = AgeSeconds(snapshot->as_of());
+               if (age > static_cast<double>(s->max_staleness.count()) &&
+                   snapshot->load_status.consecutive_failures > 0) {
+                 Response problem = MakeProblem(
+                     Error{ErrorCode::kUnavailable,
+                           "LSF has not answered for " + std::to_string(static_cast<long>(age)) +
+                               " s (last error: " + snapshot->load_status.last_error +
+                               "); not submitting on a stale snapshot"});
+                 problem.set(http::field::retry_after, "15");
+                 return Reply(respond, req, std::move(problem));
+               }
+               const unsigned version = req.version();
+               const bool keep_alive = req.keep_alive();
+               const std::string request_id = ctx.request_id;
+               const std::string user = s->user;
+               s->submitter->Submit(
+                   std::move(*job), SubmitContext{user, request_id},
+                   [respond, version, keep_alive, request_id, user](SubmissionResult result) {
+                     json body;
+                     body["request_id"] = request_id;
+                     body["user"] = user;
+                     body["attempts"] = AttemptsJson(result.attempts);
+                     if (result.placement)
+                       body["excluded"] = ExclusionsJson(result.placement->excluded);
+                     if (result.error) {
+                       respond(MakeProblem(*result.error, body, version, keep_alive));
+                       return;
+                     }
+                     body["job_id"] = result.job_id;
+                     body["queue"] = result.queue;
+                     body["requested_queue"] = result.requested_queue;
+                     body["host"] = result.host ? json(*result.host) : json();
+                     body["bsub_argv"] = result.bsub_argv;
+                     body["job_description"] = "bplace:" + request_id;
+                     respond(MakeJson(201, body, version, keep_alive));
+                   });
+             });
 
   router.Add(http::verb::post, "/v1/cache/refresh",
              [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
                if (auto wait = s->cache->RequestRefresh()) {
-                 Response problem = MakeProblem(
-                     429, "Too Many Requests",
-                     "a refresh ran less than the minimum interval ago; retry after " +
-                         std::to_string(wait->count()) + " s");
+                 Response problem =
+                     MakeProblem(429, "Too Many Requests",
+                                 "a refresh ran less than the minimum interval ago; retry after " +
+                                     std::to_string(wait->count()) + " s");
                  problem.set(http::field::retry_after, std::to_string(wait->count()));
                  return Reply(respond, req, std::move(problem));
                }

@@ -31,9 +31,8 @@ Result<std::string> GetString(const json& value, std::string_view field, std::si
   const std::string& s = value.get_ref<const std::string&>();
   if (s.empty()) return tl::unexpected(Bad(field, "must not be empty"));
   if (s.size() > max_bytes) {
-    return tl::unexpected(
-        Bad(field, "longer than " + std::to_string(max_bytes) + " bytes (" +
-                       std::to_string(s.size()) + ")"));
+    return tl::unexpected(Bad(field, "longer than " + std::to_string(max_bytes) + " bytes (" +
+                                         std::to_string(s.size()) + ")"));
   }
   for (char c : s) {
     if (c == '\0') return tl::unexpected(Bad(field, "contains a NUL byte"));
@@ -51,8 +50,8 @@ Result<std::vector<std::string>> GetStringList(const json& value, std::string_vi
                                                const JobRequestLimits& limits,
                                                std::size_t max_bytes, Text text) {
   if (!value.is_array()) {
-    return tl::unexpected(Bad(field, std::string("expected an array of strings, got ") +
-                                         TypeName(value)));
+    return tl::unexpected(
+        Bad(field, std::string("expected an array of strings, got ") + TypeName(value)));
   }
   if (value.size() > limits.max_list_items) {
     return tl::unexpected(
@@ -97,7 +96,8 @@ bool IsMemory(std::string_view s) {
   std::string_view unit = s.substr(digits);
   if (unit.empty()) return true;
   if (unit.size() == 2 && (unit[1] == 'B' || unit[1] == 'b')) unit.remove_suffix(1);
-  return unit.size() == 1 && std::string_view("KMGTPEkmgtpe").find(unit[0]) != std::string_view::npos;
+  return unit.size() == 1 &&
+         std::string_view("KMGTPEkmgtpe").find(unit[0]) != std::string_view::npos;
 }
 
 }  // namespace
@@ -113,8 +113,8 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
   }
   JobRequest job;
   for (const auto& [key, value] : document.items()) {
-    auto optional_string = [&](std::optional<std::string>& out, std::size_t max, Text text)
-        -> Result<void> {
+    auto optional_string = [&](std::optional<std::string>& out, std::size_t max,
+                               Text text) -> Result<void> {
       auto s = GetString(value, key, max, text);
       if (!s) return tl::unexpected(s.error());
       out = std::move(*s);
@@ -148,9 +148,9 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
     } else if (key == "slots") {
       if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
           value.get<std::int64_t>() > limits.max_slots) {
-        return tl::unexpected(
-            Bad(key, "expected an integer from 1 to " + std::to_string(limits.max_slots) +
-                         ", got " + Describe(value)));
+        return tl::unexpected(Bad(key, "expected an integer from 1 to " +
+                                           std::to_string(limits.max_slots) + ", got " +
+                                           Describe(value)));
       }
       job.slots = value.get<std::int64_t>();
     } else if (key == "resources") {
@@ -179,8 +179,10 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
                  IsMemory(value.get_ref<const std::string&>())) {
         job.memory = value.get<std::string>();
       } else {
-        return tl::unexpected(Bad(key, "expected an amount as bsub -M takes it (e.g. 4096, "
-                                       "\"8GB\"), got " + Describe(value)));
+        return tl::unexpected(Bad(key,
+                                  "expected an amount as bsub -M takes it (e.g. 4096, "
+                                  "\"8GB\"), got " +
+                                      Describe(value)));
       }
     } else if (key == "project") {
       ok = optional_string(job.project, 255, Text::kName);
@@ -195,15 +197,16 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
       job.extra_args = std::move(*list);
     } else if (key == "user") {
       return tl::unexpected(
-          Bad(key, "not accepted: the job is submitted as the caller, never as a user named in "
-                   "the request"));
+          Bad(key,
+              "not accepted: the job is submitted as the caller, never as a user named in "
+              "the request"));
     } else {
       return tl::unexpected(Bad(key, "unknown field"));
     }
     if (!ok) return tl::unexpected(ok.error());
   }
-  const int bodies = int(job.command.has_value()) + int(job.argv.has_value()) +
-                     int(job.script.has_value());
+  const int bodies =
+      int(job.command.has_value()) + int(job.argv.has_value()) + int(job.script.has_value());
   if (bodies != 1) {
     return Fail(ErrorCode::kInvalidArgument,
                 "command: give exactly one of `command` (a command string), `argv` (an array) "

@@ -54,11 +54,10 @@ const ClusterText& Text() {
     const std::string bin = LSFSIM_BIN_DIR;
     const std::string dir = "/tmp/bplace-bench-" + std::to_string(getpid());
     std::filesystem::create_directories(dir);
-    const std::string generate = bin + "/lsfsim generate --queues " +
-                                 EnvOr("BPLACE_BENCH_QUEUES", "300") + " --hosts " +
-                                 EnvOr("BPLACE_BENCH_HOSTS", "5000") + " --host-groups " +
-                                 EnvOr("BPLACE_BENCH_GROUPS", "200") + " --depth 3 > " + dir +
-                                 "/cluster.toml";
+    const std::string generate =
+        bin + "/lsfsim generate --queues " + EnvOr("BPLACE_BENCH_QUEUES", "300") + " --hosts " +
+        EnvOr("BPLACE_BENCH_HOSTS", "5000") + " --host-groups " +
+        EnvOr("BPLACE_BENCH_GROUPS", "200") + " --depth 3 > " + dir + "/cluster.toml";
     if (std::system(generate.c_str()) != 0) throw std::runtime_error("lsfsim generate failed");
     const std::string init =
         bin + "/lsfsim init --cluster " + dir + "/cluster.toml --state " + dir + "/lsf >/dev/null";

@@ -1,7 +1,7 @@
 #include "daemon/cluster_cache.h"
 
-#include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 #include "lsf_adapter/bhosts_parser.h"
 #include "lsf_adapter/bqueues_long_parser.h"
@@ -39,10 +39,9 @@ std::string LastLine(const std::string& text) {
 
 // LSF words for "the batch system is not there" (FORMATS.md, openlava captures).
 bool LooksUnavailable(const std::string& message) {
-  static const char* const kSigns[] = {"lsb_init",          "LIM is down",
-                                       "Connection refused", "not responding",
-                                       "LSF is down",        "Cannot connect to LSF",
-                                       "Unable to open file lsf.conf"};
+  static const char* const kSigns[] = {
+      "lsb_init",    "LIM is down",           "Connection refused",          "not responding",
+      "LSF is down", "Cannot connect to LSF", "Unable to open file lsf.conf"};
   for (const char* sign : kSigns) {
     if (message.find(sign) != std::string::npos) return true;
   }
@@ -129,34 +128,31 @@ std::optional<std::chrono::seconds> ClusterCache::RequestRefresh() {
 void ClusterCache::RunQuery(std::string command, std::vector<std::string> args,
                             std::function<void(Result<std::string>)> done) {
   const std::string line = CommandLine(command, args);
-  runner_.Run(lsf_.Spec(command, std::move(args)),
-              [line, done = std::move(done)](Result<lsf::CommandResult> result) {
-                if (!result) {
-                  done(Fail(ErrorCode::kUnavailable, line + ": " + result.error().message));
-                  return;
-                }
-                if (result->timed_out) {
-                  done(Fail(ErrorCode::kTimeout,
-                            line + ": no answer within " +
-                                std::to_string(result->elapsed.count()) + " ms (killed)"));
-                  return;
-                }
-                if (result->exit_code != 0) {
-                  std::string reason = LastLine(result->err);
-                  if (reason.empty()) reason = LastLine(result->out);
-                  const std::string message =
-                      line + ": " +
-                      (result->exit_code < 0
-                           ? "killed by signal " + std::to_string(result->term_signal)
-                           : "exit status " + std::to_string(result->exit_code)) +
-                      (reason.empty() ? std::string() : ": " + reason);
-                  done(Fail(LooksUnavailable(reason) ? ErrorCode::kUnavailable
-                                                     : ErrorCode::kCommandFailed,
-                            message));
-                  return;
-                }
-                done(std::move(result->out));
-              });
+  runner_.Run(lsf_.Spec(command, std::move(args)), [line, done = std::move(done)](
+                                                       Result<lsf::CommandResult> result) {
+    if (!result) {
+      done(Fail(ErrorCode::kUnavailable, line + ": " + result.error().message));
+      return;
+    }
+    if (result->timed_out) {
+      done(Fail(ErrorCode::kTimeout, line + ": no answer within " +
+                                         std::to_string(result->elapsed.count()) + " ms (killed)"));
+      return;
+    }
+    if (result->exit_code != 0) {
+      std::string reason = LastLine(result->err);
+      if (reason.empty()) reason = LastLine(result->out);
+      const std::string message =
+          line + ": " +
+          (result->exit_code < 0 ? "killed by signal " + std::to_string(result->term_signal)
+                                 : "exit status " + std::to_string(result->exit_code)) +
+          (reason.empty() ? std::string() : ": " + reason);
+      done(Fail(LooksUnavailable(reason) ? ErrorCode::kUnavailable : ErrorCode::kCommandFailed,
+                message));
+      return;
+    }
+    done(std::move(result->out));
+  });
 }
 
 void ClusterCache::StartLoad() {
@@ -252,8 +248,8 @@ void ClusterCache::StartTopology() {
         return tl::unexpected(out.error());
       }
       auto parsed = parse(*out);
-      if (!parsed) return Fail(parsed.error().code, std::string(command) + ": " +
-                                                        parsed.error().message);
+      if (!parsed)
+        return Fail(parsed.error().code, std::string(command) + ": " + parsed.error().message);
       return parsed;
     };
     Result<void> outcome;

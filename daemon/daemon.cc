@@ -10,9 +10,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <spdlog/spdlog.h>
 
 #include "api/handlers.h"
 #include "api/http_server.h"
@@ -55,10 +55,10 @@ Result<void> Daemon::Run() {
   const int threads = std::max(1, config.server.threads);
   boost::asio::io_context ioc(threads);
   lsf::SubprocessCommandRunner runner(ioc.get_executor());
-  const LsfInvoker lsf(config.lsf.bin_dir, config.lsf.env_dir,
-                       std::chrono::duration_cast<std::chrono::milliseconds>(
-                           config.lsf.command_timeout),
-                       CurrentEnvironment());
+  const LsfInvoker lsf(
+      config.lsf.bin_dir, config.lsf.env_dir,
+      std::chrono::duration_cast<std::chrono::milliseconds>(config.lsf.command_timeout),
+      CurrentEnvironment());
   InflightLedger ledger;
   CacheOptions cache_options;
   cache_options.load_interval = config.lsf.load_refresh;
@@ -92,18 +92,19 @@ Result<void> Daemon::Run() {
   // timeout; the handler deadline must not cut that short.
   server_options.handler_timeout =
       config.lsf.command_timeout * (config.submit.max_attempts + 1) + std::chrono::seconds(30);
-  auto server = api::HttpServer::Create(ioc, config.server.listen, server_options,
-                                        router.AsHandler());
+  auto server =
+      api::HttpServer::Create(ioc, config.server.listen, server_options, router.AsHandler());
   if (!server) {
     return Fail(server.error().code,
                 "cannot listen on " + config.server.listen + ": " + server.error().message);
   }
   const auto endpoint = (*server)->LocalEndpoint();
   (*server)->Start();
-  spdlog::info("bplaced {} listening on {}:{} as user {} (config {}, LSF bin_dir '{}', "
-               "LSF_ENVDIR '{}')",
-               kVersion, endpoint.address().to_string(), endpoint.port(), *user,
-               options_.config_source, lsf.Path(""), config.lsf.env_dir);
+  spdlog::info(
+      "bplaced {} listening on {}:{} as user {} (config {}, LSF bin_dir '{}', "
+      "LSF_ENVDIR '{}')",
+      kVersion, endpoint.address().to_string(), endpoint.port(), *user, options_.config_source,
+      lsf.Path(""), config.lsf.env_dir);
   if (!options_.port_file.empty()) {
     const std::string temp = options_.port_file + ".tmp";
     std::ofstream(temp) << endpoint.port() << "\n";

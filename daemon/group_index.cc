@@ -102,9 +102,7 @@ void GroupIndex::Resolve(std::size_t index, std::vector<int>& state,
   state[index] = kDone;
 }
 
-bool GroupIndex::Has(std::string_view group) const {
-  return by_name_.contains(group);
-}
+bool GroupIndex::Has(std::string_view group) const { return by_name_.contains(group); }
 
 std::optional<std::vector<std::string>> GroupIndex::Chain(std::string_view group,
                                                           std::string_view member) const {

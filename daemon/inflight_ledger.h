@@ -27,8 +27,7 @@ class InflightLedger {
   // `landed_in` moves the slots to that queue: LSF reported another queue
   // than the one asked for (a site esub rewrote -q), and its PEND is the one
   // that will grow.
-  void Finish(Ticket ticket, bool keep, Clock::time_point when,
-              const std::string& landed_in = "");
+  void Finish(Ticket ticket, bool keep, Clock::time_point when, const std::string& landed_in = "");
 
   // A load refresh whose `bqueues -w` started at `counted_at` was published:
   // drops every entry that finished before it, since LSF counted those.

@@ -17,9 +17,9 @@ bool KeepVariable(std::string_view entry) {
     return false;
   }
   if (name == "PATH" || name == "LSF_ENVDIR") return false;  // set explicitly below
-  return name == "HOME" || name == "USER" || name == "LOGNAME" || name == "LANG" ||
-         name == "TZ" || StartsWith(name, "LC_") || StartsWith(name, "LSF_") ||
-         StartsWith(name, "LSB_") || name == "LD_LIBRARY_PATH";
+  return name == "HOME" || name == "USER" || name == "LOGNAME" || name == "LANG" || name == "TZ" ||
+         StartsWith(name, "LC_") || StartsWith(name, "LSF_") || StartsWith(name, "LSB_") ||
+         name == "LD_LIBRARY_PATH";
 }
 
 std::string Lookup(const std::vector<std::string>& env, std::string_view name) {
@@ -34,8 +34,7 @@ std::string Lookup(const std::vector<std::string>& env, std::string_view name) {
 
 }  // namespace
 
-LsfInvoker::LsfInvoker(std::string bin_dir, std::string env_dir,
-                       std::chrono::milliseconds timeout,
+LsfInvoker::LsfInvoker(std::string bin_dir, std::string env_dir, std::chrono::milliseconds timeout,
                        const std::vector<std::string>& parent_env)
     : bin_dir_(std::move(bin_dir)), timeout_(timeout) {
   if (bin_dir_.empty()) bin_dir_ = Lookup(parent_env, "LSF_BINDIR");

@@ -6,9 +6,9 @@
 #include <exception>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "config/config.h"
 #include "config/listen_address.h"

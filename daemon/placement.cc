@@ -96,8 +96,8 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
     if (request.host) {
       admission = topology.AdmitHost(queue, *request.host);
       if (admission->via == HostAdmission::Via::kExcluded) {
-        exclude(ExclusionCode::kHostExcluded, "host " + *request.host + " is " +
-                                                  DescribeAdmission(*admission));
+        exclude(ExclusionCode::kHostExcluded,
+                "host " + *request.host + " is " + DescribeAdmission(*admission));
         continue;
       }
       if (!admission->admitted()) {
@@ -113,8 +113,7 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
         const UserAdmission why = topology.AdmitUser(queue, request.user);
         exclude(ExclusionCode::kUserNotPermitted,
                 "LSF does not let " + request.user + " use this queue (bqueues -u); " +
-                    (why.admitted ? "USERS would admit: " + why.explanation
-                                  : why.explanation));
+                    (why.admitted ? "USERS would admit: " + why.explanation : why.explanation));
         continue;
       }
     } else {
@@ -126,15 +125,15 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
       }
     }
     if (const std::string* message = Lookup(context.rejections, name)) {
-      exclude(ExclusionCode::kRejectedByLsf,
-              "bsub refused this queue for " + request.user + " since the last topology refresh: " +
-                  *message);
+      exclude(ExclusionCode::kRejectedByLsf, "bsub refused this queue for " + request.user +
+                                                 " since the last topology refresh: " + *message);
       continue;
     }
     if (request.host && host_status == nullptr) {
       exclude(ExclusionCode::kHostUnavailable,
-              "host " + *request.host + " is named in the configuration but bhosts -w does not "
-                                        "report it");
+              "host " + *request.host +
+                  " is named in the configuration but bhosts -w does not "
+                  "report it");
       continue;
     }
     if (host_status && !HostTakesNewWork(host_status->status)) {

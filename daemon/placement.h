@@ -50,12 +50,12 @@ struct Candidate {
 
 // Why a queue is out.
 enum class ExclusionCode {
-  kNotRequested,     // the request named other queues
+  kNotRequested,  // the request named other queues
   kExcludedByConfig,
   kQueueClosed,
-  kHostNotInQueue,   // HOSTS does not list the host
-  kHostExcluded,     // HOSTS takes it out with ~x
-  kRemoteOnly,       // HOSTS lists only MultiCluster remote hosts
+  kHostNotInQueue,  // HOSTS does not list the host
+  kHostExcluded,    // HOSTS takes it out with ~x
+  kRemoteOnly,      // HOSTS lists only MultiCluster remote hosts
   kUserNotPermitted,
   kRejectedByLsf,    // bsub refused this queue for this user since the last topology refresh
   kHostUnavailable,  // the asked-for host does not take new work (bhosts)

@@ -21,8 +21,8 @@ using SystemTime = std::chrono::system_clock::time_point;
 // Immutable once published.
 struct LoadState {
   std::unordered_map<std::string, lsf::QueueLoad> queues;  // by queue name
-  std::vector<lsf::HostStatus> hosts;                     // in bhosts order
-  StringMap<std::size_t> host_index;  // name -> position in hosts
+  std::vector<lsf::HostStatus> hosts;                      // in bhosts order
+  StringMap<std::size_t> host_index;                       // name -> position in hosts
   // When the bqueues run that produced the counters started: submissions
   // that finished before it are in PEND; later ones are not yet.
   std::chrono::steady_clock::time_point counted_at{};

@@ -116,9 +116,9 @@ void Submitter::Submit(JobRequest job, SubmitContext context,
 void Submitter::Attempt(std::shared_ptr<Run> run) {
   SubmissionResult& result = run->result;
   if (static_cast<int>(result.attempts.size()) >= options_.max_attempts) {
-    result.error = Error{ErrorCode::kConflict,
-                         "no queue accepted the job in " + std::to_string(result.attempts.size()) +
-                             " attempts (submit.max_attempts)"};
+    result.error = Error{ErrorCode::kConflict, "no queue accepted the job in " +
+                                                   std::to_string(result.attempts.size()) +
+                                                   " attempts (submit.max_attempts)"};
     Finish(std::move(run));
     return;
   }
@@ -171,8 +171,8 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
       attempt.outcome = "failed";
       attempt.message = outcome.error().message;
       result.attempts.push_back(std::move(attempt));
-      result.error = Error{ErrorCode::kUnavailable, "bsub could not be started: " +
-                                                        outcome.error().message};
+      result.error =
+          Error{ErrorCode::kUnavailable, "bsub could not be started: " + outcome.error().message};
       Finish(std::move(run));
       return;
     }

@@ -113,9 +113,7 @@ const QueueTopology* Topology::FindQueue(std::string_view name) const {
   return it == queue_by_name_.end() ? nullptr : &queues_[it->second];
 }
 
-bool Topology::NamesHost(std::string_view host) const {
-  return named_hosts_.contains(host);
-}
+bool Topology::NamesHost(std::string_view host) const { return named_hosts_.contains(host); }
 
 bool Topology::TokenMatchesHost(const MemberToken& token, std::string_view host) const {
   switch (token.kind) {
@@ -204,8 +202,8 @@ UserAdmission Topology::AdmitUser(const QueueTopology& queue, std::string_view u
   }
   for (const MemberToken& token : queue.users) {
     if (!token.exclude) continue;
-    const bool matches =
-        token.name == name || (user_groups_.Has(token.name) && user_groups_.Contains(token.name, user));
+    const bool matches = token.name == name ||
+                         (user_groups_.Has(token.name) && user_groups_.Contains(token.name, user));
     if (matches) {
       result.explanation = name + " is excluded by " + token.text + " in USERS: " + listed;
       return result;

@@ -24,7 +24,7 @@ struct HostAdmission {
     kOthers,     // through "others"
   };
   Via via = Via::kNotListed;
-  std::string token;               // the HOSTS token that decided, as printed ("hg_small/+2", "~node013")
+  std::string token;  // the HOSTS token that decided, as printed ("hg_small/+2", "~node013")
   std::vector<std::string> chain;  // for kGroup: {"hg_all", "hg_small"}; may end in "all"
   int preference = 0;              // the +N of the deciding token
 

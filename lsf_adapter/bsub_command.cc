@@ -6,7 +6,8 @@
 namespace bplace::lsf {
 namespace {
 
-void Add(std::vector<std::string>& argv, const char* flag, const std::optional<std::string>& value) {
+void Add(std::vector<std::string>& argv, const char* flag,
+         const std::optional<std::string>& value) {
   if (!value) return;
   argv.emplace_back(flag);
   argv.push_back(*value);
@@ -23,27 +24,41 @@ struct AllowedOption {
   bool takes_value;
 };
 constexpr AllowedOption kAllowed[] = {
-    {"-a", true},         {"-alloc_flags", true}, {"-b", true},        {"-B", false},
-    {"-C", true},         {"-c", true},           {"-clusters", true}, {"-cn_cu", true},
-    {"-cn_mem", true},    {"-core_isolation", true}, {"-csm", true},   {"-D", true},
-    {"-data", true},      {"-datagrp", true},     {"-E", true},        {"-Ep", true},
-    {"-eo", true},        {"-env", true},         {"-eptl", true},     {"-ext", true},
-    {"-F", true},         {"-f", true},           {"-freq", true},     {"-G", true},
-    {"-g", true},         {"-gpu", true},         {"-H", false},       {"-hl", false},
-    {"-i", true},         {"-is", true},          {"-jsm", true},      {"-k", true},
-    {"-L", true},         {"-Lp", true},          {"-N", false},       {"-Ne", false},
-    {"-network", true},   {"-oo", true},          {"-outdir", true},   {"-p", true},
-    {"-ptl", true},       {"-Q", true},           {"-r", false},       {"-rn", false},
-    {"-S", true},         {"-sla", true},         {"-sp", true},       {"-T", true},
-    {"-t", true},         {"-U", true},           {"-u", true},        {"-ul", false},
-    {"-x", false},       {"-v", true},           {"-We", true},       {"-w", true},
-    {"-wa", true},        {"-wt", true},          {"-s", true},
+    {"-a", true},        {"-alloc_flags", true},
+    {"-b", true},        {"-B", false},
+    {"-C", true},        {"-c", true},
+    {"-clusters", true}, {"-cn_cu", true},
+    {"-cn_mem", true},   {"-core_isolation", true},
+    {"-csm", true},      {"-D", true},
+    {"-data", true},     {"-datagrp", true},
+    {"-E", true},        {"-Ep", true},
+    {"-eo", true},       {"-env", true},
+    {"-eptl", true},     {"-ext", true},
+    {"-F", true},        {"-f", true},
+    {"-freq", true},     {"-G", true},
+    {"-g", true},        {"-gpu", true},
+    {"-H", false},       {"-hl", false},
+    {"-i", true},        {"-is", true},
+    {"-jsm", true},      {"-k", true},
+    {"-L", true},        {"-Lp", true},
+    {"-N", false},       {"-Ne", false},
+    {"-network", true},  {"-oo", true},
+    {"-outdir", true},   {"-p", true},
+    {"-ptl", true},      {"-Q", true},
+    {"-r", false},       {"-rn", false},
+    {"-S", true},        {"-sla", true},
+    {"-sp", true},       {"-T", true},
+    {"-t", true},        {"-U", true},
+    {"-u", true},        {"-ul", false},
+    {"-x", false},       {"-v", true},
+    {"-We", true},       {"-w", true},
+    {"-wa", true},       {"-wt", true},
+    {"-s", true},
 };
-constexpr std::string_view kDaemonOwned[] = {"-q", "-m", "-Jd", "-J", "-n",  "-R",  "-o",
-                                             "-e", "-cwd", "-W", "-M",  "-P", "-app"};
-constexpr std::string_view kBlocking[] = {
-    "-I", "-Ip", "-Is", "-IS", "-ISp", "-ISs", "-IX", "-K", "-tty", "-XF",
-    "-pack", "-h", "-V", "-Zs"};
+constexpr std::string_view kDaemonOwned[] = {"-q", "-m",   "-Jd", "-J", "-n", "-R",  "-o",
+                                             "-e", "-cwd", "-W",  "-M", "-P", "-app"};
+constexpr std::string_view kBlocking[] = {"-I", "-Ip",  "-Is", "-IS",   "-ISp", "-ISs", "-IX",
+                                          "-K", "-tty", "-XF", "-pack", "-h",   "-V",   "-Zs"};
 
 const AllowedOption* FindAllowed(std::string_view flag) {
   for (const auto& option : kAllowed) {
@@ -117,19 +132,22 @@ Result<void> CheckExtraArgs(const std::vector<std::string>& extra_args) {
     const std::string where = "extra_args[" + std::to_string(i) + "] " + ShellQuote(arg);
     if (arg.empty() || arg.front() != '-') {
       return Fail(ErrorCode::kInvalidArgument,
-                  where + ": not a bsub option (bsub would take it as the job command; put the "
-                          "command in `command`, `argv` or `script`)");
+                  where +
+                      ": not a bsub option (bsub would take it as the job command; put the "
+                      "command in `command`, `argv` or `script`)");
     }
     if (Contains(kDaemonOwned, arg)) {
       return Fail(ErrorCode::kInvalidArgument,
-                  where + ": set by bplace itself or by a request field (queue/host placement, "
-                          "job_name, slots, resources, output, error, cwd, walltime, memory, "
-                          "project, app)");
+                  where +
+                      ": set by bplace itself or by a request field (queue/host placement, "
+                      "job_name, slots, resources, output, error, cwd, walltime, memory, "
+                      "project, app)");
     }
     if (Contains(kBlocking, arg)) {
       return Fail(ErrorCode::kInvalidArgument,
-                  where + ": makes bsub wait, take a terminal or not submit; not allowed "
-                          "through the daemon");
+                  where +
+                      ": makes bsub wait, take a terminal or not submit; not allowed "
+                      "through the daemon");
     }
     const AllowedOption* option = FindAllowed(arg);
     if (option == nullptr) {

@@ -14,9 +14,9 @@ namespace bplace::lsf {
 // out. Exactly one of `command` (LSF's command string, run by the user's
 // shell on the execution host) and `script_on_stdin` is used.
 struct BsubOptions {
-  std::string queue;                // -q
-  std::optional<std::string> host;  // -m
-  std::string description;          // -Jd, e.g. "bplace:6f1c..."
+  std::string queue;                     // -q
+  std::optional<std::string> host;       // -m
+  std::string description;               // -Jd, e.g. "bplace:6f1c..."
   std::optional<std::string> job_name;   // -J
   std::optional<std::int64_t> slots;     // -n
   std::optional<std::string> resources;  // -R

@@ -25,11 +25,11 @@ struct CommandSpec {
 
 // What a finished (or killed) command did.
 struct CommandResult {
-  int exit_code = -1;    // exit status, or -1 when killed by a signal
-  int term_signal = 0;   // the signal that ended it, 0 if it exited
+  int exit_code = -1;      // exit status, or -1 when killed by a signal
+  int term_signal = 0;     // the signal that ended it, 0 if it exited
   bool timed_out = false;  // killed by us at `timeout`
-  std::string out;       // all of stdout
-  std::string err;       // all of stderr
+  std::string out;         // all of stdout
+  std::string err;         // all of stderr
   std::chrono::milliseconds elapsed{0};
   // `out` or `err` reached the runner's size limit and was cut there; the
   // rest was read and discarded so the child never blocked on a full pipe.

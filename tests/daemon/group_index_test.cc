@@ -192,6 +192,23 @@ TEST(GroupIndexTest, DirectMemberIsKeptWhateverOrderNextToSubgroupThatExcludesIt
   EXPECT_EQ(sub_first.Chain("hg_top", "x"), Chain(std::vector<std::string>{"hg_top"}));
 }
 
+// Same rule when another subgroup also holds x and comes first: the group
+// still lists x itself, so the chain is the group alone and x stays in.
+// BUG: Resolve keeps the first route found (through hg_other), so x no
+// longer counts as listed directly and hg_sub's "~x" removes it; written
+// {"x", "hg_other/", "hg_sub/"} the same group keeps x.
+TEST(GroupIndexTest, DirectMemberIsKeptWhenAnotherSubgroupListsItFirst) {
+  const std::vector<lsf::Group> subgroups = {G("hg_other", {"x"}), G("hg_sub", {"y", "~x"})};
+  std::vector<lsf::Group> other_first = subgroups;
+  other_first.push_back(G("hg_top", {"hg_other/", "x", "hg_sub/"}));
+  std::vector<lsf::Group> direct_first = subgroups;
+  direct_first.push_back(G("hg_top", {"x", "hg_other/", "hg_sub/"}));
+  EXPECT_EQ(GroupIndex::Build(direct_first).Chain("hg_top", "x"),
+            Chain(std::vector<std::string>{"hg_top"}));
+  EXPECT_EQ(GroupIndex::Build(other_first).Chain("hg_top", "x"),
+            Chain(std::vector<std::string>{"hg_top"}));
+}
+
 TEST(GroupIndexTest, BareGroupNameIsTakenAsSubgroup) {
   const GroupIndex index = GroupIndex::Build({
       G("hg_top", {"hg_sub", "node1"}),

@@ -1,6 +1,5 @@
 #include "api/job_request_decoder.h"
 
-#include <chrono>
 #include <cstdint>
 #include <ostream>
 #include <random>
@@ -290,7 +289,8 @@ TEST(DecodeJobRequestTest, SurvivesDeeplyNestedValueInWrongField) {
 
 // Random bytes, mutated valid bodies and random JSON trees, from a fixed
 // seed: the decoder must answer every one (value or kInvalidArgument) and
-// never throw or crash.
+// never throw or crash. About 0.2 s in a release build; no wall-clock
+// assertion, which would be flaky under sanitizers or on a loaded machine.
 TEST(DecodeJobRequestTest, NeverThrowsOnRandomInput) {
   std::mt19937 rng(20240611);
   const std::vector<std::string> seeds = {
@@ -345,7 +345,6 @@ TEST(DecodeJobRequestTest, NeverThrowsOnRandomInput) {
     return s + "}";
   };
 
-  const auto start = std::chrono::steady_clock::now();
   int accepted = 0;
   for (int i = 0; i < 20000; ++i) {
     std::string body;
@@ -395,7 +394,6 @@ TEST(DecodeJobRequestTest, NeverThrowsOnRandomInput) {
     }
   }
   EXPECT_GT(accepted, 0) << "the generator never produced a valid body";
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
 
 }  // namespace

@@ -69,9 +69,13 @@ TEST_F(DemoClusterTest, HostEndpointAgreesWithBqueuesMForEveryHost) {
 
 TEST_F(DemoClusterTest, ReadsNeverRunAnLsfCommand) {
   const json before = sim_.Counts();
-  const std::vector<std::string> targets = {"/v1/placement?host=node007", "/v1/hosts/node007",
-                                            "/v1/queues", "/v1/cluster", "/readyz",
-                                            "/v1/placement", "/v1/queues/normal"};
+  const std::vector<std::string> targets = {"/v1/placement?host=node007",
+                                            "/v1/hosts/node007",
+                                            "/v1/queues",
+                                            "/v1/cluster",
+                                            "/readyz",
+                                            "/v1/placement",
+                                            "/v1/queues/normal"};
   for (int i = 0; i < 1000; ++i) {
     const HttpReply reply = daemon_.Get(targets[static_cast<std::size_t>(i) % targets.size()]);
     ASSERT_EQ(reply.status, 200) << reply.body;
@@ -172,8 +176,9 @@ TEST_F(DemoClusterTest, BurstOfSubmissionsSpreadsByPendingInsteadOfPilingUp) {
   std::vector<std::thread> threads;
   std::vector<HttpReply> replies(20);
   for (int i = 0; i < 20; ++i) {
-    threads.emplace_back(
-        [&, i] { replies[static_cast<std::size_t>(i)] = daemon_.Post("/v1/jobs", JobBody("node007", 2)); });
+    threads.emplace_back([&, i] {
+      replies[static_cast<std::size_t>(i)] = daemon_.Post("/v1/jobs", JobBody("node007", 2));
+    });
   }
   for (auto& thread : threads) thread.join();
   std::map<std::string, int> actual;
@@ -185,7 +190,8 @@ TEST_F(DemoClusterTest, BurstOfSubmissionsSpreadsByPendingInsteadOfPilingUp) {
   // The daemon shows its in-flight slots until a load refresh counts them.
   const json cluster = daemon_.Get("/v1/cluster").Json();
   long inflight = 0;
-  for (const auto& [queue, slots] : cluster["inflight_slots"].items()) inflight += slots.get<long>();
+  for (const auto& [queue, slots] : cluster["inflight_slots"].items())
+    inflight += slots.get<long>();
   EXPECT_EQ(inflight, 40);
 }
 
@@ -202,8 +208,7 @@ TEST_F(DemoClusterTest, ProblemsForBadRequests) {
       daemon_.Post("/v1/jobs", R"({"host":"node007","command":"true","slots":"two"})");
   EXPECT_EQ(bad_slots.status, 400);
   EXPECT_THAT(bad_slots.Json()["detail"].get<std::string>(), ::testing::HasSubstr("slots"));
-  const HttpReply blocking =
-      daemon_.Post("/v1/jobs", R"({"command":"true","extra_args":["-K"]})");
+  const HttpReply blocking = daemon_.Post("/v1/jobs", R"({"command":"true","extra_args":["-K"]})");
   EXPECT_EQ(blocking.status, 400);
   const json before = sim_.Counts();
   EXPECT_EQ(before.value("bsub", 0), 0) << "nothing is submitted for an invalid request";
@@ -272,9 +277,7 @@ TEST(StartupTest, BadConfigExitsNonZeroNamingFileLineAndKey) {
   char pattern[] = "/tmp/bplace-cfg-XXXXXX";
   const std::string dir = mkdtemp(pattern);
   const std::string path = dir + "/bad.toml";
-  {
-    std::ofstream(path) << "[lsf]\ncommand_timeout_s = 5\nload_refesh_s = 10\n";
-  }
+  { std::ofstream(path) << "[lsf]\ncommand_timeout_s = 5\nload_refesh_s = 10\n"; }
   const ProcessOutput out = RunProcess({BPLACED_PATH, "--config", path});
   EXPECT_NE(out.exit_code, 0);
   EXPECT_THAT(out.err, ::testing::HasSubstr(path + ":3"));

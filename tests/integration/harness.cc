@@ -129,8 +129,8 @@ HttpReply Http(int port, const std::string& method, const std::string& target,
   boost::asio::io_context ioc;
   beast::tcp_stream stream(ioc);
   stream.expires_after(std::chrono::seconds(60));
-  stream.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"),
-                               static_cast<unsigned short>(port)));
+  stream.connect(
+      tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)));
   http::request<http::string_body> req{http::string_to_verb(method), target, 11};
   req.set(http::field::host, "127.0.0.1");
   if (!body.empty()) {
@@ -161,9 +161,9 @@ SimCluster::SimCluster(const std::string& definition) {
   const char* made = mkdtemp(pattern);
   if (made == nullptr) throw std::runtime_error("mkdtemp failed");
   dir_ = made;
-  const ProcessOutput init = RunProcess(
-      {std::string(LSFSIM_BIN_DIR) + "/lsfsim", "init", "--cluster", definition, "--state",
-       (dir_ / "lsf").string()});
+  const ProcessOutput init =
+      RunProcess({std::string(LSFSIM_BIN_DIR) + "/lsfsim", "init", "--cluster", definition,
+                  "--state", (dir_ / "lsf").string()});
   if (init.exit_code != 0) throw std::runtime_error("lsfsim init failed: " + init.err);
 }
 
@@ -191,8 +191,9 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
     std::ofstream config(config_path);
     config << "[server]\nlisten = \"127.0.0.1:0\"\nmax_staleness_s = " << settings.max_staleness_s
            << "\n\n[lsf]\nbin_dir = \"" << LSFSIM_BIN_DIR << "\"\nenv_dir = \""
-           << (sim.dir() / "lsf").string() << "\"\ncommand_timeout_s = "
-           << settings.command_timeout_s << "\nload_refresh_s = " << settings.load_refresh_s
+           << (sim.dir() / "lsf").string()
+           << "\"\ncommand_timeout_s = " << settings.command_timeout_s
+           << "\nload_refresh_s = " << settings.load_refresh_s
            << "\ntopology_refresh_s = " << settings.topology_refresh_s
            << "\n\n[submit]\nmax_attempts = " << settings.max_attempts << "\n";
   }
