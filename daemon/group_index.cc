@@ -61,7 +61,7 @@ void GroupIndex::Resolve(std::size_t index, std::vector<int>& state,
       if (exclude) {
         resolved.excluded.insert(std::string(member));
       } else {
-        resolved.members.emplace(std::string(member), -1);
+        resolved.members.insert_or_assign(std::string(member), -1);  // a direct listing wins
       }
       continue;
     }
