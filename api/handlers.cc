@@ -1,6 +1,9 @@
 #include "api/handlers.h"
 
 #include <ctime>
+#include <set>
+
+#include <boost/beast/core/string.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +23,13 @@ double AgeSeconds(SystemTime as_of) {
 void AddAge(json& body, SystemTime as_of) {
   body["as_of"] = FormatRfc3339(as_of);
   body["age_s"] = AgeSeconds(as_of);
+}
+
+// as_of/age_s of the load data, and the topology's.
+void AddAge(json& body, const ClusterSnapshot& snapshot) {
+  AddAge(body, snapshot.as_of());
+  body["topology_as_of"] = FormatRfc3339(snapshot.topology_as_of);
+  body["topology_age_s"] = AgeSeconds(snapshot.topology_as_of);
 }
 
 json Limit(const std::optional<std::int64_t>& value) {
@@ -176,26 +186,22 @@ void RegisterRoutes(Router& router, const Services& services) {
                Reply(respond, req, MakeJson(200, {{"status", "ok"}}));
              });
 
-  router.Add(
-      http::verb::get, "/readyz",
-      [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
-        const auto snapshot = s->cache->Current();
-        if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
-        const double age = AgeSeconds(snapshot->as_of());
-        if (age > static_cast<double>(s->max_staleness.count())) {
-          std::string detail = "snapshot is " + std::to_string(static_cast<long>(age)) +
-                               " s old (server.max_staleness_s " +
-                               std::to_string(s->max_staleness.count()) + ")";
-          for (const TierStatus* tier : {&snapshot->load_status, &snapshot->topology_status}) {
-            if (!tier->last_error.empty()) detail += "; last error: " + tier->last_error;
-          }
-          json extra{{"age_s", age}, {"as_of", FormatRfc3339(snapshot->as_of())}};
-          return Reply(respond, req, MakeProblem(Error{ErrorCode::kUnavailable, detail}, extra));
-        }
-        json body{{"status", "ready"}};
-        AddAge(body, snapshot->as_of());
-        Reply(respond, req, MakeJson(200, body));
-      });
+  router.Add(http::verb::get, "/readyz",
+             [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
+               const auto snapshot = s->cache->Current();
+               if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+               if (auto stale = StaleReason(*snapshot, s->max_staleness, s->topology_interval,
+                                            std::chrono::system_clock::now())) {
+                 json extra;
+                 AddAge(extra, *snapshot);
+                 return Reply(
+                     respond, req,
+                     MakeProblem(Error{ErrorCode::kUnavailable, "stale: " + *stale}, extra));
+               }
+               json body{{"status", "ready"}};
+               AddAge(body, *snapshot);
+               Reply(respond, req, MakeJson(200, body));
+             });
 
   router.Add(http::verb::get, "/v1/cluster",
              [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
@@ -207,7 +213,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                body["bplace_version"] = s->version;
                body["user"] = s->user;
                if (snapshot->complete()) {
-                 AddAge(body, snapshot->as_of());
+                 AddAge(body, *snapshot);
                } else {
                  body["as_of"] = nullptr;
                  body["age_s"] = nullptr;
@@ -241,7 +247,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                  queues.push_back(QueueJson(*snapshot, queue, inflight));
                }
                json body{{"queues", queues}};
-               AddAge(body, snapshot->as_of());
+               AddAge(body, *snapshot);
                Reply(respond, req, MakeJson(200, body));
              });
 
@@ -258,7 +264,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                                          "queue " + name + " does not exist (bqueues -l)"}));
         }
         json body = QueueJson(*snapshot, *queue, s->ledger->Counts());
-        AddAge(body, snapshot->as_of());
+        AddAge(body, *snapshot);
         Reply(respond, req, MakeJson(200, body));
       });
 
@@ -301,7 +307,7 @@ void RegisterRoutes(Router& router, const Services& services) {
         }
         body["queues"] = queues;
         body["excluded_by"] = excluded;
-        AddAge(body, snapshot->as_of());
+        AddAge(body, *snapshot);
         Reply(respond, req, MakeJson(200, body));
       });
 
@@ -323,7 +329,7 @@ void RegisterRoutes(Router& router, const Services& services) {
         body["members"] = group->members;
         body["all"] = groups.IsAll(name);
         body["hosts"] = groups.Expand(name);
-        AddAge(body, snapshot->as_of());
+        AddAge(body, *snapshot);
         Reply(respond, req, MakeJson(200, body));
       });
 
@@ -333,7 +339,13 @@ void RegisterRoutes(Router& router, const Services& services) {
         PlacementRequest request;
         request.user = std::string(params.Query("user").value_or(s->user));
         if (auto host = params.Query("host")) request.host = std::string(*host);
+        std::set<std::string> seen;
         for (const auto& [key, value] : params.query) {
+          if ((key == "user" || key == "host") && !seen.insert(key).second) {
+            return Reply(
+                respond, req,
+                MakeProblem(Error{ErrorCode::kInvalidArgument, key + ": given more than once"}));
+          }
           if (key == "queue" || key == "queues") {
             std::size_t start = 0;
             while (start <= value.size()) {
@@ -369,63 +381,68 @@ void RegisterRoutes(Router& router, const Services& services) {
         body["chosen"] =
             placement->candidates.empty() ? json() : json(placement->candidates[0].queue);
         body["excluded"] = ExclusionsJson(placement->excluded);
-        AddAge(body, snapshot->as_of());
+        AddAge(body, *snapshot);
         Reply(respond, req, MakeJson(200, body));
       });
 
-  router.Add(http::verb::post, "/v1/jobs",
-             [s](Request&& req, const RequestContext& ctx, const RouteParams&, Responder respond) {
-               const auto content_type = req[http::field::content_type];
-               if (!content_type.empty() &&
-                   content_type.substr(0, std::string_view("application/json").size()) !=
-                       "application/json") {
-                 return Reply(respond, req,
-                              MakeProblem(415, "Unsupported Media Type",
-                                          "Content-Type must be application/json"));
-               }
-               auto job = DecodeJobRequest(req.body(), s->job_limits);
-               if (!job) return Reply(respond, req, MakeProblem(job.error()));
-               const auto snapshot = s->cache->Current();
-               if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
-               // LSF unreachable and the snapshot too old to place on: say so at once
-               // rather than make the caller wait for bsub's timeout.
-               const double age = AgeSeconds(snapshot->as_of());
-               if (age > static_cast<double>(s->max_staleness.count()) &&
-                   snapshot->load_status.consecutive_failures > 0) {
-                 Response problem = MakeProblem(
-                     Error{ErrorCode::kUnavailable,
-                           "LSF has not answered for " + std::to_string(static_cast<long>(age)) +
-                               " s (last error: " + snapshot->load_status.last_error +
-                               "); not submitting on a stale snapshot"});
-                 problem.set(http::field::retry_after, "15");
-                 return Reply(respond, req, std::move(problem));
-               }
-               const unsigned version = req.version();
-               const bool keep_alive = req.keep_alive();
-               const std::string request_id = ctx.request_id;
-               const std::string user = s->user;
-               s->submitter->Submit(
-                   std::move(*job), SubmitContext{user, request_id},
-                   [respond, version, keep_alive, request_id, user](SubmissionResult result) {
-                     json body;
-                     body["request_id"] = request_id;
-                     body["user"] = user;
-                     body["attempts"] = AttemptsJson(result.attempts);
-                     if (result.placement)
-                       body["excluded"] = ExclusionsJson(result.placement->excluded);
-                     if (result.error) {
-                       respond(MakeProblem(*result.error, body, version, keep_alive));
-                       return;
-                     }
-                     body["job_id"] = result.job_id;
-                     body["queue"] = result.queue;
-                     body["requested_queue"] = result.requested_queue;
-                     body["host"] = result.host ? json(*result.host) : json();
-                     body["bsub_argv"] = result.bsub_argv;
-                     body["job_description"] = "bplace:" + request_id;
-                     respond(MakeJson(201, body, version, keep_alive));
-                   });
-             });
+  router.Add(
+      http::verb::post, "/v1/jobs",
+      [s](Request&& req, const RequestContext& ctx, const RouteParams&, Responder respond) {
+        // A missing Content-Type is taken as JSON; media types are
+        // case-insensitive (RFC 9110).
+        const auto content_type = req[http::field::content_type];
+        const boost::beast::string_view kJson = "application/json";
+        if (!content_type.empty() &&
+            !boost::beast::iequals(content_type.substr(0, kJson.size()), kJson)) {
+          return Reply(
+              respond, req,
+              MakeProblem(415, "Unsupported Media Type", "Content-Type must be application/json"));
+        }
+        auto job = DecodeJobRequest(req.body(), s->job_limits);
+        if (!job) return Reply(respond, req, MakeProblem(job.error()));
+        const auto snapshot = s->cache->Current();
+        if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+        // LSF unreachable and the snapshot too old to place on: say so at once
+        // rather than make the caller wait for bsub's timeout.
+        const auto stale = StaleReason(*snapshot, s->max_staleness, s->topology_interval,
+                                       std::chrono::system_clock::now());
+        if (stale && (snapshot->load_status.consecutive_failures > 0 ||
+                      snapshot->topology_status.consecutive_failures > 0)) {
+          Response problem = MakeProblem(
+              Error{ErrorCode::kUnavailable, "LSF is not answering and the cached data is stale (" +
+                                                 *stale + "); not submitting on it"});
+          problem.set(http::field::retry_after, "15");
+          return Reply(respond, req, std::move(problem));
+        }
+        const unsigned version = req.version();
+        const bool keep_alive = req.keep_alive();
+        const std::string request_id = ctx.request_id;
+        const std::string user = s->user;
+        s->submitter->Submit(
+            std::move(*job), SubmitContext{user, request_id},
+            [respond, version, keep_alive, request_id, user](SubmissionResult result) {
+              json body;
+              body["request_id"] = request_id;
+              body["user"] = user;
+              body["attempts"] = AttemptsJson(result.attempts);
+              if (result.placement) body["excluded"] = ExclusionsJson(result.placement->excluded);
+              if (result.error) {
+                Response problem = MakeProblem(*result.error, body, version, keep_alive);
+                if (result.error->code == ErrorCode::kUnavailable) {
+                  problem.set(http::field::retry_after, "15");
+                }
+                respond(std::move(problem));
+                return;
+              }
+              body["job_id"] = result.job_id;
+              body["queue"] = result.queue;
+              body["requested_queue"] = result.requested_queue;
+              body["host"] = result.host ? json(*result.host) : json();
+              body["bsub_argv"] = result.bsub_argv;
+              body["job_description"] = "bplace:" + request_id;
+              respond(MakeJson(201, body, version, keep_alive));
+            });
+      });
 
   router.Add(http::verb::post, "/v1/cache/refresh",
              [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {

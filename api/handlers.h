@@ -19,6 +19,7 @@ struct Services {
   InflightLedger* ledger = nullptr;
   std::string user;  // the caller every request acts for (service-account mode: the daemon's user)
   std::chrono::seconds max_staleness{120};
+  std::chrono::milliseconds topology_interval{300000};
   JobRequestLimits job_limits;
   std::string version;
 };
@@ -27,7 +28,8 @@ struct Services {
 // GET /healthz, /readyz, /v1/cluster, /v1/queues, /v1/queues/{name},
 // /v1/hosts/{host}, /v1/hostgroups/{name}, /v1/placement; POST /v1/jobs,
 // /v1/cache/refresh. Reads answer from the cached snapshot and never run an
-// LSF command; each carries `as_of` (RFC 3339, UTC) and `age_s` (seconds).
+// LSF command; each carries `as_of` (RFC 3339, UTC) and `age_s` (seconds) of
+// the load data, and `topology_as_of`/`topology_age_s` of the topology.
 // Errors are application/problem+json. `services` must outlive the router's
 // handlers.
 void RegisterRoutes(Router& router, const Services& services);

@@ -1,5 +1,7 @@
 #include "api/job_request_decoder.h"
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "lsf_adapter/bsub_command.h"
@@ -80,11 +82,14 @@ bool AllDigits(std::string_view s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
-// bsub -W takes [hour:]minute.
+// bsub -W takes [hour:]minute; with hours, minutes are 0..59.
 bool IsWalltime(std::string_view s) {
   const auto colon = s.find(':');
-  if (colon == std::string_view::npos) return AllDigits(s);
-  return AllDigits(s.substr(0, colon)) && AllDigits(s.substr(colon + 1));
+  if (colon == std::string_view::npos) return AllDigits(s) && s.size() <= 9;
+  const std::string_view hours = s.substr(0, colon);
+  const std::string_view minutes = s.substr(colon + 1);
+  return AllDigits(hours) && hours.size() <= 7 && AllDigits(minutes) && minutes.size() <= 2 &&
+         std::stoi(std::string(minutes)) < 60;
 }
 
 // bsub -M takes an integer with an optional unit (KB MB GB TB PB EB, or the
@@ -103,13 +108,27 @@ bool IsMemory(std::string_view s) {
 }  // namespace
 
 Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimits& limits) {
-  const json document = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  // Duplicate top-level keys would silently keep the last value; refuse them.
+  std::set<std::string> seen;
+  std::string duplicate;
+  const json::parser_callback_t check_keys = [&](int depth, json::parse_event_t event,
+                                                 json& parsed) {
+    if (event == json::parse_event_t::key && depth == 1 && parsed.is_string() &&
+        !seen.insert(parsed.get<std::string>()).second && duplicate.empty()) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
+  const json document = json::parse(body, check_keys, /*allow_exceptions=*/false);
   if (document.is_discarded()) {
     return Fail(ErrorCode::kInvalidArgument, "body: not valid JSON");
   }
   if (!document.is_object()) {
     return Fail(ErrorCode::kInvalidArgument,
                 std::string("body: expected a JSON object, got ") + TypeName(document));
+  }
+  if (!duplicate.empty()) {
+    return Fail(ErrorCode::kInvalidArgument, duplicate + ": given more than once");
   }
   JobRequest job;
   for (const auto& [key, value] : document.items()) {
@@ -126,6 +145,9 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
     } else if (key == "queues") {
       auto list = GetStringList(value, key, limits, 255, Text::kName);
       if (!list) return tl::unexpected(list.error());
+      if (list->empty()) {
+        return tl::unexpected(Bad(key, "must not be empty (leave it out to allow any queue)"));
+      }
       job.queues = std::move(*list);
     } else if (key == "command") {
       ok = optional_string(job.command, limits.max_command_bytes, Text::kLine);
@@ -162,7 +184,8 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
     } else if (key == "cwd") {
       ok = optional_string(job.cwd, limits.max_string_bytes, Text::kLine);
     } else if (key == "walltime") {
-      if (value.is_number_integer() && value.get<std::int64_t>() > 0) {
+      if (value.is_number_integer() && value.get<std::int64_t>() > 0 &&
+          value.get<std::int64_t>() <= 999999999) {
         job.walltime = std::to_string(value.get<std::int64_t>());
       } else if (value.is_string() && value.get_ref<const std::string&>().size() <= 16 &&
                  IsWalltime(value.get_ref<const std::string&>())) {

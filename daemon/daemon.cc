@@ -77,6 +77,7 @@ Result<void> Daemon::Run() {
   services.ledger = &ledger;
   services.user = *user;
   services.max_staleness = config.server.max_staleness;
+  services.topology_interval = config.lsf.topology_refresh;
   services.job_limits.max_slots = config.submit.max_slots;
   services.version = kVersion;
   api::Router router;

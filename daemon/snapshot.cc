@@ -18,6 +18,36 @@ bool HostTakesNewWork(std::string_view bhosts_status) {
   return true;
 }
 
+std::optional<std::string> StaleReason(const ClusterSnapshot& snapshot,
+                                       std::chrono::seconds max_staleness,
+                                       std::chrono::milliseconds topology_interval,
+                                       SystemTime now) {
+  using std::chrono::duration_cast;
+  using std::chrono::seconds;
+  const auto load_age = duration_cast<seconds>(now - snapshot.load_as_of);
+  const auto topology_age = duration_cast<seconds>(now - snapshot.topology_as_of);
+  const auto topology_limit = duration_cast<seconds>(topology_interval) + max_staleness;
+  std::string reason;
+  if (load_age > max_staleness) {
+    reason = "queue and host load is " + std::to_string(load_age.count()) +
+             " s old (server.max_staleness_s " + std::to_string(max_staleness.count()) + ")";
+    if (!snapshot.load_status.last_error.empty()) {
+      reason += "; last load refresh: " + snapshot.load_status.last_error;
+    }
+  }
+  if (topology_age > topology_limit) {
+    if (!reason.empty()) reason += "; ";
+    reason += "topology is " + std::to_string(topology_age.count()) +
+              " s old (lsf.topology_refresh_s + server.max_staleness_s = " +
+              std::to_string(topology_limit.count()) + ")";
+    if (!snapshot.topology_status.last_error.empty()) {
+      reason += "; last topology refresh: " + snapshot.topology_status.last_error;
+    }
+  }
+  if (reason.empty()) return std::nullopt;
+  return reason;
+}
+
 std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(const Topology& topology,
                                                                  const LoadState& load) {
   std::unordered_map<std::string, QueueHostCounts> counts;

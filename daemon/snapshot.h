@@ -73,9 +73,19 @@ struct ClusterSnapshot {
 
   // Both tiers have succeeded at least once.
   bool complete() const { return topology && load; }
-  // The older of the two tiers' times: what a read that uses both is based on.
-  SystemTime as_of() const { return std::min(topology_as_of, load_as_of); }
+  // When the counters and host status were read: the `as_of` of reads. The
+  // topology is read less often (topology_as_of) and judged against its own
+  // interval; see StaleReason.
+  SystemTime as_of() const { return load_as_of; }
 };
+
+// Why the snapshot is too old to trust at `now`, or nullopt when it is fresh:
+// the load tier older than `max_staleness`, or the topology tier older than
+// `topology_interval + max_staleness` (it is meant to be up to one interval
+// old). The reason names the ages, the limits and each tier's last error.
+std::optional<std::string> StaleReason(const ClusterSnapshot& snapshot,
+                                       std::chrono::seconds max_staleness,
+                                       std::chrono::milliseconds topology_interval, SystemTime now);
 
 // Counts, for every queue of `topology`, the bhosts hosts its HOSTS admits and
 // how many of those take new work. O(queues x hosts x tokens).

@@ -50,6 +50,10 @@ listen = "$listen"
 bin_dir = "$sim_bin"
 env_dir = "$state"
 command_timeout_s = 10
+
+[placement]
+# The demo's interactive queue is for bsub -I work: keep batch placements out.
+exclude_queues = ["interactive"]
 TOML
 cat >&2 <<MSG
 run-demo: no LSF here; using the LSF simulator (demo cluster).

@@ -87,6 +87,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"queues_string", R"({"command":"x","queues":"normal"})", "queues:"},
         BadCase{"queues_item_number", R"({"command":"x","queues":[1]})", "queues[0]:"},
         BadCase{"queues_item_empty", R"({"command":"x","queues":["a",""]})", "queues[1]:"},
+        BadCase{"queues_empty", R"({"command":"x","queues":[]})", "queues:"},
+        BadCase{"duplicate_key", R"({"command":"true","command":"false"})", "command:"},
+        BadCase{"walltime_minutes_over_59", R"({"command":"x","walltime":"1:70"})", "walltime:"},
         BadCase{"command_number", R"({"command":5})", "command:"},
         BadCase{"command_array", R"({"command":["echo"]})", "command:"},
         BadCase{"argv_string", R"({"argv":"echo hi"})", "argv:"},
@@ -212,7 +215,6 @@ INSTANTIATE_TEST_SUITE_P(
         GoodCase{"unicode", R"({"command":"echo \u00e9t\u00e9","job_name":"r\u00e9sum\u00e9"})"},
         GoodCase{"extra_args_valued_options",
                  R"({"command":"x","extra_args":["-G","g","-sla","s","-B","-N"]})"},
-        GoodCase{"empty_queues", R"({"command":"x","queues":[]})"},
         GoodCase{"empty_extra_args", R"({"command":"x","extra_args":[]})"}));
 
 TEST(DecodeJobRequestTest, ConvertsNumericWalltimeAndMemoryToText) {

@@ -92,14 +92,40 @@ TEST(ClusterSnapshotTest, IsCompleteOnlyWithBothTiers) {
   EXPECT_TRUE(snapshot.complete());
 }
 
-TEST(ClusterSnapshotTest, AsOfIsTheOlderTier) {
+TEST(ClusterSnapshotTest, AsOfIsWhenTheLoadWasRead) {
   ClusterSnapshot snapshot;
   const SystemTime t0 = std::chrono::system_clock::now();
   snapshot.topology_as_of = t0;
   snapshot.load_as_of = t0 + std::chrono::seconds(15);
-  EXPECT_EQ(snapshot.as_of(), t0);
-  snapshot.load_as_of = t0 - std::chrono::seconds(3);
-  EXPECT_EQ(snapshot.as_of(), t0 - std::chrono::seconds(3));
+  EXPECT_EQ(snapshot.as_of(), t0 + std::chrono::seconds(15));
+}
+
+TEST(ClusterSnapshotTest, TopologyOlderThanMaxStalenessIsFreshWithinItsInterval) {
+  ClusterSnapshot snapshot;
+  const SystemTime now = std::chrono::system_clock::now();
+  snapshot.load_as_of = now - std::chrono::seconds(10);
+  snapshot.topology_as_of = now - std::chrono::seconds(200);
+  // Topology refreshed every 300 s, max staleness 120 s: 200 s is fine.
+  EXPECT_EQ(StaleReason(snapshot, std::chrono::seconds(120), std::chrono::seconds(300), now),
+            std::nullopt);
+  snapshot.topology_as_of = now - std::chrono::seconds(421);
+  const auto reason =
+      StaleReason(snapshot, std::chrono::seconds(120), std::chrono::seconds(300), now);
+  ASSERT_TRUE(reason);
+  EXPECT_NE(reason->find("topology is 421 s old"), std::string::npos) << *reason;
+}
+
+TEST(ClusterSnapshotTest, LoadOlderThanMaxStalenessIsStaleWithItsLastError) {
+  ClusterSnapshot snapshot;
+  const SystemTime now = std::chrono::system_clock::now();
+  snapshot.topology_as_of = now;
+  snapshot.load_as_of = now - std::chrono::seconds(130);
+  snapshot.load_status.last_error = "bqueues -w: no answer within 30000 ms (killed)";
+  const auto reason =
+      StaleReason(snapshot, std::chrono::seconds(120), std::chrono::seconds(300), now);
+  ASSERT_TRUE(reason);
+  EXPECT_NE(reason->find("load is 130 s old"), std::string::npos) << *reason;
+  EXPECT_NE(reason->find("no answer within"), std::string::npos) << *reason;
 }
 
 }  // namespace
