@@ -54,6 +54,37 @@ bool SaysNoGroups(const std::string& message) {
          !LooksUnavailable(message);
 }
 
+// Records one run of a refresh tier that started at `started`.
+void RecordRun(TierStatus& status, const Result<void>& outcome, SystemTime started,
+               std::chrono::milliseconds duration) {
+  status.last_attempt = started;
+  status.last_duration = duration;
+  if (outcome) {
+    status.last_success = started;
+    status.last_error.clear();
+    status.consecutive_failures = 0;
+  } else {
+    status.last_error = outcome.error().message;
+    ++status.consecutive_failures;
+  }
+}
+
+// LSF's answer to `bqueues -u USER -w` (run at `started`) as permissions.
+Result<std::shared_ptr<const UserPermissions>> ToPermissions(const std::string& user,
+                                                             SystemTime started,
+                                                             const Result<std::string>& out) {
+  if (!out) return tl::unexpected(out.error());
+  auto rows = lsf::ParseBqueues(*out);
+  if (!rows) {
+    return Fail(rows.error().code, "bqueues -u " + user + " -w: " + rows.error().message);
+  }
+  auto value = std::make_shared<UserPermissions>();
+  value->user = user;
+  value->as_of = started;
+  for (const auto& row : *rows) value->queues.insert(row.name);
+  return std::shared_ptr<const UserPermissions>(std::move(value));
+}
+
 }  // namespace
 
 ClusterCache::ClusterCache(boost::asio::any_io_executor executor, lsf::CommandRunner& runner,
@@ -187,18 +218,10 @@ void ClusterCache::StartLoad() {
     }
     const bool ok = outcome.has_value();
     Publish([&](ClusterSnapshot& snapshot) {
-      TierStatus& status = snapshot.load_status;
-      status.last_attempt = state->started_wall;
-      status.last_duration = duration;
+      RecordRun(snapshot.load_status, outcome, state->started_wall, duration);
       if (ok) {
         snapshot.load = load;
         snapshot.load_as_of = state->started_wall;
-        status.last_success = state->started_wall;
-        status.last_error.clear();
-        status.consecutive_failures = 0;
-      } else {
-        status.last_error = outcome.error().message;
-        ++status.consecutive_failures;
       }
     });
     if (ok) {
@@ -280,19 +303,11 @@ void ClusterCache::StartTopology() {
     }
     const bool ok = outcome.has_value();
     Publish([&](ClusterSnapshot& snapshot) {
-      TierStatus& status = snapshot.topology_status;
-      status.last_attempt = state->started_wall;
-      status.last_duration = duration;
+      RecordRun(snapshot.topology_status, outcome, state->started_wall, duration);
       if (ok) {
         snapshot.topology = topology;
         snapshot.topology_as_of = state->started_wall;
-        status.last_success = state->started_wall;
-        status.last_error.clear();
-        status.consecutive_failures = 0;
         if (!identity.cluster_name.empty()) snapshot.identity = identity;
-      } else {
-        status.last_error = outcome.error().message;
-        ++status.consecutive_failures;
       }
     });
     if (ok) {
@@ -304,20 +319,9 @@ void ClusterCache::StartTopology() {
       spdlog::warn("topology refresh failed: {}", outcome.error().message);
     }
     if (state->permissions) {
-      Result<std::shared_ptr<const UserPermissions>> permissions =
-          tl::unexpected(Error{ErrorCode::kInternal, ""});
-      if (!*state->permissions) {
-        permissions = tl::unexpected(state->permissions->error());
-      } else if (auto rows = lsf::ParseBqueues(**state->permissions); !rows) {
-        permissions = Fail(rows.error().code, "bqueues -u: " + rows.error().message);
-      } else {
-        auto value = std::make_shared<UserPermissions>();
-        value->user = options_.prefetch_user;
-        value->as_of = state->started_wall;
-        for (const auto& row : *rows) value->queues.insert(row.name);
-        permissions = std::shared_ptr<const UserPermissions>(std::move(value));
-      }
-      FinishPermissions(options_.prefetch_user, std::move(permissions));
+      FinishPermissions(
+          options_.prefetch_user,
+          ToPermissions(options_.prefetch_user, state->started_wall, *state->permissions));
     }
     FinishTier(topology_flight_, outcome);
     ScheduleTopology(!ok);
@@ -414,20 +418,7 @@ void ClusterCache::FetchPermissions(const std::string& user, PermissionsDone don
   }
   const SystemTime started = std::chrono::system_clock::now();
   RunQuery("bqueues", {"-u", user, "-w"}, [this, user, started](Result<std::string> out) {
-    Result<std::shared_ptr<const UserPermissions>> result =
-        tl::unexpected(Error{ErrorCode::kInternal, ""});
-    if (!out) {
-      result = tl::unexpected(out.error());
-    } else if (auto rows = lsf::ParseBqueues(*out); !rows) {
-      result = Fail(rows.error().code, "bqueues -u " + user + " -w: " + rows.error().message);
-    } else {
-      auto value = std::make_shared<UserPermissions>();
-      value->user = user;
-      value->as_of = started;
-      for (const auto& row : *rows) value->queues.insert(row.name);
-      result = std::shared_ptr<const UserPermissions>(std::move(value));
-    }
-    FinishPermissions(user, std::move(result));
+    FinishPermissions(user, ToPermissions(user, started, out));
   });
 }
 
