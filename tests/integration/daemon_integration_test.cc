@@ -1,5 +1,10 @@
 // The real bplaced against the LSF simulator, over HTTP on 127.0.0.1.
 
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -271,6 +276,31 @@ TEST(LsfDownTest, ReadsStayUpSubmissionsFailFastAndServiceRecovers) {
   EXPECT_TRUE(recovered);
   const HttpReply after = daemon.Post("/v1/jobs", JobBody("node007", 1));
   EXPECT_EQ(after.status, 201) << after.body;
+}
+
+TEST(SystemdTest, NotifiesReadyAfterFirstSnapshotAndStoppingOnSigterm) {
+  SimCluster sim(DEMO_CLUSTER);
+  const std::string socket_path = (sim.dir() / "notify").string();
+  const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path.c_str());
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  auto receive = [fd](int timeout_ms) {
+    pollfd ready{fd, POLLIN, 0};
+    if (poll(&ready, 1, timeout_ms) <= 0) return std::string();
+    char buffer[1024];
+    const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+    return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+  };
+  DaemonSettings settings;
+  settings.env["NOTIFY_SOCKET"] = socket_path;
+  DaemonProcess daemon(sim, settings);  // returns once /readyz is 200
+  EXPECT_THAT(receive(5000), ::testing::HasSubstr("READY=1"));
+  EXPECT_EQ(daemon.Terminate(), 0);
+  EXPECT_THAT(receive(5000), ::testing::HasSubstr("STOPPING=1"));
+  close(fd);
 }
 
 TEST(StartupTest, BadConfigExitsNonZeroNamingFileLineAndKey) {

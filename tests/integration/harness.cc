@@ -199,7 +199,7 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
   }
   std::vector<std::string> args = {BPLACED_PATH, "--config", config_path.string(), "--port-file",
                                    port_path.string()};
-  std::vector<std::string> environment = MergedEnv({});
+  std::vector<std::string> environment = MergedEnv(settings.env);
   auto arg_pointers = Pointers(args);
   auto env_pointers = Pointers(environment);
   posix_spawn_file_actions_t actions;

@@ -62,6 +62,7 @@ struct DaemonSettings {
   int topology_refresh_s = 3600;
   int max_staleness_s = 120;
   int max_attempts = 3;
+  std::map<std::string, std::string> env;  // added to the daemon's environment
 };
 
 // A bplaced process serving `sim` on 127.0.0.1 with an ephemeral port.
