@@ -114,6 +114,7 @@ json CandidateJson(const Candidate& candidate) {
   body["inflight"] = candidate.inflight;
   body["run"] = candidate.run;
   body["prio"] = candidate.prio;
+  if (!candidate.lands_in.empty()) body["lands_in"] = candidate.lands_in;
   if (candidate.admission) body["host_admission"] = AdmissionJson(*candidate.admission);
   return body;
 }

@@ -315,6 +315,7 @@ void ClusterCache::StartTopology() {
       // changes: a queue's USERS may have been edited.
       std::lock_guard lock(users_mutex_);
       rejections_.clear();
+      rewrites_.clear();
     } else {
       spdlog::warn("topology refresh failed: {}", outcome.error().message);
     }
@@ -451,6 +452,16 @@ std::unordered_map<std::string, std::string> ClusterCache::Rejections(
   std::lock_guard lock(users_mutex_);
   const auto it = rejections_.find(user);
   return it == rejections_.end() ? std::unordered_map<std::string, std::string>{} : it->second;
+}
+
+void ClusterCache::RememberRewrite(const std::string& requested, const std::string& landed) {
+  std::lock_guard lock(users_mutex_);
+  rewrites_[requested] = landed;
+}
+
+std::unordered_map<std::string, std::string> ClusterCache::Rewrites() const {
+  std::lock_guard lock(users_mutex_);
+  return rewrites_;
 }
 
 }  // namespace bplace

@@ -95,6 +95,12 @@ class ClusterCache {
                          const std::string& message);
   std::unordered_map<std::string, std::string> Rejections(const std::string& user) const;
 
+  // bsub asked for `requested` put the job in `landed` (a site esub rewrote
+  // -q): keep that until the next topology refresh so placement ranks
+  // `requested` by the queue its jobs really land in.
+  void RememberRewrite(const std::string& requested, const std::string& landed);
+  std::unordered_map<std::string, std::string> Rewrites() const;
+
  private:
   struct Flight {
     bool running = false;
@@ -136,10 +142,11 @@ class ClusterCache {
   bool stopped_ = false;
   std::function<void()> on_first_complete_;
 
-  mutable std::mutex users_mutex_;  // guards the three members below
+  mutable std::mutex users_mutex_;  // guards the four members below
   std::chrono::steady_clock::time_point last_manual_{};
   std::unordered_map<std::string, PermissionEntry> permissions_;
   std::unordered_map<std::string, std::unordered_map<std::string, std::string>> rejections_;
+  std::unordered_map<std::string, std::string> rewrites_;
 };
 
 }  // namespace bplace

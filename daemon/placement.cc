@@ -157,10 +157,17 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
     candidate.queue = name;
     candidate.status = status.text;
     candidate.active = status.active;
-    candidate.pend = counters ? counters->pend : queue.definition.pend;
-    candidate.run = counters ? counters->run : queue.definition.run;
     candidate.prio = counters ? counters->prio : queue.definition.prio;
-    if (const std::int64_t* slots = Lookup(context.inflight_slots, name)) {
+    // Where the job will wait: this queue, or the one an esub moves it to.
+    const std::string* landed = Lookup(context.rewrites, name);
+    const std::string& waits_in = landed ? *landed : name;
+    if (landed) {
+      candidate.lands_in = *landed;
+      counters = Lookup(&load.queues, *landed);
+    }
+    candidate.pend = counters ? counters->pend : (landed ? 0 : queue.definition.pend);
+    candidate.run = counters ? counters->run : (landed ? 0 : queue.definition.run);
+    if (const std::int64_t* slots = Lookup(context.inflight_slots, waits_in)) {
       candidate.inflight = *slots;
     }
     candidate.admission = std::move(admission);

@@ -32,6 +32,9 @@ struct PlacementContext {
   // Queues whose bsub refused this user since the last topology refresh,
   // with LSF's message ("User cannot use the queue").
   const std::unordered_map<std::string, std::string>* rejections = nullptr;
+  // Queues whose jobs LSF has been seen to put elsewhere (an esub rewriting
+  // -q), mapped to where they landed.
+  const std::unordered_map<std::string, std::string>* rewrites = nullptr;
   // Queues the site excluded in the configuration ([placement] exclude_queues).
   const std::unordered_set<std::string>* excluded_queues = nullptr;
 };
@@ -41,9 +44,12 @@ struct Candidate {
   std::string queue;
   std::string status;  // e.g. "Open:Active"
   bool active = false;
-  std::int64_t pend = 0;      // PEND slots from the last bqueues -w
-  std::int64_t inflight = 0;  // slots this daemon added since
+  // PEND slots from the last bqueues -w, and slots this daemon added since.
+  // For a queue in `lands_in` these are that queue's: where the job will wait.
+  std::int64_t pend = 0;
+  std::int64_t inflight = 0;
   std::int64_t run = 0;
+  std::string lands_in;  // set when LSF was seen to rewrite this queue to another
   int prio = 0;
   std::optional<HostAdmission> admission;  // set when a host was asked for
 };
@@ -84,7 +90,9 @@ struct Placement {
 // passes the snapshot and context it holds. Every queue not chosen carries a
 // reason. Ranking (DESIGN §3.3): queues that dispatch (Active) before those
 // that only collect (Inact*), then fewest pending (PEND + in-flight), then
-// fewest running, then higher PRIO, then name.
+// fewest running, then higher PRIO, then name. A queue known to be rewritten
+// to another (context.rewrites) is ranked by the counters of the queue its
+// jobs land in.
 // Errors: kUnavailable when the snapshot has no topology or load yet;
 // kNotFound when the host is unknown to both bhosts and every group and HOSTS
 // line, or a requested queue does not exist.

@@ -73,10 +73,12 @@ Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
   for (const std::string& queue : tried) {
     rejections.emplace(queue, "already tried for this request");
   }
+  const auto rewrites = cache_.Rewrites();
   PlacementContext context;
   context.permitted_queues = permitted;
   context.inflight_slots = &inflight;
   context.rejections = &rejections;
+  context.rewrites = &rewrites;
   context.excluded_queues = &options_.excluded_queues;
   return Place(*snapshot, context, request);
 }
@@ -197,9 +199,10 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
     attempt.message = reply.message;
     switch (reply.outcome) {
       case lsf::BsubOutcome::kSubmitted:
-        if (reply.queue != attempt.queue) {
+        if (!reply.queue.empty() && reply.queue != attempt.queue) {
           spdlog::info("request_id={}: LSF put the job in queue {} instead of {} (esub rewrite?)",
                        run->context.request_id, reply.queue, attempt.queue);
+          cache_.RememberRewrite(attempt.queue, reply.queue);
         }
         ledger_.Finish(ticket, true, now, reply.queue);
         attempt.outcome = "submitted";

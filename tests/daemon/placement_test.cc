@@ -673,3 +673,38 @@ TEST(PlaceTest, RejectionAppliesOnlyToItsQueue) {
 
 }  // namespace
 }  // namespace bplace
+
+namespace bplace {
+namespace {
+
+TEST(PlaceRewriteTest, RanksARewrittenQueueByTheQueueItsJobsLandIn) {
+  // An esub moves "express" jobs to "short": express's own PEND never grows,
+  // so once the rewrite is known it must be ranked by short's counters.
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("express", {"all"}, {"all"}, "Open:Active", 0)
+                                       .Queue("short", {"all"}, {"all"}, "Open:Active", 8)
+                                       .Queue("medium", {"all"}, {"all"}, "Open:Active", 5)
+                                       .Host("node001")
+                                       .Build();
+  const std::unordered_map<std::string, std::int64_t> inflight{{"short", 4}};
+  PlacementContext context;
+  context.inflight_slots = &inflight;
+  const auto unknown = Place(snapshot, context, PlacementRequest{"alice", std::nullopt, {}});
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->candidates.front().queue, "express");
+
+  const std::unordered_map<std::string, std::string> rewrites{{"express", "short"}};
+  context.rewrites = &rewrites;
+  const auto known = Place(snapshot, context, PlacementRequest{"alice", std::nullopt, {}});
+  ASSERT_TRUE(known);
+  EXPECT_EQ(known->candidates.front().queue, "medium");
+  const auto express = std::find_if(known->candidates.begin(), known->candidates.end(),
+                                    [](const Candidate& c) { return c.queue == "express"; });
+  ASSERT_NE(express, known->candidates.end());
+  EXPECT_EQ(express->lands_in, "short");
+  EXPECT_EQ(express->pend, 8);
+  EXPECT_EQ(express->inflight, 4);
+}
+
+}  // namespace
+}  // namespace bplace

@@ -238,6 +238,22 @@ TEST_F(DemoClusterTest, ClosedHostGetsConflictWithEveryReason) {
   EXPECT_TRUE(names_host) << reply.body;
 }
 
+TEST_F(DemoClusterTest, LearnsAnEsubRewriteAndRanksTheQueueByWhereJobsLand) {
+  const HttpReply reply =
+      daemon_.Post("/v1/jobs", json{{"queues", {"express"}}, {"command", "sleep 60"}}.dump());
+  ASSERT_EQ(reply.status, 201) << reply.body;
+  EXPECT_EQ(reply.Json()["requested_queue"], "express");
+  EXPECT_EQ(reply.Json()["queue"], "short");  // the demo's esub moves express jobs
+  const json placement = daemon_.Get("/v1/placement?queue=express,short").Json();
+  bool found = false;
+  for (const json& candidate : placement["candidates"]) {
+    if (candidate["queue"] != "express") continue;
+    found = true;
+    EXPECT_EQ(candidate.value("lands_in", ""), "short") << candidate.dump();
+  }
+  EXPECT_TRUE(found) << placement.dump();
+}
+
 TEST_F(DemoClusterTest, SigtermFinishesAndExitsZero) { EXPECT_EQ(daemon_.Terminate(), 0); }
 
 TEST(LsfDownTest, ReadsStayUpSubmissionsFailFastAndServiceRecovers) {
