@@ -125,8 +125,7 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
       }
     }
     if (const std::string* message = Lookup(context.rejections, name)) {
-      exclude(ExclusionCode::kRejectedByLsf, "bsub refused this queue for " + request.user +
-                                                 " since the last topology refresh: " + *message);
+      exclude(ExclusionCode::kRejectedByLsf, *message);
       continue;
     }
     if (request.host && host_status == nullptr) {

@@ -29,8 +29,9 @@ struct PlacementContext {
   // Slots this daemon has submitted (or is submitting) per queue that the
   // last `bqueues -w` could not have counted yet.
   const std::unordered_map<std::string, std::int64_t>* inflight_slots = nullptr;
-  // Queues whose bsub refused this user since the last topology refresh,
-  // with LSF's message ("User cannot use the queue").
+  // Queues not to try again for this user, each with the sentence that says
+  // why (bsub refused it since the last topology refresh, or this request
+  // already tried it).
   const std::unordered_map<std::string, std::string>* rejections = nullptr;
   // Queues whose jobs LSF has been seen to put elsewhere (an esub rewriting
   // -q), mapped to where they landed.

@@ -71,7 +71,7 @@ Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
   const auto inflight = ledger_.Counts();
   auto rejections = cache_.Rejections(request.user);
   for (const std::string& queue : tried) {
-    rejections.emplace(queue, "already tried for this request");
+    rejections.emplace(queue, "already tried for this request (see attempts)");
   }
   const auto rewrites = cache_.Rewrites();
   PlacementContext context;
@@ -219,7 +219,11 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
         const std::string rejected_queue = attempt.queue;
         result.attempts.push_back(std::move(attempt));
         if (WorthRemembering(reply.message)) {
-          cache_.RememberRejection(run->context.user, rejected_queue, reply.message);
+          cache_.RememberRejection(run->context.user, rejected_queue,
+                                   "bsub refused it for " + run->context.user + ": " +
+                                       reply.message +
+                                       " (remembered until the next topology "
+                                       "refresh)");
         }
         Attempt(std::move(run));
         return;
