@@ -319,6 +319,64 @@ TEST(SystemdTest, NotifiesReadyAfterFirstSnapshotAndStoppingOnSigterm) {
   close(fd);
 }
 
+// "Any directory of executables that print LSF-format output": plain scripts
+// replaying the volclava (OpenLava family) captures of ../shared/lsf.
+TEST(CapturedOutputTest, ServesAnOpenLavaClusterFromScriptsPrintingCapturedText) {
+  SimCluster scratch(DEMO_CLUSTER);  // used for its temp dir only
+  const std::filesystem::path bin = scratch.dir() / "bin";
+  const std::string data = std::string(TESTDATA_DIR) + "/lsf/openlava/";
+  std::filesystem::create_directories(bin);
+  const std::map<std::string, std::string> scripts = {
+      {"bqueues",
+       "case \"$*\" in\n"
+       "  *-l*) cat " +
+           data +
+           "bqueues_l.txt ;;\n"
+           "  *-u*) cat " +
+           data +
+           "bqueues_u_alice.txt ;;\n"
+           "  *) cat " +
+           data +
+           "bqueues_w.txt ;;\n"
+           "esac\n"},
+      {"bmgroup", "cat " + data + "bmgroup_w.txt\n"},
+      {"bugroup", "cat " + data + "bugroup_w.txt\n"},
+      {"bhosts", "cat " + data + "bhosts_w.txt\n"},
+      {"lsid", "cat " + data + "lsid.txt\n"},
+      {"bsub", "echo \"Job <42> is submitted to queue <$2>.\"\n"},
+  };
+  for (const auto& [name, body] : scripts) {
+    const auto path = bin / name;
+    std::ofstream(path) << "#!/bin/sh\n" << body;
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  }
+  DaemonSettings settings;
+  settings.bin_dir = bin.string();
+  DaemonProcess daemon(scratch, settings);
+
+  // `bqueues -m vm` on that cluster listed all nine queues (openlava-samples.md).
+  const json host = daemon.Get("/v1/hosts/vm").Json();
+  std::set<std::string> admitting;
+  for (const json& queue : host["queues"]) admitting.insert(queue["queue"]);
+  EXPECT_EQ(admitting, (std::set<std::string>{"adminq", "short", "devq", "aliceq", "normal",
+                                              "bigmem", "outer", "closedq", "inactq"}));
+  const json cluster = daemon.Get("/v1/cluster").Json();
+  EXPECT_EQ(cluster["cluster_name"], "olcluster");
+
+  const json placement = daemon.Get("/v1/placement?host=vm").Json();
+  std::map<std::string, std::string> codes;
+  for (const json& excluded : placement["excluded"]) codes[excluded["queue"]] = excluded["code"];
+  EXPECT_EQ(codes["closedq"], "queue_closed");
+  EXPECT_EQ(codes["adminq"], "user_not_permitted");
+  ASSERT_FALSE(placement["candidates"].empty());
+  EXPECT_EQ(placement["candidates"].back()["queue"], "inactq");  // Inact ranks last
+
+  const HttpReply submit = daemon.Post("/v1/jobs", JobBody("vm", 1));
+  ASSERT_EQ(submit.status, 201) << submit.body;
+  EXPECT_EQ(submit.Json()["job_id"], "42");
+  EXPECT_EQ(submit.Json()["queue"], placement["chosen"]);
+}
+
 TEST(StartupTest, BadConfigExitsNonZeroNamingFileLineAndKey) {
   char pattern[] = "/tmp/bplace-cfg-XXXXXX";
   const std::string dir = mkdtemp(pattern);

@@ -190,8 +190,9 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
   {
     std::ofstream config(config_path);
     config << "[server]\nlisten = \"127.0.0.1:0\"\nmax_staleness_s = " << settings.max_staleness_s
-           << "\n\n[lsf]\nbin_dir = \"" << LSFSIM_BIN_DIR << "\"\nenv_dir = \""
-           << (sim.dir() / "lsf").string()
+           << "\n\n[lsf]\nbin_dir = \""
+           << (settings.bin_dir.empty() ? std::string(LSFSIM_BIN_DIR) : settings.bin_dir)
+           << "\"\nenv_dir = \"" << (sim.dir() / "lsf").string()
            << "\"\ncommand_timeout_s = " << settings.command_timeout_s
            << "\nload_refresh_s = " << settings.load_refresh_s
            << "\ntopology_refresh_s = " << settings.topology_refresh_s
