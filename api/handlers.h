@@ -34,7 +34,4 @@ struct Services {
 // handlers.
 void RegisterRoutes(Router& router, const Services& services);
 
-// Formats a time as RFC 3339 in UTC with milliseconds ("2026-11-30T12:00:00.123Z").
-std::string FormatRfc3339(std::chrono::system_clock::time_point time);
-
 }  // namespace bplace::api

@@ -1,0 +1,150 @@
+#include "api/json_mapping.h"
+
+#include <cstdio>
+#include <ctime>
+
+namespace bplace::api {
+
+using nlohmann::json;
+
+std::string FormatRfc3339(std::chrono::system_clock::time_point time) {
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(millis / 1000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[40];
+  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  char result[48];
+  std::snprintf(result, sizeof result, "%.*s.%03dZ", static_cast<int>(n), text,
+                static_cast<int>(millis % 1000));
+  return result;
+}
+
+double AgeSeconds(SystemTime as_of) {
+  const auto age = std::chrono::system_clock::now() - as_of;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(age).count() / 1000.0;
+}
+
+void AddAge(json& body, SystemTime as_of) {
+  body["as_of"] = FormatRfc3339(as_of);
+  body["age_s"] = AgeSeconds(as_of);
+}
+
+// as_of/age_s of the load data, and the topology's.
+void AddAge(json& body, const ClusterSnapshot& snapshot) {
+  AddAge(body, snapshot.as_of());
+  body["topology_as_of"] = FormatRfc3339(snapshot.topology_as_of);
+  body["topology_age_s"] = AgeSeconds(snapshot.topology_as_of);
+}
+
+json Limit(const std::optional<std::int64_t>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json Tokens(const std::vector<MemberToken>& tokens) {
+  json list = json::array();
+  for (const MemberToken& token : tokens) list.push_back(token.text);
+  return list;
+}
+
+json TierJson(const TierStatus& status, SystemTime as_of) {
+  json tier;
+  if (status.last_success) {
+    AddAge(tier, as_of);
+  } else {
+    tier["as_of"] = nullptr;
+    tier["age_s"] = nullptr;
+  }
+  tier["last_attempt"] = status.last_attempt ? json(FormatRfc3339(*status.last_attempt)) : json();
+  tier["last_duration_ms"] = status.last_duration.count();
+  tier["last_error"] = status.last_error.empty() ? json() : json(status.last_error);
+  tier["consecutive_failures"] = status.consecutive_failures;
+  return tier;
+}
+
+json QueueJson(const ClusterSnapshot& snapshot, const QueueTopology& queue,
+               const std::unordered_map<std::string, std::int64_t>& inflight) {
+  const lsf::QueueDefinition& definition = queue.definition;
+  const lsf::QueueLoad* load = nullptr;
+  if (const auto it = snapshot.load->queues.find(definition.name);
+      it != snapshot.load->queues.end()) {
+    load = &it->second;
+  }
+  const lsf::QueueStatus& status = load ? load->status : definition.status;
+  json body;
+  body["name"] = definition.name;
+  body["description"] = definition.description;
+  body["default"] = definition.is_default;
+  body["prio"] = load ? load->prio : definition.prio;
+  body["nice"] = definition.nice;
+  body["status"] = status.text;
+  body["open"] = status.open;
+  body["active"] = status.active;
+  body["max"] = Limit(load ? load->max : definition.max);
+  body["jl_u"] = Limit(load ? load->jl_u : definition.jl_u);
+  body["njobs"] = load ? load->njobs : definition.njobs;
+  body["pend"] = load ? load->pend : definition.pend;
+  body["run"] = load ? load->run : definition.run;
+  body["susp"] = load ? load->susp : definition.ssusp + definition.ususp;
+  const auto in = inflight.find(definition.name);
+  body["inflight"] = in == inflight.end() ? 0 : in->second;
+  body["hosts"] = Tokens(queue.hosts);
+  body["users"] = Tokens(queue.users);
+  body["administrators"] = definition.administrators;
+  body["res_req"] = definition.res_req.empty() ? json() : json(definition.res_req);
+  const auto counts = snapshot.host_counts.find(definition.name);
+  body["hosts_admitted"] = counts == snapshot.host_counts.end() ? 0 : counts->second.admitted;
+  body["hosts_usable"] = counts == snapshot.host_counts.end() ? 0 : counts->second.usable;
+  body["remote_hosts"] = queue.has_remote_hosts;
+  return body;
+}
+
+json AdmissionJson(const HostAdmission& admission) {
+  json body;
+  body["via"] = ViaName(admission.via);
+  body["token"] = admission.token;
+  json chain = json::array();
+  for (const std::string& group : admission.chain) chain.push_back(group);
+  body["group_chain"] = chain;
+  body["preference"] = admission.preference;
+  body["reason"] = DescribeAdmission(admission);
+  return body;
+}
+
+json CandidateJson(const Candidate& candidate) {
+  json body;
+  body["queue"] = candidate.queue;
+  body["status"] = candidate.status;
+  body["pend"] = candidate.pend;
+  body["inflight"] = candidate.inflight;
+  body["run"] = candidate.run;
+  body["prio"] = candidate.prio;
+  if (!candidate.lands_in.empty()) body["lands_in"] = candidate.lands_in;
+  if (candidate.admission) body["host_admission"] = AdmissionJson(*candidate.admission);
+  return body;
+}
+
+json ExclusionsJson(const std::vector<Exclusion>& excluded) {
+  json list = json::array();
+  for (const Exclusion& exclusion : excluded) {
+    list.push_back({{"queue", exclusion.queue},
+                    {"code", ExclusionCodeName(exclusion.code)},
+                    {"reason", exclusion.reason}});
+  }
+  return list;
+}
+
+json AttemptsJson(const std::vector<SubmitAttempt>& attempts) {
+  json list = json::array();
+  for (const SubmitAttempt& attempt : attempts) {
+    list.push_back({{"queue", attempt.queue},
+                    {"outcome", attempt.outcome},
+                    {"message", attempt.message},
+                    {"elapsed_ms", attempt.elapsed.count()},
+                    {"bsub_argv", attempt.argv}});
+  }
+  return list;
+}
+
+}  // namespace bplace::api
