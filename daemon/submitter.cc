@@ -149,8 +149,11 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
       Finish(std::move(run));
       return;
     }
-    queue = placement->candidates.front().queue;
-    ticket = ledger_.Reserve(queue, slots);
+    const Candidate& best = placement->candidates.front();
+    queue = best.queue;
+    // Charge the queue the job will wait in (known esub rewrite), so the
+    // next placement sees it at once.
+    ticket = ledger_.Reserve(best.lands_in.empty() ? queue : best.lands_in, slots);
     result.placement = std::move(*placement);
   }
   run->tried.insert(queue);
