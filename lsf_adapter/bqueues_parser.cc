@@ -21,8 +21,45 @@ bool StartsWith(std::string_view text, std::string_view prefix) {
 
 // Column indices of one bqueues header, found by name.
 struct Columns {
-  std::size_t name, prio, status, max, jl_u, jl_p, jl_h, njobs, pend, run, susp;
+  std::size_t name, prio, status;
 };
+
+// The limit columns ("-" = unlimited) and counter columns of a bqueues row,
+// by header name, with the QueueLoad field each fills. Both the table and
+// the -json reader go through FillNumbers.
+struct LimitColumn {
+  const char* name;
+  std::optional<std::int64_t> QueueLoad::*field;
+};
+struct CountColumn {
+  const char* name;
+  std::int64_t QueueLoad::*field;
+};
+constexpr LimitColumn kLimitColumns[] = {{"MAX", &QueueLoad::max},
+                                         {"JL/U", &QueueLoad::jl_u},
+                                         {"JL/P", &QueueLoad::jl_p},
+                                         {"JL/H", &QueueLoad::jl_h}};
+constexpr CountColumn kCountColumns[] = {{"NJOBS", &QueueLoad::njobs},
+                                         {"PEND", &QueueLoad::pend},
+                                         {"RUN", &QueueLoad::run},
+                                         {"SUSP", &QueueLoad::susp}};
+
+// Fills the limits and counters of `queue` from `limit_of(name)` and
+// `count_of(name)`; returns the first error either gives.
+template <typename LimitOf, typename CountOf>
+Result<void> FillNumbers(QueueLoad& queue, LimitOf limit_of, CountOf count_of) {
+  for (const LimitColumn& column : kLimitColumns) {
+    auto value = limit_of(column.name);
+    if (!value) return tl::unexpected(value.error());
+    queue.*column.field = *value;
+  }
+  for (const CountColumn& column : kCountColumns) {
+    auto value = count_of(column.name);
+    if (!value) return tl::unexpected(value.error());
+    queue.*column.field = *value;
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -60,10 +97,7 @@ Result<std::vector<QueueLoad>> ParseBqueues(std::string_view text) {
                                 {"QUEUE_NAME", "PRIO", "STATUS", "MAX", "JL/U", "JL/P", "JL/H",
                                  "NJOBS", "PEND", "RUN", "SUSP"});
   if (!header) return tl::unexpected(header.error());
-  const Columns col{*header->Find("QUEUE_NAME"), *header->Find("PRIO"),  *header->Find("STATUS"),
-                    *header->Find("MAX"),        *header->Find("JL/U"),  *header->Find("JL/P"),
-                    *header->Find("JL/H"),       *header->Find("NJOBS"), *header->Find("PEND"),
-                    *header->Find("RUN"),        *header->Find("SUSP")};
+  const Columns col{*header->Find("QUEUE_NAME"), *header->Find("PRIO"), *header->Find("STATUS")};
 
   std::vector<QueueLoad> queues;
   for (std::size_t i = header->position + 1; i < lines.size(); ++i) {
@@ -86,31 +120,12 @@ Result<std::vector<QueueLoad>> ParseBqueues(std::string_view text) {
     if (!status) return Fail(ErrorCode::kParseError, where.Text() + ": " + status.error().message);
     queue.status = std::move(*status);
 
-    auto max = ParseLimit(where, "MAX", fields[col.max]);
-    if (!max) return tl::unexpected(max.error());
-    auto jl_u = ParseLimit(where, "JL/U", fields[col.jl_u]);
-    if (!jl_u) return tl::unexpected(jl_u.error());
-    auto jl_p = ParseLimit(where, "JL/P", fields[col.jl_p]);
-    if (!jl_p) return tl::unexpected(jl_p.error());
-    auto jl_h = ParseLimit(where, "JL/H", fields[col.jl_h]);
-    if (!jl_h) return tl::unexpected(jl_h.error());
-    queue.max = *max;
-    queue.jl_u = *jl_u;
-    queue.jl_p = *jl_p;
-    queue.jl_h = *jl_h;
-
-    auto njobs = ParseCount(where, "NJOBS", fields[col.njobs]);
-    if (!njobs) return tl::unexpected(njobs.error());
-    auto pend = ParseCount(where, "PEND", fields[col.pend]);
-    if (!pend) return tl::unexpected(pend.error());
-    auto run = ParseCount(where, "RUN", fields[col.run]);
-    if (!run) return tl::unexpected(run.error());
-    auto susp = ParseCount(where, "SUSP", fields[col.susp]);
-    if (!susp) return tl::unexpected(susp.error());
-    queue.njobs = *njobs;
-    queue.pend = *pend;
-    queue.run = *run;
-    queue.susp = *susp;
+    // FindTableHeader required every one of these columns.
+    auto filled = FillNumbers(
+        queue,
+        [&](const char* name) { return ParseLimit(where, name, fields[*header->Find(name)]); },
+        [&](const char* name) { return ParseCount(where, name, fields[*header->Find(name)]); });
+    if (!filled) return tl::unexpected(filled.error());
     queues.push_back(std::move(queue));
   }
   return queues;
@@ -197,31 +212,10 @@ Result<std::vector<QueueLoad>> ParseBqueuesJson(std::string_view text) {
       queue.prio = *prio;
     }
 
-    auto max = JsonLimit(record, "MAX", where);
-    if (!max) return tl::unexpected(max.error());
-    auto jl_u = JsonLimit(record, "JL/U", where);
-    if (!jl_u) return tl::unexpected(jl_u.error());
-    auto jl_p = JsonLimit(record, "JL/P", where);
-    if (!jl_p) return tl::unexpected(jl_p.error());
-    auto jl_h = JsonLimit(record, "JL/H", where);
-    if (!jl_h) return tl::unexpected(jl_h.error());
-    queue.max = *max;
-    queue.jl_u = *jl_u;
-    queue.jl_p = *jl_p;
-    queue.jl_h = *jl_h;
-
-    auto njobs = JsonCount(record, "NJOBS", where);
-    if (!njobs) return tl::unexpected(njobs.error());
-    auto pend = JsonCount(record, "PEND", where);
-    if (!pend) return tl::unexpected(pend.error());
-    auto run = JsonCount(record, "RUN", where);
-    if (!run) return tl::unexpected(run.error());
-    auto susp = JsonCount(record, "SUSP", where);
-    if (!susp) return tl::unexpected(susp.error());
-    queue.njobs = *njobs;
-    queue.pend = *pend;
-    queue.run = *run;
-    queue.susp = *susp;
+    auto filled = FillNumbers(
+        queue, [&](const char* name) { return JsonLimit(record, name, where); },
+        [&](const char* name) { return JsonCount(record, name, where); });
+    if (!filled) return tl::unexpected(filled.error());
     queues.push_back(std::move(queue));
   }
   return queues;
