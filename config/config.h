@@ -11,10 +11,14 @@ namespace bplace::config {
 
 // [server]: the HTTP listener.
 struct ServerConfig {
-  // HOST:PORT; IPv6 as [::1]:8080; port 0 = any free port. Checked by
-  // ParseListenAddress (config/listen_address.h), which the daemon uses to bind.
-  std::string listen = "127.0.0.1:8080";
-  std::chrono::seconds max_staleness{120};       // /readyz fails when the snapshot is older
+  // Listeners, each "HOST:PORT" (IPv6 as [::1]:8080; port 0 = any free port)
+  // or "unix:/ABSOLUTE/PATH". Checked by ParseListenAddress
+  // (config/listen_address.h), which the daemon uses to bind. Ignored when
+  // systemd passes listening sockets (socket activation).
+  std::vector<std::string> listen = {"127.0.0.1:8080"};
+  std::uint32_t socket_mode = 0666;         // permission bits of Unix sockets bplaced creates
+  std::string socket_group;                 // group of those sockets; empty = the daemon's group
+  std::chrono::seconds max_staleness{120};  // /readyz fails when the snapshot is older
   std::uint64_t body_limit_bytes = 1024 * 1024;  // largest accepted request body
   std::chrono::seconds header_timeout{10};       // time to read a request's headers
   std::chrono::seconds body_timeout{30};         // time to read a request's body
@@ -43,6 +47,64 @@ struct PlacementConfig {
   std::vector<std::string> exclude_queues;  // never placed into (still listed, with a reason)
 };
 
+// Link layer a port must have: InfiniBand, Ethernet (RoCE) or either.
+enum class IbLinkLayer { kInfiniband, kEthernet, kAny };
+
+// Where the daemon learns hosts' InfiniBand health: nowhere, the `ib_ok`
+// load index of `lsload` (rdma_probe running as an LSF elim on every host),
+// or rdma_probe run as a child process for the host the daemon runs on.
+enum class IbSource { kNone, kLsload, kLocal };
+
+// [ib]: what rdma_probe checks (shared by the probe and the daemon) and how
+// the daemon uses the result.
+struct IbConfig {
+  // Ports to check: "mlx5_0" (every port of the device) or "mlx5_0:1"; empty
+  // means every port of every device found.
+  std::vector<std::string> devices;
+  IbLinkLayer link_layer = IbLinkLayer::kInfiniband;
+  double min_rate_gbps = 0;                  // active width x speed per port; 0 = no minimum
+  bool loopback = true;                      // send one message through an RC loopback QP per port
+  std::chrono::seconds loopback_timeout{2};  // completion deadline of that message
+  std::chrono::seconds probe_timeout{10};    // one whole probe; past it the verdict is an error
+  std::string sysfs_root = "/sys/class/infiniband";
+  std::string state_file = "/var/lib/bplace/ib-counters.json";  // counter baseline
+  // Error counters judged by their rise per hour ("symbol_error" etc. in
+  // ports/N/counters/); link_downed, excessive_buffer_overrun_errors and
+  // local_link_integrity_errors fail on any rise.
+  double symbol_error_per_hour = 10;
+  double link_error_recovery_per_hour = 3;
+  double port_rcv_errors_per_hour = 10;
+  std::chrono::seconds elim_interval{60};  // `rdma_probe --elim`: seconds between reports
+
+  // The daemon's side.
+  IbSource source = IbSource::kNone;
+  bool require_ib = true;                   // keep unhealthy hosts out (a request may override)
+  bool allow_unknown = true;                // hosts with no health data may be chosen (flagged)
+  std::string probe_path = "rdma_probe";    // `local`: the probe binary, absolute or on PATH
+  std::chrono::seconds local_interval{60};  // `local`: seconds between probe runs
+};
+
+// [auth]: who a caller is and what they may do.
+enum class AuthMode {
+  kServiceAccount,  // daemon runs as an ordinary user; only that user submits
+  kMultiUser,       // daemon runs as root; bsub runs as the caller
+};
+
+struct AuthConfig {
+  AuthMode mode = AuthMode::kServiceAccount;
+  std::string tokens_file;       // bearer tokens for TCP callers; empty = none
+  bool anonymous_read = false;   // TCP callers without a token may read
+  std::uint32_t min_uid = 1000;  // callers below this uid (and uid 0) are refused
+};
+
+// [limits]: protection of the daemon and of mbatchd.
+struct LimitsConfig {
+  double submit_per_minute = 30;      // per user: token bucket refill rate
+  int submit_burst = 10;              // per user: bucket size
+  double lsf_calls_per_minute = 300;  // all callers: LSF commands a request causes
+  int lsf_calls_burst = 30;
+};
+
 // [log]
 struct LogConfig {
   std::string level = "info";  // trace, debug, info, warn, error, critical, off
@@ -54,6 +116,9 @@ struct Config {
   LsfConfig lsf;
   SubmitConfig submit;
   PlacementConfig placement;
+  IbConfig ib;
+  AuthConfig auth;
+  LimitsConfig limits;
   LogConfig log;
 };
 

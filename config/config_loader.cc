@@ -6,11 +6,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
 #include <span>
+#include <sstream>
 #include <system_error>
 #include <tuple>
 #include <utility>
@@ -202,15 +206,129 @@ void ReadString(const Field& field, std::string& out) {
   }
 }
 
-void ReadListen(const Field& field, std::string& out) {
-  auto text = field.String();
-  if (!text) return;
-  auto address = ParseListenAddress(*text);
-  if (!address) {
-    field.Report(address.error().message);
+void ReadBool(const Field& field, bool& out) {
+  const auto* value = field.node().as_boolean();
+  if (value == nullptr) {
+    field.ReportType("boolean");
     return;
   }
-  out = std::move(*text);
+  out = value->get();
+}
+
+// A number in [min, max]; TOML integers are accepted where a float is meant
+// ("min_rate_gbps = 200").
+void ReadNumber(const Field& field, double min, double max, double& out) {
+  double number = 0;
+  if (const auto* value = field.node().as_floating_point()) {
+    number = value->get();
+  } else if (const auto* integer = field.node().as_integer()) {
+    number = static_cast<double>(integer->get());
+  } else {
+    field.ReportType("number");
+    return;
+  }
+  if (!(number >= min && number <= max)) {
+    std::ostringstream problem;
+    problem << "must be between " << min << " and " << max << ", got " << number;
+    field.Report(problem.str());
+    return;
+  }
+  out = number;
+}
+
+// One of `choices` (name, value); reports the valid names otherwise.
+template <typename T>
+void ReadChoice(const Field& field, std::initializer_list<std::pair<std::string_view, T>> choices,
+                T& out) {
+  auto text = field.String();
+  if (!text) return;
+  std::string names;
+  for (const auto& [name, value] : choices) {
+    if (name == *text) {
+      out = value;
+      return;
+    }
+    if (!names.empty()) names += ", ";
+    names += name;
+  }
+  field.Report("must be one of " + names + "; got `" + *text + "`");
+}
+
+// A string, or an array of strings, each checked by `check` (which returns a
+// problem, or "" when the element is fine). An empty array is refused when
+// `allow_empty` is false.
+void ReadStringList(const Field& field, bool allow_empty,
+                    const std::function<std::string(const std::string&)>& check,
+                    std::vector<std::string>& out) {
+  if (const auto* single = field.node().as_string()) {
+    if (std::string problem = check(single->get()); !problem.empty()) {
+      field.Report(problem);
+      return;
+    }
+    out = {single->get()};
+    return;
+  }
+  const toml::array* array = field.node().as_array();
+  if (array == nullptr) {
+    field.ReportType("string or array of strings");
+    return;
+  }
+  if (array->empty() && !allow_empty) {
+    field.Report("must not be empty");
+    return;
+  }
+  std::vector<std::string> values;
+  bool ok = true;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const toml::node& element = *array->get(i);
+    const std::string where = "element " + std::to_string(i) + ": ";
+    const auto* text = element.as_string();
+    if (text == nullptr) {
+      field.Report(where + "expected string, got " + std::string(TypeName(element)));
+      ok = false;
+      continue;
+    }
+    if (std::string problem = check(text->get()); !problem.empty()) {
+      field.Report(where + problem);
+      ok = false;
+      continue;
+    }
+    values.push_back(text->get());
+  }
+  if (ok) out = std::move(values);
+}
+
+std::string CheckListen(const std::string& text) {
+  auto address = ParseListenAddress(text);
+  return address ? "" : address.error().message;
+}
+
+// "mlx5_0" or "mlx5_0:1": a device name as in /sys/class/infiniband, and
+// optionally a port number 1..255.
+std::string CheckIbPort(const std::string& text) {
+  const std::size_t colon = text.find(':');
+  const std::string device = text.substr(0, colon);
+  if (device.empty() || device.find('/') != std::string::npos || device == "." || device == "..") {
+    return "`" + text +
+           "` is not a device name (as in /sys/class/infiniband), e.g. mlx5_0 or mlx5_0:1";
+  }
+  if (colon == std::string::npos) return "";
+  const std::string port = text.substr(colon + 1);
+  int number = 0;
+  auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), number);
+  if (port.empty() || error != std::errc() || end != port.data() + port.size() || number < 1 ||
+      number > 255) {
+    return "`" + text + "`: port must be a number 1..255";
+  }
+  return "";
+}
+
+void ReadSocketMode(const Field& field, std::uint32_t& out) {
+  // Written as a TOML octal integer (0o660); anything beyond the permission
+  // bits (setuid, sticky) has no meaning on a socket.
+  if (auto value = field.Integer(0, 0777, "(an octal mode such as 0o660)")) {
+    out = static_cast<std::uint32_t>(*value);
+  }
 }
 
 void ReadQueueList(const Field& field, std::vector<std::string>& out) {
@@ -269,7 +387,10 @@ struct TableSpec {
 };
 
 const KeySpec kServerKeys[] = {
-    {"listen", [](const Field& f, Config& c) { ReadListen(f, c.server.listen); }},
+    {"listen",
+     [](const Field& f, Config& c) { ReadStringList(f, false, CheckListen, c.server.listen); }},
+    {"socket_mode", [](const Field& f, Config& c) { ReadSocketMode(f, c.server.socket_mode); }},
+    {"socket_group", [](const Field& f, Config& c) { ReadString(f, c.server.socket_group); }},
     {"max_staleness_s", [](const Field& f, Config& c) { ReadSeconds(f, c.server.max_staleness); }},
     {"body_limit_bytes",
      [](const Field& f, Config& c) {
@@ -305,13 +426,77 @@ const KeySpec kPlacementKeys[] = {
      [](const Field& f, Config& c) { ReadQueueList(f, c.placement.exclude_queues); }},
 };
 
+const KeySpec kIbKeys[] = {
+    {"devices",
+     [](const Field& f, Config& c) { ReadStringList(f, true, CheckIbPort, c.ib.devices); }},
+    {"link_layer",
+     [](const Field& f, Config& c) {
+       ReadChoice<IbLinkLayer>(f,
+                               {{"infiniband", IbLinkLayer::kInfiniband},
+                                {"ethernet", IbLinkLayer::kEthernet},
+                                {"any", IbLinkLayer::kAny}},
+                               c.ib.link_layer);
+     }},
+    {"min_rate_gbps",
+     [](const Field& f, Config& c) { ReadNumber(f, 0, 10000, c.ib.min_rate_gbps); }},
+    {"loopback", [](const Field& f, Config& c) { ReadBool(f, c.ib.loopback); }},
+    {"loopback_timeout_s",
+     [](const Field& f, Config& c) { ReadSeconds(f, c.ib.loopback_timeout); }},
+    {"probe_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.ib.probe_timeout); }},
+    {"sysfs_root", [](const Field& f, Config& c) { ReadString(f, c.ib.sysfs_root); }},
+    {"state_file", [](const Field& f, Config& c) { ReadString(f, c.ib.state_file); }},
+    {"symbol_error_per_hour",
+     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.ib.symbol_error_per_hour); }},
+    {"link_error_recovery_per_hour",
+     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.ib.link_error_recovery_per_hour); }},
+    {"port_rcv_errors_per_hour",
+     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.ib.port_rcv_errors_per_hour); }},
+    {"elim_interval_s", [](const Field& f, Config& c) { ReadSeconds(f, c.ib.elim_interval); }},
+    {"source",
+     [](const Field& f, Config& c) {
+       ReadChoice<IbSource>(
+           f,
+           {{"none", IbSource::kNone}, {"lsload", IbSource::kLsload}, {"local", IbSource::kLocal}},
+           c.ib.source);
+     }},
+    {"require_ib", [](const Field& f, Config& c) { ReadBool(f, c.ib.require_ib); }},
+    {"allow_unknown", [](const Field& f, Config& c) { ReadBool(f, c.ib.allow_unknown); }},
+    {"probe_path", [](const Field& f, Config& c) { ReadString(f, c.ib.probe_path); }},
+    {"local_interval_s", [](const Field& f, Config& c) { ReadSeconds(f, c.ib.local_interval); }},
+};
+
+const KeySpec kAuthKeys[] = {
+    {"mode",
+     [](const Field& f, Config& c) {
+       ReadChoice<AuthMode>(
+           f,
+           {{"service-account", AuthMode::kServiceAccount}, {"multi-user", AuthMode::kMultiUser}},
+           c.auth.mode);
+     }},
+    {"tokens_file", [](const Field& f, Config& c) { ReadString(f, c.auth.tokens_file); }},
+    {"anonymous_read", [](const Field& f, Config& c) { ReadBool(f, c.auth.anonymous_read); }},
+    {"min_uid", [](const Field& f, Config& c) { ReadInteger(f, 1, 2147483647, c.auth.min_uid); }},
+};
+
+const KeySpec kLimitsKeys[] = {
+    {"submit_per_minute",
+     [](const Field& f, Config& c) { ReadNumber(f, 0.01, 1e6, c.limits.submit_per_minute); }},
+    {"submit_burst",
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 1000000, c.limits.submit_burst); }},
+    {"lsf_calls_per_minute",
+     [](const Field& f, Config& c) { ReadNumber(f, 0.01, 1e6, c.limits.lsf_calls_per_minute); }},
+    {"lsf_calls_burst",
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 1000000, c.limits.lsf_calls_burst); }},
+};
+
 const KeySpec kLogKeys[] = {
     {"level", [](const Field& f, Config& c) { ReadLogLevel(f, c.log.level); }},
 };
 
 const TableSpec kTables[] = {
     {"server", kServerKeys},       {"lsf", kLsfKeys}, {"submit", kSubmitKeys},
-    {"placement", kPlacementKeys}, {"log", kLogKeys},
+    {"placement", kPlacementKeys}, {"ib", kIbKeys},   {"auth", kAuthKeys},
+    {"limits", kLimitsKeys},       {"log", kLogKeys},
 };
 
 const TableSpec* FindTable(std::string_view name) {

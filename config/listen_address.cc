@@ -8,7 +8,11 @@
 namespace bplace::config {
 namespace {
 
-constexpr std::string_view kForm = "expected HOST:PORT (e.g. 127.0.0.1:8080 or [::1]:8080)";
+constexpr std::string_view kForm =
+    "expected HOST:PORT (e.g. 127.0.0.1:8080 or [::1]:8080) or unix:/PATH";
+constexpr std::string_view kUnixPrefix = "unix:";
+// sizeof(sockaddr_un::sun_path) is 108 on Linux, including the terminating NUL.
+constexpr std::size_t kMaxUnixPathBytes = 107;
 
 bool IsIpv4Literal(const std::string& host) {
   // inet_pton, unlike inet_aton, takes only the four-part decimal form, so
@@ -40,11 +44,36 @@ Result<std::uint16_t> ParsePort(std::string_view text) {
   return static_cast<std::uint16_t>(value);
 }
 
+Result<ListenAddress> ParseUnixAddress(std::string_view path) {
+  if (path.empty() || path.front() != '/') {
+    return Fail(ErrorCode::kInvalidArgument,
+                "a Unix socket needs an absolute path, as in unix:/run/bplace/bplace.sock; got `" +
+                    std::string(path) + "`");
+  }
+  if (path.size() > kMaxUnixPathBytes) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "Unix socket path longer than " + std::to_string(kMaxUnixPathBytes) + " bytes");
+  }
+  if (path.find('\0') != std::string_view::npos) {
+    return Fail(ErrorCode::kInvalidArgument, "Unix socket path holds a NUL byte");
+  }
+  if (path.back() == '/') {
+    return Fail(ErrorCode::kInvalidArgument,
+                "Unix socket path `" + std::string(path) + "` names a directory");
+  }
+  ListenAddress address;
+  address.unix_path = std::string(path);
+  return address;
+}
+
 }  // namespace
 
 Result<ListenAddress> ParseListenAddress(std::string_view text) {
   if (text.empty()) {
     return Fail(ErrorCode::kInvalidArgument, std::string(kForm) + ", got an empty string");
+  }
+  if (text.starts_with(kUnixPrefix)) {
+    return ParseUnixAddress(text.substr(kUnixPrefix.size()));
   }
   std::string host;
   std::string_view port_text;
@@ -108,10 +137,16 @@ Result<ListenAddress> ParseListenAddress(std::string_view text) {
   if (!port) {
     return tl::unexpected(port.error());
   }
-  return ListenAddress{std::move(host), *port};
+  ListenAddress address;
+  address.host = std::move(host);
+  address.port = *port;
+  return address;
 }
 
 std::string FormatListenAddress(const ListenAddress& address) {
+  if (!address.unix_path.empty()) {
+    return std::string(kUnixPrefix) + address.unix_path;
+  }
   const std::string port = std::to_string(address.port);
   if (address.host.find(':') != std::string::npos) {
     return "[" + address.host + "]:" + port;

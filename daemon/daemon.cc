@@ -94,10 +94,10 @@ Result<void> Daemon::Run() {
   server_options.handler_timeout =
       config.lsf.command_timeout * (config.submit.max_attempts + 1) + std::chrono::seconds(30);
   auto server =
-      api::HttpServer::Create(ioc, config.server.listen, server_options, router.AsHandler());
+      api::HttpServer::Create(ioc, config.server.listen.front(), server_options, router.AsHandler());
   if (!server) {
     return Fail(server.error().code,
-                "cannot listen on " + config.server.listen + ": " + server.error().message);
+                "cannot listen on " + config.server.listen.front() + ": " + server.error().message);
   }
   const auto endpoint = (*server)->LocalEndpoint();
   (*server)->Start();

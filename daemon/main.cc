@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   std::string listen;
   std::string port_file;
   app.add_option("-c,--config", config_path, "TOML configuration file (see bplaced.example.toml)");
-  app.add_option("-l,--listen", listen, "HOST:PORT to listen on; overrides server.listen");
+  app.add_option("-l,--listen", listen, "HOST:PORT or unix:/PATH to listen on; overrides server.listen");
   app.add_option("--port-file", port_file,
                  "write the bound TCP port to this file once listening (for scripts and tests)");
   CLI11_PARSE(app, argc, argv);
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
                    address.error().message.c_str());
       return 2;
     }
-    options.config.server.listen = listen;
+    options.config.server.listen = {listen};
   }
   spdlog::set_level(spdlog::level::from_str(options.config.log.level));
   // The runner writes to children with MSG_NOSIGNAL; this guards any other

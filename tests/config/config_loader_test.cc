@@ -28,6 +28,8 @@ constexpr char kSource[] = "cfg.toml";
 // ParseConfigTest.ReadsEveryKey keep the example file and this list honest.
 const std::set<std::string> kAllKeys = {
     "server.listen",
+    "server.socket_mode",
+    "server.socket_group",
     "server.max_staleness_s",
     "server.body_limit_bytes",
     "server.header_timeout_s",
@@ -43,6 +45,31 @@ const std::set<std::string> kAllKeys = {
     "submit.max_attempts",
     "submit.max_slots",
     "placement.exclude_queues",
+    "ib.devices",
+    "ib.link_layer",
+    "ib.min_rate_gbps",
+    "ib.loopback",
+    "ib.loopback_timeout_s",
+    "ib.probe_timeout_s",
+    "ib.sysfs_root",
+    "ib.state_file",
+    "ib.symbol_error_per_hour",
+    "ib.link_error_recovery_per_hour",
+    "ib.port_rcv_errors_per_hour",
+    "ib.elim_interval_s",
+    "ib.source",
+    "ib.require_ib",
+    "ib.allow_unknown",
+    "ib.probe_path",
+    "ib.local_interval_s",
+    "auth.mode",
+    "auth.tokens_file",
+    "auth.anonymous_read",
+    "auth.min_uid",
+    "limits.submit_per_minute",
+    "limits.submit_burst",
+    "limits.lsf_calls_per_minute",
+    "limits.lsf_calls_burst",
     "log.level",
 };
 
@@ -75,6 +102,33 @@ void ExpectSameConfig(const Config& actual, const Config& expected) {
   EXPECT_EQ(actual.submit.max_attempts, expected.submit.max_attempts);
   EXPECT_EQ(actual.submit.max_slots, expected.submit.max_slots);
   EXPECT_EQ(actual.placement.exclude_queues, expected.placement.exclude_queues);
+  EXPECT_EQ(actual.server.socket_mode, expected.server.socket_mode);
+  EXPECT_EQ(actual.server.socket_group, expected.server.socket_group);
+  EXPECT_EQ(actual.ib.devices, expected.ib.devices);
+  EXPECT_EQ(actual.ib.link_layer, expected.ib.link_layer);
+  EXPECT_EQ(actual.ib.min_rate_gbps, expected.ib.min_rate_gbps);
+  EXPECT_EQ(actual.ib.loopback, expected.ib.loopback);
+  EXPECT_EQ(actual.ib.loopback_timeout, expected.ib.loopback_timeout);
+  EXPECT_EQ(actual.ib.probe_timeout, expected.ib.probe_timeout);
+  EXPECT_EQ(actual.ib.sysfs_root, expected.ib.sysfs_root);
+  EXPECT_EQ(actual.ib.state_file, expected.ib.state_file);
+  EXPECT_EQ(actual.ib.symbol_error_per_hour, expected.ib.symbol_error_per_hour);
+  EXPECT_EQ(actual.ib.link_error_recovery_per_hour, expected.ib.link_error_recovery_per_hour);
+  EXPECT_EQ(actual.ib.port_rcv_errors_per_hour, expected.ib.port_rcv_errors_per_hour);
+  EXPECT_EQ(actual.ib.elim_interval, expected.ib.elim_interval);
+  EXPECT_EQ(actual.ib.source, expected.ib.source);
+  EXPECT_EQ(actual.ib.require_ib, expected.ib.require_ib);
+  EXPECT_EQ(actual.ib.allow_unknown, expected.ib.allow_unknown);
+  EXPECT_EQ(actual.ib.probe_path, expected.ib.probe_path);
+  EXPECT_EQ(actual.ib.local_interval, expected.ib.local_interval);
+  EXPECT_EQ(actual.auth.mode, expected.auth.mode);
+  EXPECT_EQ(actual.auth.tokens_file, expected.auth.tokens_file);
+  EXPECT_EQ(actual.auth.anonymous_read, expected.auth.anonymous_read);
+  EXPECT_EQ(actual.auth.min_uid, expected.auth.min_uid);
+  EXPECT_EQ(actual.limits.submit_per_minute, expected.limits.submit_per_minute);
+  EXPECT_EQ(actual.limits.submit_burst, expected.limits.submit_burst);
+  EXPECT_EQ(actual.limits.lsf_calls_per_minute, expected.limits.lsf_calls_per_minute);
+  EXPECT_EQ(actual.limits.lsf_calls_burst, expected.limits.lsf_calls_burst);
   EXPECT_EQ(actual.log.level, expected.log.level);
 }
 
@@ -97,7 +151,9 @@ std::string ErrorOf(std::string_view text) {
 
 const char kEveryKey[] = R"(# every key, none at its default
 [server]
-listen = "[::1]:9090"
+listen = ["[::1]:9090", "unix:/run/bplace/bplace.sock"]
+socket_mode = 0o660
+socket_group = "hpcusers"
 max_staleness_s = 600
 body_limit_bytes = 65536
 header_timeout_s = 5
@@ -120,6 +176,37 @@ max_slots = 4096
 [placement]
 exclude_queues = ["admin", "interactive"]
 
+[ib]
+devices = ["mlx5_0", "mlx5_1:1"]
+link_layer = "ethernet"
+min_rate_gbps = 200
+loopback = false
+loopback_timeout_s = 3
+probe_timeout_s = 20
+sysfs_root = "/tmp/sys"
+state_file = "/tmp/ib.json"
+symbol_error_per_hour = 5.5
+link_error_recovery_per_hour = 1
+port_rcv_errors_per_hour = 20
+elim_interval_s = 30
+source = "lsload"
+require_ib = false
+allow_unknown = false
+probe_path = "/usr/libexec/bplace/rdma_probe"
+local_interval_s = 120
+
+[auth]
+mode = "multi-user"
+tokens_file = "/etc/bplace/tokens"
+anonymous_read = true
+min_uid = 500
+
+[limits]
+submit_per_minute = 6
+submit_burst = 3
+lsf_calls_per_minute = 60.5
+lsf_calls_burst = 5
+
 [log]
 level = "debug"
 )";
@@ -127,7 +214,7 @@ level = "debug"
 TEST(ParseConfigTest, EmptyTextGivesDefaults) {
   const Config config = MustParse("");
   ExpectSameConfig(config, Config{});
-  EXPECT_EQ(config.server.listen, "127.0.0.1:8080");
+  EXPECT_EQ(config.server.listen, std::vector<std::string>{"127.0.0.1:8080"});
   EXPECT_EQ(config.lsf.load_refresh, seconds(15));
   EXPECT_EQ(config.log.level, "info");
 }
@@ -140,7 +227,10 @@ TEST(ParseConfigTest, EmptyTablesAndCommentsGiveDefaults) {
 TEST(ParseConfigTest, ReadsEveryKey) {
   ASSERT_EQ(KeysIn(toml::parse(kEveryKey)), kAllKeys) << "kEveryKey must set every key";
   const Config config = MustParse(kEveryKey);
-  EXPECT_EQ(config.server.listen, "[::1]:9090");
+  EXPECT_EQ(config.server.listen,
+            (std::vector<std::string>{"[::1]:9090", "unix:/run/bplace/bplace.sock"}));
+  EXPECT_EQ(config.server.socket_mode, 0660u);
+  EXPECT_EQ(config.server.socket_group, "hpcusers");
   EXPECT_EQ(config.server.max_staleness, seconds(600));
   EXPECT_EQ(config.server.body_limit_bytes, 65536u);
   EXPECT_EQ(config.server.header_timeout, seconds(5));
@@ -156,7 +246,59 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.submit.max_attempts, 5);
   EXPECT_EQ(config.submit.max_slots, 4096);
   EXPECT_EQ(config.placement.exclude_queues, (std::vector<std::string>{"admin", "interactive"}));
+  EXPECT_EQ(config.ib.devices, (std::vector<std::string>{"mlx5_0", "mlx5_1:1"}));
+  EXPECT_EQ(config.ib.link_layer, bplace::config::IbLinkLayer::kEthernet);
+  EXPECT_EQ(config.ib.min_rate_gbps, 200.0);
+  EXPECT_FALSE(config.ib.loopback);
+  EXPECT_EQ(config.ib.loopback_timeout, seconds(3));
+  EXPECT_EQ(config.ib.probe_timeout, seconds(20));
+  EXPECT_EQ(config.ib.sysfs_root, "/tmp/sys");
+  EXPECT_EQ(config.ib.state_file, "/tmp/ib.json");
+  EXPECT_EQ(config.ib.symbol_error_per_hour, 5.5);
+  EXPECT_EQ(config.ib.link_error_recovery_per_hour, 1.0);
+  EXPECT_EQ(config.ib.port_rcv_errors_per_hour, 20.0);
+  EXPECT_EQ(config.ib.elim_interval, seconds(30));
+  EXPECT_EQ(config.ib.source, bplace::config::IbSource::kLsload);
+  EXPECT_FALSE(config.ib.require_ib);
+  EXPECT_FALSE(config.ib.allow_unknown);
+  EXPECT_EQ(config.ib.probe_path, "/usr/libexec/bplace/rdma_probe");
+  EXPECT_EQ(config.ib.local_interval, seconds(120));
+  EXPECT_EQ(config.auth.mode, bplace::config::AuthMode::kMultiUser);
+  EXPECT_EQ(config.auth.tokens_file, "/etc/bplace/tokens");
+  EXPECT_TRUE(config.auth.anonymous_read);
+  EXPECT_EQ(config.auth.min_uid, 500u);
+  EXPECT_EQ(config.limits.submit_per_minute, 6.0);
+  EXPECT_EQ(config.limits.submit_burst, 3);
+  EXPECT_EQ(config.limits.lsf_calls_per_minute, 60.5);
+  EXPECT_EQ(config.limits.lsf_calls_burst, 5);
   EXPECT_EQ(config.log.level, "debug");
+}
+
+TEST(ParseConfigTest, ReadsListenAsOneString) {
+  EXPECT_EQ(MustParse("[server]\nlisten = \"unix:/run/b.sock\"\n").server.listen,
+            std::vector<std::string>{"unix:/run/b.sock"});
+}
+
+TEST(ParseConfigTest, RefusesBadListenersAndIbValues) {
+  EXPECT_EQ(ErrorOf("[server]\nlisten = []\n"), "cfg.toml:2: server.listen: must not be empty");
+  EXPECT_EQ(ErrorOf("[server]\nlisten = [\"unix:run/b.sock\"]\n"),
+            "cfg.toml:2: server.listen: element 0: a Unix socket needs an absolute path, as in "
+            "unix:/run/bplace/bplace.sock; got `run/b.sock`");
+  EXPECT_EQ(ErrorOf("[server]\nsocket_mode = 0o1777\n"),
+            "cfg.toml:2: server.socket_mode: must be between 0 and 511 (an octal mode such as "
+            "0o660), got 1023");
+  EXPECT_EQ(ErrorOf("[ib]\nsource = \"elim\"\n"),
+            "cfg.toml:2: ib.source: must be one of none, lsload, local; got `elim`");
+  EXPECT_EQ(ErrorOf("[ib]\ndevices = [\"mlx5_0:0\"]\n"),
+            "cfg.toml:2: ib.devices: element 0: `mlx5_0:0`: port must be a number 1..255");
+  EXPECT_EQ(ErrorOf("[ib]\nmin_rate_gbps = -1\n"),
+            "cfg.toml:2: ib.min_rate_gbps: must be between 0 and 10000, got -1");
+  EXPECT_EQ(ErrorOf("[ib]\nloopback = 1\n"),
+            "cfg.toml:2: ib.loopback: expected boolean, got integer");
+  EXPECT_EQ(ErrorOf("[auth]\nmode = \"root\"\n"),
+            "cfg.toml:2: auth.mode: must be one of service-account, multi-user; got `root`");
+  EXPECT_EQ(ErrorOf("[auth]\nmin_uid = 0\n"),
+            "cfg.toml:2: auth.min_uid: must be between 1 and 2147483647, got 0");
 }
 
 TEST(ParseConfigTest, AcceptsDottedKeysAndInlineTables) {
@@ -244,7 +386,7 @@ TEST(ParseConfigErrorTest, WrongTypeSaysBoth) {
   EXPECT_EQ(ErrorOf("[server]\nthreads = 2.5\n"),
             "cfg.toml:2: server.threads: expected integer, got float");
   EXPECT_EQ(ErrorOf("[server]\nlisten = 8080\n"),
-            "cfg.toml:2: server.listen: expected string, got integer");
+            "cfg.toml:2: server.listen: expected string or array of strings, got integer");
   EXPECT_EQ(ErrorOf("[lsf]\nbin_dir = false\n"),
             "cfg.toml:2: lsf.bin_dir: expected string, got boolean");
   EXPECT_EQ(ErrorOf("[placement]\nexclude_queues = \"admin\"\n"),
@@ -255,7 +397,7 @@ TEST(ParseConfigErrorTest, TableWhereAValueBelongs) {
   EXPECT_EQ(ErrorOf("[lsf]\nload_refresh_s = { seconds = 10 }\n"),
             "cfg.toml:2: lsf.load_refresh_s: expected integer, got table");
   EXPECT_EQ(ErrorOf("[server]\n[server.listen]\nport = 1\n"),
-            "cfg.toml:2: server.listen: expected string, got table");
+            "cfg.toml:2: server.listen: expected string or array of strings, got table");
 }
 
 TEST(ParseConfigErrorTest, ValueWhereATableBelongs) {
@@ -491,3 +633,20 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace bplace::config
+
+TEST(ParseListenAddressTest, AcceptsUnixSocketPath) {
+  auto address = ParseListenAddress("unix:/run/bplace/bplace.sock");
+  ASSERT_TRUE(address.has_value()) << address.error().message;
+  EXPECT_EQ(address->unix_path, "/run/bplace/bplace.sock");
+  EXPECT_EQ(FormatListenAddress(*address), "unix:/run/bplace/bplace.sock");
+}
+
+TEST(ParseListenAddressTest, RefusesRelativeLongAndDirectoryUnixPaths) {
+  EXPECT_THAT(ParseListenAddress("unix:bplace.sock").error().message,
+              HasSubstr("needs an absolute path"));
+  EXPECT_THAT(ParseListenAddress("unix:").error().message, HasSubstr("needs an absolute path"));
+  EXPECT_THAT(ParseListenAddress("unix:/" + std::string(107, 'a')).error().message,
+              HasSubstr("longer than 107 bytes"));
+  EXPECT_THAT(ParseListenAddress("unix:/run/bplace/").error().message,
+              HasSubstr("names a directory"));
+}
