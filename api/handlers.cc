@@ -1,5 +1,6 @@
 #include "api/handlers.h"
 
+#include <algorithm>
 #include <set>
 
 #include <boost/beast/core/string.hpp>
@@ -168,6 +169,10 @@ void RegisterRoutes(Router& router, const Services& services) {
         }
         body["queues"] = queues;
         body["excluded_by"] = excluded;
+        {
+          const HostIbHealth* ib = snapshot->ib ? snapshot->ib->Find(host) : nullptr;
+          body["ib"] = HostIbJson(ib ? *ib : HostIbHealth{}, snapshot->ib.get());
+        }
         AddAge(body, *snapshot);
         Reply(respond, req, MakeJson(200, body));
       });
@@ -199,10 +204,11 @@ void RegisterRoutes(Router& router, const Services& services) {
       [s](Request&& req, const RequestContext&, const RouteParams& params, Responder respond) {
         PlacementRequest request;
         request.user = std::string(params.Query("user").value_or(s->user));
+        request.require_ib = s->require_ib;
         if (auto host = params.Query("host")) request.host = std::string(*host);
         std::set<std::string> seen;
         for (const auto& [key, value] : params.query) {
-          if ((key == "user" || key == "host") && !seen.insert(key).second) {
+          if ((key == "user" || key == "host" || key == "require_ib") && !seen.insert(key).second) {
             return Reply(
                 respond, req,
                 MakeProblem(Error{ErrorCode::kInvalidArgument, key + ": given more than once"}));
@@ -214,11 +220,19 @@ void RegisterRoutes(Router& router, const Services& services) {
               if (comma > start) request.queues.push_back(value.substr(start, comma - start));
               start = comma + 1;
             }
+          } else if (key == "require_ib") {
+            if (value != "true" && value != "false") {
+              return Reply(
+                  respond, req,
+                  MakeProblem(Error{ErrorCode::kInvalidArgument,
+                                    "require_ib: expected true or false, got `" + value + "`"}));
+            }
+            request.require_ib = value == "true";
           } else if (key != "user" && key != "host") {
             return Reply(respond, req,
                          MakeProblem(Error{ErrorCode::kInvalidArgument,
                                            key + ": unknown query parameter (use host, user, "
-                                                 "queue)"}));
+                                                 "queue, require_ib)"}));
           }
         }
         if (request.user.empty() || (request.host && request.host->empty())) {
@@ -238,6 +252,10 @@ void RegisterRoutes(Router& router, const Services& services) {
         body["user"] = request.user;
         body["host"] = request.host ? json(*request.host) : json();
         body["permission_source"] = placement->permission_source;
+        body["require_ib"] = request.require_ib;
+        if (placement->host_ib) {
+          body["host_ib"] = HostIbJson(*placement->host_ib, snapshot->ib.get());
+        }
         body["candidates"] = candidates;
         body["chosen"] =
             placement->candidates.empty() ? json() : json(placement->candidates[0].queue);
@@ -245,6 +263,59 @@ void RegisterRoutes(Router& router, const Services& services) {
         AddAge(body, *snapshot);
         Reply(respond, req, MakeJson(200, body));
       });
+
+  router.Add(http::verb::get, "/v1/ib",
+             [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
+               const auto snapshot = s->cache->Current();
+               if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+               const IbHealthState* ib = snapshot->ib.get();
+               json healthy = json::array();
+               json unhealthy = json::array();
+               json unknown = json::array();
+               // Every bhosts host, so that hosts no source mentions show as
+               // unknown, then hosts only the source knows (the login node
+               // the local probe runs on may be an LSF client, not in bhosts).
+               std::vector<std::string> names;
+               for (const lsf::HostStatus& host : snapshot->load->hosts) names.push_back(host.name);
+               if (ib) {
+                 std::vector<std::string> extra;
+                 for (const auto& [name, health] : ib->hosts) {
+                   if (!snapshot->load->FindHost(name)) extra.push_back(name);
+                 }
+                 std::sort(extra.begin(), extra.end());
+                 names.insert(names.end(), extra.begin(), extra.end());
+               }
+               for (const std::string& name : names) {
+                 const HostIbHealth* entry = ib ? ib->Find(name) : nullptr;
+                 const HostIbHealth health = entry ? *entry : HostIbHealth{};
+                 json item = HostIbJson(health, ib);
+                 item.erase("health");
+                 item.erase("source");
+                 item["host"] = name;
+                 switch (health.health) {
+                   case IbHealth::kHealthy:
+                     healthy.push_back(std::move(item));
+                     break;
+                   case IbHealth::kUnhealthy:
+                     unhealthy.push_back(std::move(item));
+                     break;
+                   case IbHealth::kUnknown:
+                     unknown.push_back(std::move(item));
+                     break;
+                 }
+               }
+               json body;
+               body["source"] = s->ib_source;
+               body["require_ib"] = s->require_ib;
+               body["source_as_of"] =
+                   ib && ib->as_of != SystemTime{} ? json(FormatRfc3339(ib->as_of)) : json();
+               body["source_error"] = ib && !ib->last_error.empty() ? json(ib->last_error) : json();
+               body["healthy"] = healthy;
+               body["unhealthy"] = unhealthy;
+               body["unknown"] = unknown;
+               AddAge(body, *snapshot);
+               Reply(respond, req, MakeJson(200, body));
+             });
 
   router.Add(
       http::verb::post, "/v1/jobs",

@@ -21,12 +21,14 @@ struct Services {
   std::chrono::seconds max_staleness{120};
   std::chrono::milliseconds topology_interval{300000};
   JobRequestLimits job_limits;
+  bool require_ib = false;         // [ib] require_ib: default of a request's require_ib
+  std::string ib_source = "none";  // [ib] source, for GET /v1/ib
   std::string version;
 };
 
 // Adds every endpoint of DESIGN §4 to `router`:
 // GET /healthz, /readyz, /v1/cluster, /v1/queues, /v1/queues/{name},
-// /v1/hosts/{host}, /v1/hostgroups/{name}, /v1/placement; POST /v1/jobs,
+// /v1/hosts/{host}, /v1/hostgroups/{name}, /v1/placement, /v1/ib; POST /v1/jobs,
 // /v1/cache/refresh. Reads answer from the cached snapshot and never run an
 // LSF command; each carries `as_of` (RFC 3339, UTC) and `age_s` (seconds) of
 // the load data, and `topology_as_of`/`topology_age_s` of the topology.

@@ -96,6 +96,10 @@ json QueueJson(const ClusterSnapshot& snapshot, const QueueTopology& queue,
   const auto counts = snapshot.host_counts.find(definition.name);
   body["hosts_admitted"] = counts == snapshot.host_counts.end() ? 0 : counts->second.admitted;
   body["hosts_usable"] = counts == snapshot.host_counts.end() ? 0 : counts->second.usable;
+  const QueueHostCounts none;
+  const QueueHostCounts& ib = counts == snapshot.host_counts.end() ? none : counts->second;
+  body["hosts_ib"] = {
+      {"healthy", ib.ib_healthy}, {"unhealthy", ib.ib_unhealthy}, {"unknown", ib.ib_unknown}};
   body["remote_hosts"] = queue.has_remote_hosts;
   return body;
 }
@@ -121,7 +125,26 @@ json CandidateJson(const Candidate& candidate) {
   body["run"] = candidate.run;
   body["prio"] = candidate.prio;
   if (!candidate.lands_in.empty()) body["lands_in"] = candidate.lands_in;
-  if (candidate.admission) body["host_admission"] = AdmissionJson(*candidate.admission);
+  if (candidate.admission) {
+    body["host_admission"] = AdmissionJson(*candidate.admission);
+  } else {
+    body["ib_healthy_hosts"] = candidate.ib_healthy_hosts;
+    body["ib_unknown_hosts"] = candidate.ib_unknown_hosts;
+  }
+  return body;
+}
+
+json HostIbJson(const HostIbHealth& health, const IbHealthState* source) {
+  json body;
+  body["health"] = IbHealthName(health.health);
+  body["reasons"] = health.reasons;
+  body["source"] = source ? json(source->source) : json("none");
+  if (health.as_of == SystemTime{}) {
+    body["as_of"] = nullptr;
+    body["age_s"] = nullptr;
+  } else {
+    AddAge(body, health.as_of);
+  }
   return body;
 }
 

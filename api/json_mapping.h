@@ -54,6 +54,10 @@ nlohmann::json CandidateJson(const Candidate& candidate);
 // Excluded queues: [{queue, code, reason}].
 nlohmann::json ExclusionsJson(const std::vector<Exclusion>& excluded);
 
+// One host's InfiniBand health: health, reasons, source, as_of, age_s
+// (as_of/age_s null when never learnt).
+nlohmann::json HostIbJson(const HostIbHealth& health, const IbHealthState* source);
+
 // bsub calls of a submission: [{queue, outcome, message, elapsed_ms, bsub_argv}].
 nlohmann::json AttemptsJson(const std::vector<SubmitAttempt>& attempts);
 

@@ -93,7 +93,7 @@ std::shared_ptr<const bplace::ClusterSnapshot> BuildSnapshot(const ClusterText& 
     load->host_index.emplace(load->hosts[i].name, i);
   }
   snapshot->load = load;
-  snapshot->host_counts = bplace::CountQueueHosts(*snapshot->topology, *load);
+  snapshot->host_counts = bplace::CountQueueHosts(*snapshot->topology, *load, nullptr);
   return snapshot;
 }
 

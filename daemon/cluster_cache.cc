@@ -8,6 +8,7 @@
 #include "lsf_adapter/bqueues_parser.h"
 #include "lsf_adapter/group_parser.h"
 #include "lsf_adapter/lsid_parser.h"
+#include "lsf_adapter/lsload_parser.h"
 
 namespace bplace {
 namespace {
@@ -190,12 +191,14 @@ void ClusterCache::StartLoad() {
   struct State {
     std::optional<Result<std::string>> bqueues;
     std::optional<Result<std::string>> bhosts;
+    std::optional<Result<std::string>> lsload;  // only with ib_from_lsload
     SteadyClock::time_point started = SteadyClock::now();
     SystemTime started_wall = std::chrono::system_clock::now();
   };
   auto state = std::make_shared<State>();
   auto finish = [this, state] {
     if (!state->bqueues || !state->bhosts) return;
+    if (options_.ib_from_lsload && !state->lsload) return;
     const auto duration =
         std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - state->started);
     Result<void> outcome;
@@ -217,12 +220,15 @@ void ClusterCache::StartLoad() {
       }
     }
     const bool ok = outcome.has_value();
+    std::shared_ptr<const IbHealthState> ib;
+    if (state->lsload) ib = IbFromLsload(*state->lsload, state->started_wall);
     Publish([&](ClusterSnapshot& snapshot) {
       RecordRun(snapshot.load_status, outcome, state->started_wall, duration);
       if (ok) {
         snapshot.load = load;
         snapshot.load_as_of = state->started_wall;
       }
+      if (ib) snapshot.ib = ib;
     });
     if (ok) {
       ledger_.OnLoadCounted(state->started);
@@ -243,6 +249,46 @@ void ClusterCache::StartLoad() {
       state->bhosts = std::move(out);
       finish();
     });
+  });
+  if (options_.ib_from_lsload) {
+    RunQuery("lsload", {"-w", "-I", std::string(kIbOkIndex)},
+             [this, state, finish](Result<std::string> out) {
+               boost::asio::post(strand_, [state, finish, out = std::move(out)]() mutable {
+                 state->lsload = std::move(out);
+                 finish();
+               });
+             });
+  }
+}
+
+// On strand_. The health `lsload` gave, or on failure the previous health
+// with the error recorded (its hosts keep their verdicts and their as_of).
+std::shared_ptr<const IbHealthState> ClusterCache::IbFromLsload(const Result<std::string>& out,
+                                                                SystemTime started_wall) const {
+  std::string error;
+  if (!out) {
+    error = out.error().message;
+  } else if (auto rows = lsf::ParseLsload(*out, kIbOkIndex); !rows) {
+    error = "lsload -w -I " + std::string(kIbOkIndex) + ": " + rows.error().message;
+  } else {
+    return std::make_shared<const IbHealthState>(IbHealthFromLsload(*rows, started_wall));
+  }
+  spdlog::warn("InfiniBand health: {}", error);
+  const auto previous = current_.load()->ib;
+  auto kept =
+      previous ? std::make_shared<IbHealthState>(*previous) : std::make_shared<IbHealthState>();
+  kept->source = "lsload";
+  kept->last_error = std::move(error);
+  return kept;
+}
+
+void ClusterCache::SetLocalIbHealth(const std::string& host, HostIbHealth health) {
+  boost::asio::post(strand_, [this, host, health = std::move(health)]() mutable {
+    auto state = std::make_shared<IbHealthState>();
+    state->source = "local";
+    state->as_of = health.as_of;
+    state->hosts.insert_or_assign(host, std::move(health));
+    Publish([&](ClusterSnapshot& snapshot) { snapshot.ib = std::move(state); });
   });
 }
 
@@ -362,9 +408,10 @@ void ClusterCache::Publish(std::function<void(ClusterSnapshot&)> change) {
   const std::shared_ptr<const ClusterSnapshot> old = current_.load();
   auto next = std::make_shared<ClusterSnapshot>(*old);
   change(*next);
-  const bool counts_stale = next->topology != old->topology || next->load != old->load;
+  const bool counts_stale =
+      next->topology != old->topology || next->load != old->load || next->ib != old->ib;
   if (next->complete() && counts_stale) {
-    next->host_counts = CountQueueHosts(*next->topology, *next->load);
+    next->host_counts = CountQueueHosts(*next->topology, *next->load, next->ib.get());
   }
   const bool first_complete = next->complete() && !old->complete();
   current_.store(std::move(next));

@@ -41,10 +41,15 @@ struct CacheOptions {
   // The user whose permissions are fetched with every topology refresh (the
   // daemon's own user in service-account mode).
   std::string prefetch_user;
+  // Read hosts' InfiniBand health from the `ib_ok` load index with every load
+  // refresh (`lsload -w -I ib_ok`; [ib] source = "lsload"). Its failure does
+  // not fail the load tier: the previous health stays, with the error.
+  bool ib_from_lsload = false;
 };
 
 // Caches what LSF knows, in two refresh tiers (DESIGN §3.1):
-//  - load: `bqueues -w` and `bhosts -w`, every load_interval;
+//  - load: `bqueues -w` and `bhosts -w` (and `lsload -w -I ib_ok` when
+//    ib_from_lsload), every load_interval;
 //  - topology: `bqueues -l` (all queues in one call), `bmgroup -w`,
 //    `bugroup -w`, `lsid` and `bqueues -u <prefetch_user> -w`, at start and
 //    every topology_interval.
@@ -101,6 +106,10 @@ class ClusterCache {
   void RememberRewrite(const std::string& requested, const std::string& landed);
   std::unordered_map<std::string, std::string> Rewrites() const;
 
+  // Publishes `host`'s InfiniBand health as found by a local rdma_probe run
+  // ([ib] source = "local"); replaces the previous verdict.
+  void SetLocalIbHealth(const std::string& host, HostIbHealth health);
+
  private:
   struct Flight {
     bool running = false;
@@ -117,6 +126,8 @@ class ClusterCache {
   void StartTopology();
   void FinishTier(Flight& flight, Result<void> result);
   void Publish(std::function<void(ClusterSnapshot&)> change);
+  std::shared_ptr<const IbHealthState> IbFromLsload(const Result<std::string>& out,
+                                                    SystemTime started_wall) const;
   void ScheduleLoad(bool failed);
   void ScheduleTopology(bool failed);
   void FinishPermissions(const std::string& user,

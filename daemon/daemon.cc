@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <optional>
 #include <thread>
 #include <unordered_set>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "api/router.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/inflight_ledger.h"
+#include "daemon/local_ib_probe.h"
 #include "daemon/lsf_invoker.h"
 #include "daemon/submitter.h"
 #include "lsf_adapter/subprocess_command_runner.h"
@@ -39,6 +41,26 @@ Result<std::string> CurrentUserName() {
                 "no user name for uid " + std::to_string(uid) + " in the passwd database");
   }
   return std::string(found->pw_name);
+}
+
+const char* IbSourceName(config::IbSource source) {
+  switch (source) {
+    case config::IbSource::kNone:
+      return "none";
+    case config::IbSource::kLsload:
+      return "lsload";
+    case config::IbSource::kLocal:
+      return "local";
+  }
+  return "none";
+}
+
+// This host's name as LSF names hosts: the short form of gethostname.
+std::string ShortHostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+  std::string host = name;
+  return host.substr(0, host.find('.'));
 }
 
 }  // namespace
@@ -64,11 +86,15 @@ Result<void> Daemon::Run() {
   cache_options.load_interval = config.lsf.load_refresh;
   cache_options.topology_interval = config.lsf.topology_refresh;
   cache_options.prefetch_user = *user;
+  cache_options.ib_from_lsload = config.ib.source == config::IbSource::kLsload;
   ClusterCache cache(ioc.get_executor(), runner, lsf, ledger, cache_options);
   SubmitterOptions submitter_options;
   submitter_options.max_attempts = config.submit.max_attempts;
   submitter_options.excluded_queues = std::unordered_set<std::string>(
       config.placement.exclude_queues.begin(), config.placement.exclude_queues.end());
+  submitter_options.require_ib = config.ib.require_ib;
+  submitter_options.allow_unknown_ib = config.ib.allow_unknown;
+  submitter_options.ib_select = config.ib.source == config::IbSource::kLsload;
   Submitter submitter(runner, lsf, cache, ledger, submitter_options);
 
   api::Services services;
@@ -80,6 +106,8 @@ Result<void> Daemon::Run() {
   services.topology_interval = config.lsf.topology_refresh;
   services.job_limits.max_slots = config.submit.max_slots;
   services.version = kVersion;
+  services.require_ib = config.ib.require_ib;
+  services.ib_source = IbSourceName(config.ib.source);
   api::Router router;
   api::RegisterRoutes(router, services);
 
@@ -93,8 +121,8 @@ Result<void> Daemon::Run() {
   // timeout; the handler deadline must not cut that short.
   server_options.handler_timeout =
       config.lsf.command_timeout * (config.submit.max_attempts + 1) + std::chrono::seconds(30);
-  auto server =
-      api::HttpServer::Create(ioc, config.server.listen.front(), server_options, router.AsHandler());
+  auto server = api::HttpServer::Create(ioc, config.server.listen.front(), server_options,
+                                        router.AsHandler());
   if (!server) {
     return Fail(server.error().code,
                 "cannot listen on " + config.server.listen.front() + ": " + server.error().message);
@@ -112,6 +140,21 @@ Result<void> Daemon::Run() {
     std::rename(temp.c_str(), options_.port_file.c_str());
   }
 
+  std::optional<LocalIbProbe> local_probe;
+  if (config.ib.source == config::IbSource::kLocal) {
+    LocalIbProbeOptions probe_options;
+    probe_options.probe_path = config.ib.probe_path;
+    probe_options.config_path = options_.config_path;
+    probe_options.host = ShortHostName();
+    probe_options.interval = config.ib.local_interval;
+    probe_options.probe_timeout = config.ib.probe_timeout;
+    probe_options.env = lsf.env();
+    local_probe.emplace(ioc.get_executor(), runner, cache, probe_options);
+    local_probe->Start();
+    spdlog::info("InfiniBand health: running {} every {} s for host {}", config.ib.probe_path,
+                 config.ib.local_interval.count(), probe_options.host);
+  }
+
   cache.Start([&cache] {
     const auto snapshot = cache.Current();
     spdlog::info("first snapshot complete: {} queues, {} hosts",
@@ -125,6 +168,7 @@ Result<void> Daemon::Run() {
     spdlog::info("signal {}: stopping; finishing requests in flight", signal);
     sd_notify(0, "STOPPING=1");
     cache.Stop();
+    if (local_probe) local_probe->Stop();
     (*server)->Stop([&ioc, &runner] {
       spdlog::info("all connections closed; exiting");
       runner.Shutdown();

@@ -13,6 +13,7 @@ namespace bplace {
 struct DaemonOptions {
   config::Config config;
   std::string config_source;  // the file it came from, for logs ("(defaults)" when none)
+  std::string config_path;    // the config file, empty when none (passed on to rdma_probe)
   std::string port_file;      // when set, the bound port is written there once listening
 };
 

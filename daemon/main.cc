@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
   std::string listen;
   std::string port_file;
   app.add_option("-c,--config", config_path, "TOML configuration file (see bplaced.example.toml)");
-  app.add_option("-l,--listen", listen, "HOST:PORT or unix:/PATH to listen on; overrides server.listen");
+  app.add_option("-l,--listen", listen,
+                 "HOST:PORT or unix:/PATH to listen on; overrides server.listen");
   app.add_option("--port-file", port_file,
                  "write the bound TCP port to this file once listening (for scripts and tests)");
   CLI11_PARSE(app, argc, argv);
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   bplace::DaemonOptions options;
   options.port_file = port_file;
   options.config_source = config_path.empty() ? "(defaults)" : config_path;
+  options.config_path = config_path;
   if (!config_path.empty()) {
     auto loaded = bplace::config::LoadConfigFile(config_path);
     if (!loaded) {

@@ -27,6 +27,8 @@ const char* ExclusionCodeName(ExclusionCode code) {
       return "host_unavailable";
     case ExclusionCode::kNoUsableHost:
       return "no_usable_host";
+    case ExclusionCode::kNoHealthyIbHost:
+      return "no_healthy_ib_host";
   }
   return "unknown";
 }
@@ -38,6 +40,15 @@ const typename Map::mapped_type* Lookup(const Map* map, const std::string& key) 
   if (map == nullptr) return nullptr;
   const auto it = map->find(key);
   return it == map->end() ? nullptr : &it->second;
+}
+
+std::string JoinReasons(const std::vector<std::string>& reasons) {
+  std::string joined;
+  for (const std::string& reason : reasons) {
+    if (!joined.empty()) joined += "; ";
+    joined += reason;
+  }
+  return joined.empty() ? "no reason given" : joined;
 }
 
 }  // namespace
@@ -59,6 +70,31 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
                                             "group or HOSTS line names it)");
     }
   }
+  std::optional<HostIbHealth> host_ib;
+  if (request.host) {
+    const HostIbHealth* entry = snapshot.ib ? snapshot.ib->Find(*request.host) : nullptr;
+    host_ib = entry ? *entry : HostIbHealth{};
+    if (!entry) {
+      host_ib->reasons.push_back(snapshot.ib ? "the " + snapshot.ib->source +
+                                                   " source has no InfiniBand data for the host"
+                                             : "no InfiniBand health source configured ([ib] "
+                                               "source) or it has not answered yet");
+    }
+    if (request.require_ib && host_ib->health == IbHealth::kUnhealthy) {
+      return Fail(ErrorCode::kConflict, "host " + *request.host + " has unhealthy InfiniBand (" +
+                                            snapshot.ib->source +
+                                            "): " + JoinReasons(host_ib->reasons) +
+                                            "; ask with require_ib=false to place there anyway");
+    }
+    if (request.require_ib && host_ib->health == IbHealth::kUnknown && !context.allow_unknown_ib) {
+      return Fail(ErrorCode::kConflict,
+                  "host " + *request.host + " has unknown InfiniBand health (" +
+                      JoinReasons(host_ib->reasons) +
+                      ") and [ib] allow_unknown is false; ask with require_ib=false to place "
+                      "there anyway");
+    }
+  }
+
   std::unordered_set<std::string> requested;
   for (const std::string& name : request.queues) {
     if (topology.FindQueue(name) == nullptr) {
@@ -69,6 +105,7 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
 
   Placement placement;
   placement.permission_source = context.permitted_queues ? "lsf" : "users_line";
+  placement.host_ib = std::move(host_ib);
   for (const QueueTopology& queue : topology.queues()) {
     const std::string& name = queue.definition.name;
     const lsf::QueueLoad* counters = Lookup(&load.queues, name);
@@ -153,6 +190,24 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
     }
 
     Candidate candidate;
+    if (!request.host) {
+      const QueueHostCounts* counts = Lookup(&snapshot.host_counts, name);
+      if (counts) {
+        candidate.ib_healthy_hosts = counts->ib_healthy;
+        candidate.ib_unknown_hosts = counts->ib_unknown;
+      }
+      const std::int64_t eligible =
+          counts ? counts->ib_healthy + (context.allow_unknown_ib ? counts->ib_unknown : 0) : 1;
+      if (request.require_ib && eligible == 0) {
+        std::string reason = "none of the queue's " + std::to_string(counts->usable) +
+                             " usable hosts has healthy InfiniBand (" +
+                             std::to_string(counts->ib_unhealthy) + " unhealthy, " +
+                             std::to_string(counts->ib_unknown) + " unknown";
+        reason += context.allow_unknown_ib ? ")" : "; [ib] allow_unknown is false)";
+        exclude(ExclusionCode::kNoHealthyIbHost, std::move(reason));
+        continue;
+      }
+    }
     candidate.queue = name;
     candidate.status = status.text;
     candidate.active = status.active;

@@ -18,6 +18,9 @@ struct PlacementRequest {
   std::string user;                 // who submits (LSF user name)
   std::optional<std::string> host;  // run on this host (bsub -m); none: any host of the queue
   std::vector<std::string> queues;  // consider only these; empty: every queue
+  // Keep hosts with unhealthy InfiniBand out ([ib] require_ib, or the
+  // request's own `require_ib`).
+  bool require_ib = false;
 };
 
 // What placement needs besides the snapshot. Every pointer may be null
@@ -38,6 +41,9 @@ struct PlacementContext {
   const std::unordered_map<std::string, std::string>* rewrites = nullptr;
   // Queues the site excluded in the configuration ([placement] exclude_queues).
   const std::unordered_set<std::string>* excluded_queues = nullptr;
+  // With require_ib: whether hosts of unknown InfiniBand health may be
+  // chosen ([ib] allow_unknown). They are flagged in the answer either way.
+  bool allow_unknown_ib = true;
 };
 
 // A queue that may take the job, with what ranked it.
@@ -53,6 +59,9 @@ struct Candidate {
   std::string lands_in;  // set when LSF was seen to rewrite this queue to another
   int prio = 0;
   std::optional<HostAdmission> admission;  // set when a host was asked for
+  // Without a host: the queue's usable hosts by InfiniBand verdict.
+  std::int64_t ib_healthy_hosts = 0;
+  std::int64_t ib_unknown_hosts = 0;
 };
 
 // Why a queue is out.
@@ -67,6 +76,7 @@ enum class ExclusionCode {
   kRejectedByLsf,    // bsub refused this queue for this user since the last topology refresh
   kHostUnavailable,  // the asked-for host does not take new work (bhosts)
   kNoUsableHost,     // no host of the queue takes new work
+  kNoHealthyIbHost,  // require_ib: no usable host of the queue has healthy InfiniBand
 };
 
 // Short stable name of a code, e.g. "queue_closed", for JSON.
@@ -85,6 +95,8 @@ struct Placement {
   // "lsf" when permission came from bqueues -u, "users_line" when from our
   // own reading of USERS (LSF not asked yet for this user).
   std::string permission_source;
+  // The asked-for host's InfiniBand verdict (unknown when no source says).
+  std::optional<HostIbHealth> host_ib;
 };
 
 // Decides where a job goes. Pure: no I/O, no clock, no locks; the caller
@@ -94,9 +106,13 @@ struct Placement {
 // fewest running, then higher PRIO, then name. A queue known to be rewritten
 // to another (context.rewrites) is ranked by the counters of the queue its
 // jobs land in.
+// With request.require_ib, a host whose InfiniBand is unhealthy (or unknown,
+// when context.allow_unknown_ib is false) is never chosen: asking for it is
+// kConflict naming the reasons, and a queue none of whose usable hosts is
+// eligible is excluded (kNoHealthyIbHost).
 // Errors: kUnavailable when the snapshot has no topology or load yet;
 // kNotFound when the host is unknown to both bhosts and every group and HOSTS
-// line, or a requested queue does not exist.
+// line, or a requested queue does not exist; kConflict as above.
 Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext& context,
                         const PlacementRequest& request);
 

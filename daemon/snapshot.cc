@@ -48,15 +48,34 @@ std::optional<std::string> StaleReason(const ClusterSnapshot& snapshot,
   return reason;
 }
 
+IbHealth HostIbVerdict(const IbHealthState* ib, std::string_view host) {
+  if (ib == nullptr) return IbHealth::kUnknown;
+  const HostIbHealth* entry = ib->Find(host);
+  return entry ? entry->health : IbHealth::kUnknown;
+}
+
 std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(const Topology& topology,
-                                                                 const LoadState& load) {
+                                                                 const LoadState& load,
+                                                                 const IbHealthState* ib) {
   std::unordered_map<std::string, QueueHostCounts> counts;
   for (const QueueTopology& queue : topology.queues()) {
     QueueHostCounts& count = counts[queue.definition.name];
     for (const lsf::HostStatus& host : load.hosts) {
       if (!topology.AdmitHost(queue, host.name).admitted()) continue;
       ++count.admitted;
-      if (HostTakesNewWork(host.status)) ++count.usable;
+      if (!HostTakesNewWork(host.status)) continue;
+      ++count.usable;
+      switch (HostIbVerdict(ib, host.name)) {
+        case IbHealth::kHealthy:
+          ++count.ib_healthy;
+          break;
+        case IbHealth::kUnhealthy:
+          ++count.ib_unhealthy;
+          break;
+        case IbHealth::kUnknown:
+          ++count.ib_unknown;
+          break;
+      }
     }
   }
   return counts;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "daemon/common/string_map.h"
+#include "daemon/ib_health.h"
 #include "daemon/topology.h"
 #include "lsf_adapter/lsf_types.h"
 
@@ -57,6 +58,10 @@ struct ClusterIdentity {
 struct QueueHostCounts {
   std::int64_t admitted = 0;  // hosts (known to bhosts) that HOSTS admits
   std::int64_t usable = 0;    // of those, hosts that take new work
+  // The usable hosts by InfiniBand verdict (all unknown without a source).
+  std::int64_t ib_healthy = 0;
+  std::int64_t ib_unhealthy = 0;
+  std::int64_t ib_unknown = 0;
 };
 
 // Everything a read needs, published atomically as one immutable object.
@@ -69,6 +74,9 @@ struct ClusterSnapshot {
   TierStatus topology_status;
   TierStatus load_status;
   ClusterIdentity identity;
+  // Hosts' InfiniBand health; null when no source is configured or it has
+  // not answered yet (every host is then unknown).
+  std::shared_ptr<const IbHealthState> ib;
   std::unordered_map<std::string, QueueHostCounts> host_counts;  // by queue name
 
   // Both tiers have succeeded at least once.
@@ -87,9 +95,14 @@ std::optional<std::string> StaleReason(const ClusterSnapshot& snapshot,
                                        std::chrono::seconds max_staleness,
                                        std::chrono::milliseconds topology_interval, SystemTime now);
 
-// Counts, for every queue of `topology`, the bhosts hosts its HOSTS admits and
-// how many of those take new work. O(queues x hosts x tokens).
+// A host's InfiniBand verdict in `ib` (null: no data), kUnknown when absent.
+IbHealth HostIbVerdict(const IbHealthState* ib, std::string_view host);
+
+// Counts, for every queue of `topology`, the bhosts hosts its HOSTS admits,
+// how many of those take new work, and those by InfiniBand verdict in `ib`
+// (may be null). O(queues x hosts x tokens).
 std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(const Topology& topology,
-                                                                 const LoadState& load);
+                                                                 const LoadState& load,
+                                                                 const IbHealthState* ib);
 
 }  // namespace bplace

@@ -23,7 +23,7 @@ bool WorthRemembering(const std::string& message) {
 }
 
 lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue,
-                            const std::string& request_id) {
+                            const std::string& request_id, bool ib_select) {
   lsf::BsubOptions options;
   options.queue = queue;
   options.host = job.host;
@@ -31,6 +31,7 @@ lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue,
   options.job_name = job.job_name;
   options.slots = job.slots;
   options.resources = job.resources;
+  if (ib_select) options.daemon_resources = kIbSelect;
   options.output = job.output;
   options.error = job.error;
   options.cwd = job.cwd;
@@ -80,6 +81,7 @@ Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
   context.rejections = &rejections;
   context.rewrites = &rewrites;
   context.excluded_queues = &options_.excluded_queues;
+  context.allow_unknown_ib = options_.allow_unknown_ib;
   return Place(*snapshot, context, request);
 }
 
@@ -128,6 +130,7 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
   request.user = run->context.user;
   request.host = run->job.host;
   request.queues = run->job.queues;
+  request.require_ib = run->job.require_ib.value_or(options_.require_ib);
   std::string queue;
   InflightLedger::Ticket ticket = 0;
   const std::int64_t slots = run->job.slots.value_or(1);
@@ -158,7 +161,8 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
   }
   run->tried.insert(queue);
 
-  const lsf::BsubOptions options = OptionsFor(run->job, queue, run->context.request_id);
+  const lsf::BsubOptions options = OptionsFor(run->job, queue, run->context.request_id,
+                                              request.require_ib && options_.ib_select);
   lsf::CommandSpec spec = lsf_.Spec("bsub", {}, run->job.script);
   spec.argv = lsf::BuildBsubArgv(lsf_.Path("bsub"), options);
   result.requested_queue = queue;

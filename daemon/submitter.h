@@ -39,6 +39,8 @@ struct JobRequest {
   std::optional<std::string> project;
   std::optional<std::string> app;
   std::vector<std::string> extra_args;
+  // Keep hosts with unhealthy InfiniBand out; unset: SubmitterOptions::require_ib.
+  std::optional<bool> require_ib;
 };
 
 // Who asks, and the id that tags the job (-Jd bplace:<request_id>).
@@ -73,7 +75,15 @@ struct SubmissionResult {
 struct SubmitterOptions {
   int max_attempts = 3;
   std::unordered_set<std::string> excluded_queues;
+  bool require_ib = false;       // [ib] require_ib: default of JobRequest::require_ib
+  bool allow_unknown_ib = true;  // [ib] allow_unknown
+  // [ib] source = "lsload": with require_ib, bsub also gets
+  // -R "select[ib_ok==1]" so that LSF itself keeps the job off sick hosts.
+  bool ib_select = false;
 };
+
+// The -R string that keeps a job on hosts whose elim reports ib_ok 1.
+inline constexpr char kIbSelect[] = "select[ib_ok==1]";
 
 // Places jobs and submits them with bsub (DESIGN §3.4): tries the ranked
 // queues in order, at most max_attempts bsub calls; a queue-specific

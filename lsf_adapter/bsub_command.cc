@@ -67,6 +67,13 @@ const AllowedOption* FindAllowed(std::string_view flag) {
   return nullptr;
 }
 
+// Words a POSIX shell (or bash, LSF's usual job shell) reads as syntax when
+// they stand bare in command position: "if x" is a syntax error, "time x"
+// runs bash's keyword rather than the program.
+constexpr std::string_view kShellReservedWords[] = {
+    "case",     "coproc", "do", "done",   "elif", "else", "esac",  "fi",   "for",
+    "function", "if",     "in", "select", "then", "time", "until", "while"};
+
 template <std::size_t N>
 bool Contains(const std::string_view (&list)[N], std::string_view flag) {
   return std::find(std::begin(list), std::end(list), flag) != std::end(list);
@@ -82,6 +89,7 @@ std::vector<std::string> BuildBsubArgv(const std::string& bsub_path, const BsubO
   Add(argv, "-J", options.job_name);
   if (options.slots) Add(argv, "-n", std::to_string(*options.slots));
   Add(argv, "-R", options.resources);
+  Add(argv, "-R", options.daemon_resources);
   Add(argv, "-o", options.output);
   Add(argv, "-e", options.error);
   Add(argv, "-cwd", options.cwd);
@@ -113,9 +121,11 @@ std::string ShellQuote(std::string_view word) {
 std::string JoinShellQuoted(const std::vector<std::string>& argv) {
   std::string joined;
   for (const std::string& word : argv) {
-    if (joined.empty() && word.find('=') != std::string::npos && word.front() != '\'') {
-      // A bare "A=b" in command position is a variable assignment, not a
-      // program: quote it so the shell runs it as the command it was meant to be.
+    if (joined.empty() && ((word.find('=') != std::string::npos && word.front() != '\'') ||
+                           Contains(kShellReservedWords, word))) {
+      // A bare "A=b" in command position is a variable assignment, and a bare
+      // "if" a keyword, not a program: quote it so the shell runs it as the
+      // command it was meant to be.
       const std::string quoted = ShellQuote(word);
       joined = quoted.front() == '\'' ? quoted : "'" + quoted + "'";
       continue;

@@ -20,16 +20,19 @@ struct BsubOptions {
   std::optional<std::string> job_name;   // -J
   std::optional<std::int64_t> slots;     // -n
   std::optional<std::string> resources;  // -R
-  std::optional<std::string> output;     // -o
-  std::optional<std::string> error;      // -e
-  std::optional<std::string> cwd;        // -cwd
-  std::optional<std::string> walltime;   // -W [hour:]minute
-  std::optional<std::string> memory;     // -M (units as LSF_UNIT_FOR_LIMITS)
-  std::optional<std::string> project;    // -P
-  std::optional<std::string> app;        // -app
-  std::vector<std::string> extra_args;   // already checked by CheckExtraArgs
-  std::optional<std::string> command;    // the job's command string
-  bool script_on_stdin = false;          // the job script is fed on stdin
+  // A second -R the daemon adds (e.g. "select[ib_ok==1]"); LSF 10.1 merges
+  // several -R options, the select sections with &&.
+  std::optional<std::string> daemon_resources;
+  std::optional<std::string> output;    // -o
+  std::optional<std::string> error;     // -e
+  std::optional<std::string> cwd;       // -cwd
+  std::optional<std::string> walltime;  // -W [hour:]minute
+  std::optional<std::string> memory;    // -M (units as LSF_UNIT_FOR_LIMITS)
+  std::optional<std::string> project;   // -P
+  std::optional<std::string> app;       // -app
+  std::vector<std::string> extra_args;  // already checked by CheckExtraArgs
+  std::optional<std::string> command;   // the job's command string
+  bool script_on_stdin = false;         // the job script is fed on stdin
 };
 
 // The argv of one bsub call: `bsub_path` first, then -q, -m, -Jd and the
@@ -45,8 +48,9 @@ std::vector<std::string> BuildBsubArgv(const std::string& bsub_path, const BsubO
 std::string ShellQuote(std::string_view word);
 
 // Joins `argv` into one shell command string, each word quoted by ShellQuote;
-// a first word holding '=' is always quoted (bare, the shell would take it
-// as a variable assignment instead of the program).
+// a first word holding '=' or being a shell reserved word ("if", "time",
+// ...) is always quoted (bare, the shell would take it as a variable
+// assignment or as syntax instead of the program).
 std::string JoinShellQuoted(const std::vector<std::string>& argv);
 
 // Checks the `extra_args` of a job request against the bsub options bplace

@@ -631,8 +631,6 @@ INSTANTIATE_TEST_SUITE_P(
         BadListenCase{"[127.0.0.1]:80", "not an IPv6 address"},
         BadListenCase{"[::1]x80", "missing port"}));
 
-}  // namespace
-}  // namespace bplace::config
 
 TEST(ParseListenAddressTest, AcceptsUnixSocketPath) {
   auto address = ParseListenAddress("unix:/run/bplace/bplace.sock");
@@ -650,3 +648,6 @@ TEST(ParseListenAddressTest, RefusesRelativeLongAndDirectoryUnixPaths) {
   EXPECT_THAT(ParseListenAddress("unix:/run/bplace/").error().message,
               HasSubstr("names a directory"));
 }
+
+}  // namespace
+}  // namespace bplace::config

@@ -562,5 +562,65 @@ TEST_F(ClusterCacheTest, AllowsManualRefreshAfterInterval) {
   RunUntil([&] { return CallsOf(kTopologyQuery) == 2 && CallsOf(kLoadQuery) == 2; });
 }
 
+
+constexpr char kLsloadIbOk[] =
+    "HOST_NAME               status  ib_ok\n"
+    "node001                     ok    1.0\n"
+    "node068                     ok    0.0\n"
+    "node003                unavail\n";
+
+TEST_F(ClusterCacheTest, ReadsIbHealthFromLsloadWithEveryLoadRefresh) {
+  options_.ib_from_lsload = true;
+  fake_.OnArgv({"lsload", "-w", "-I", "ib_ok"}, FakeCommandRunner::Output(kLsloadIbOk));
+  ASSERT_TRUE(RefreshTopology());
+  ASSERT_TRUE(RefreshLoad());
+  const auto snapshot = Cache().Current();
+  ASSERT_TRUE(snapshot->ib);
+  EXPECT_EQ(snapshot->ib->source, "lsload");
+  EXPECT_EQ(HostIbVerdict(snapshot->ib.get(), "node001"), IbHealth::kHealthy);
+  EXPECT_EQ(HostIbVerdict(snapshot->ib.get(), "node068"), IbHealth::kUnhealthy);
+  EXPECT_EQ(HostIbVerdict(snapshot->ib.get(), "node003"), IbHealth::kUnknown);
+  EXPECT_EQ(CallsOf({"lsload", "-w", "-I", "ib_ok"}), 1u);
+}
+
+TEST_F(ClusterCacheTest, LsloadFailureKeepsLoadAndLastHealthWithTheError) {
+  options_.ib_from_lsload = true;
+  fake_.OnArgv({"lsload", "-w", "-I", "ib_ok"}, FakeCommandRunner::Output(kLsloadIbOk));
+  ASSERT_TRUE(RefreshTopology());
+  ASSERT_TRUE(RefreshLoad());
+  fake_.OnArgv({"lsload", "-w", "-I", "ib_ok"},
+               FakeCommandRunner::Output("", "lsload: Unknown resource name ib_ok\n", 255));
+  ASSERT_TRUE(RefreshLoad());
+  const auto snapshot = Cache().Current();
+  EXPECT_EQ(snapshot->load_status.consecutive_failures, 0);
+  ASSERT_TRUE(snapshot->ib);
+  EXPECT_THAT(snapshot->ib->last_error, HasSubstr("Unknown resource name ib_ok"));
+  EXPECT_EQ(HostIbVerdict(snapshot->ib.get(), "node068"), IbHealth::kUnhealthy);
+}
+
+TEST_F(ClusterCacheTest, DoesNotRunLsloadWithoutTheLsloadSource) {
+  ASSERT_TRUE(RefreshTopology());
+  ASSERT_TRUE(RefreshLoad());
+  EXPECT_EQ(CallsOf({"lsload", "-w", "-I", "ib_ok"}), 0u);
+  EXPECT_FALSE(Cache().Current()->ib);
+}
+
+TEST_F(ClusterCacheTest, LocalIbHealthIsPublishedAndCounted) {
+  ASSERT_TRUE(RefreshTopology());
+  ASSERT_TRUE(RefreshLoad());
+  HostIbHealth health;
+  health.health = IbHealth::kUnhealthy;
+  health.reasons = {"mlx5_0 port 1: state DOWN"};
+  Cache().SetLocalIbHealth("node001", health);
+  RunUntil([&] { return Cache().Current()->ib != nullptr; });
+  const auto snapshot = Cache().Current();
+  ASSERT_TRUE(snapshot->ib);
+  EXPECT_EQ(snapshot->ib->source, "local");
+  EXPECT_EQ(HostIbVerdict(snapshot->ib.get(), "node001"), IbHealth::kUnhealthy);
+  std::int64_t unhealthy = 0;
+  for (const auto& [queue, counts] : snapshot->host_counts) unhealthy += counts.ib_unhealthy;
+  EXPECT_GT(unhealthy, 0);
+}
+
 }  // namespace
 }  // namespace bplace

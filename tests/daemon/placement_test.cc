@@ -89,6 +89,19 @@ class SnapshotBuilder {
     return *this;
   }
 
+  // The host's InfiniBand verdict, as an lsload source would give it.
+  SnapshotBuilder& Ib(std::string host, IbHealth health, std::string reason = {}) {
+    if (!ib_) {
+      ib_ = std::make_shared<IbHealthState>();
+      ib_->source = "lsload";
+    }
+    HostIbHealth entry;
+    entry.health = health;
+    if (!reason.empty()) entry.reasons.push_back(std::move(reason));
+    ib_->hosts.insert_or_assign(std::move(host), std::move(entry));
+    return *this;
+  }
+
   ClusterSnapshot Build() const {
     ClusterSnapshot snapshot;
     snapshot.topology = Topology::Build(definitions_, host_groups_, user_groups_);
@@ -97,7 +110,8 @@ class SnapshotBuilder {
     load->hosts = hosts_;
     for (std::size_t i = 0; i < hosts_.size(); ++i) load->host_index.emplace(hosts_[i].name, i);
     snapshot.load = load;
-    snapshot.host_counts = CountQueueHosts(*snapshot.topology, *snapshot.load);
+    snapshot.ib = ib_;
+    snapshot.host_counts = CountQueueHosts(*snapshot.topology, *snapshot.load, snapshot.ib.get());
     return snapshot;
   }
 
@@ -107,6 +121,7 @@ class SnapshotBuilder {
   std::vector<lsf::HostStatus> hosts_;
   std::vector<lsf::Group> host_groups_;
   std::vector<lsf::Group> user_groups_;
+  std::shared_ptr<IbHealthState> ib_;
 };
 
 PlacementRequest Request(std::optional<std::string> host = std::nullopt,
@@ -474,6 +489,7 @@ TEST(PlaceTest, ExclusionCodesHaveStableNames) {
       {ExclusionCode::kRejectedByLsf, "rejected_by_lsf"},
       {ExclusionCode::kHostUnavailable, "host_unavailable"},
       {ExclusionCode::kNoUsableHost, "no_usable_host"},
+      {ExclusionCode::kNoHealthyIbHost, "no_healthy_ib_host"},
   };
   for (const auto& [code, name] : names) EXPECT_EQ(ExclusionCodeName(code), name);
 }
@@ -704,6 +720,103 @@ TEST(PlaceRewriteTest, RanksARewrittenQueueByTheQueueItsJobsLandIn) {
   EXPECT_EQ(express->lands_in, "short");
   EXPECT_EQ(express->pend, 8);
   EXPECT_EQ(express->inflight, 4);
+}
+
+
+// --- InfiniBand health ------------------------------------------------------------
+
+// Two queues: `fabric` on node01 and node02, `edge` on node03.
+SnapshotBuilder IbCluster() {
+  SnapshotBuilder builder;
+  builder.Queue("fabric", {"node01", "node02"}, {"all"}, "Open:Active", 0)
+      .Queue("edge", {"node03"}, {"all"}, "Open:Active", 50)
+      .Host("node01")
+      .Host("node02")
+      .Host("node03");
+  return builder;
+}
+
+PlacementRequest RequireIb(std::optional<std::string> host = std::nullopt) {
+  PlacementRequest request = Request(std::move(host));
+  request.require_ib = true;
+  return request;
+}
+
+TEST(PlaceIbTest, RefusesUnhealthyHostWithTheProbesReason) {
+  const ClusterSnapshot snapshot =
+      IbCluster().Ib("node01", IbHealth::kUnhealthy, "ib_ok is 0 (lsload)").Build();
+  auto placement = Place(snapshot, {}, RequireIb("node01"));
+  ASSERT_FALSE(placement);
+  EXPECT_EQ(placement.error().code, ErrorCode::kConflict);
+  EXPECT_THAT(placement.error().message, HasSubstr("host node01 has unhealthy InfiniBand"));
+  EXPECT_THAT(placement.error().message, HasSubstr("ib_ok is 0 (lsload)"));
+}
+
+TEST(PlaceIbTest, PlacesOnUnhealthyHostWhenRequestDoesNotRequireIb) {
+  const ClusterSnapshot snapshot = IbCluster().Ib("node01", IbHealth::kUnhealthy, "down").Build();
+  auto placement = Place(snapshot, {}, Request("node01"));
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("fabric"));
+  ASSERT_TRUE(placement->host_ib);
+  EXPECT_EQ(placement->host_ib->health, IbHealth::kUnhealthy);
+}
+
+TEST(PlaceIbTest, ExcludesQueueWhoseOnlyHostIsUnhealthy) {
+  const ClusterSnapshot snapshot = IbCluster()
+                                       .Ib("node01", IbHealth::kHealthy)
+                                       .Ib("node02", IbHealth::kHealthy)
+                                       .Ib("node03", IbHealth::kUnhealthy, "down")
+                                       .Build();
+  auto placement = Place(snapshot, {}, RequireIb());
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("fabric"));
+  const Exclusion* edge = FindExclusion(*placement, "edge");
+  ASSERT_NE(edge, nullptr);
+  EXPECT_EQ(edge->code, ExclusionCode::kNoHealthyIbHost);
+  EXPECT_EQ(edge->reason,
+            "none of the queue's 1 usable hosts has healthy InfiniBand (1 unhealthy, 0 unknown)");
+  EXPECT_EQ(placement->candidates[0].ib_healthy_hosts, 2);
+}
+
+TEST(PlaceIbTest, KeepsQueueWithOneHealthyHostLeft) {
+  const ClusterSnapshot snapshot = IbCluster()
+                                       .Ib("node01", IbHealth::kUnhealthy, "down")
+                                       .Ib("node02", IbHealth::kHealthy)
+                                       .Ib("node03", IbHealth::kHealthy)
+                                       .Build();
+  auto placement = Place(snapshot, {}, RequireIb());
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("fabric", "edge"));
+  EXPECT_EQ(placement->candidates[0].ib_healthy_hosts, 1);
+}
+
+TEST(PlaceIbTest, UnknownHealthIsAllowedAndCountedByDefault) {
+  const ClusterSnapshot snapshot = IbCluster().Build();  // no source at all
+  auto placement = Place(snapshot, {}, RequireIb());
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("fabric", "edge"));
+  EXPECT_EQ(placement->candidates[0].ib_unknown_hosts, 2);
+  auto on_host = Place(snapshot, {}, RequireIb("node03"));
+  ASSERT_TRUE(on_host) << on_host.error().message;
+  ASSERT_TRUE(on_host->host_ib);
+  EXPECT_EQ(on_host->host_ib->health, IbHealth::kUnknown);
+  EXPECT_THAT(on_host->host_ib->reasons, ElementsAre(HasSubstr("no InfiniBand health source")));
+}
+
+TEST(PlaceIbTest, UnknownHealthIsRefusedWhenNotAllowed) {
+  const ClusterSnapshot snapshot = IbCluster().Ib("node01", IbHealth::kHealthy).Build();
+  PlacementContext context;
+  context.allow_unknown_ib = false;
+  auto placement = Place(snapshot, context, RequireIb());
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("fabric"));
+  const Exclusion* edge = FindExclusion(*placement, "edge");
+  ASSERT_NE(edge, nullptr);
+  EXPECT_THAT(edge->reason, HasSubstr("allow_unknown is false"));
+  auto on_host = Place(snapshot, context, RequireIb("node03"));
+  ASSERT_FALSE(on_host);
+  EXPECT_EQ(on_host.error().code, ErrorCode::kConflict);
+  EXPECT_THAT(on_host.error().message, HasSubstr("unknown InfiniBand health"));
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ TEST(CountQueueHostsTest, CountsAdmittedAndUsableHostsPerQueue) {
                                {"node001", "ok"},
                                {"node002", "closed_Full"},
                                {"node003", "unavail"}});
-  const auto counts = CountQueueHosts(*topology, load);
+  const auto counts = CountQueueHosts(*topology, load, nullptr);
   ASSERT_EQ(counts.size(), 5u);
   EXPECT_EQ(counts.at("everything").admitted, 4);
   EXPECT_EQ(counts.at("everything").usable, 2);

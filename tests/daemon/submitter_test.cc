@@ -497,5 +497,29 @@ TEST_F(SubmitterTest, DryRunUsesCachedPermissionsAndInflightSlots) {
   EXPECT_EQ(placement->candidates[1].inflight, 5);
 }
 
+
+TEST_F(SubmitterTest, AddsIbSelectWhenLsloadSourceAndRequireIb) {
+  options_.require_ib = true;
+  options_.ib_select = true;
+  JobRequest job = Command("./mpi_app");
+  job.resources = "span[ptile=4]";
+  const SubmissionResult result = Submit(job);
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_THAT(result.bsub_argv,
+              ElementsAre("bsub", "-q", "qa", "-Jd", "bplace:rid1", "-R", "span[ptile=4]", "-R",
+                          "select[ib_ok==1]", "./mpi_app"));
+}
+
+TEST_F(SubmitterTest, LeavesIbSelectOutWhenRequestDoesNotRequireIb) {
+  options_.require_ib = true;
+  options_.ib_select = true;
+  JobRequest job = Command("./serial_app");
+  job.require_ib = false;
+  const SubmissionResult result = Submit(job);
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_THAT(result.bsub_argv,
+              ElementsAre("bsub", "-q", "qa", "-Jd", "bplace:rid1", "./serial_app"));
+}
+
 }  // namespace
 }  // namespace bplace

@@ -256,6 +256,99 @@ TEST_F(DemoClusterTest, LearnsAnEsubRewriteAndRanksTheQueueByWhereJobsLand) {
 
 TEST_F(DemoClusterTest, SigtermFinishesAndExitsZero) { EXPECT_EQ(daemon_.Terminate(), 0); }
 
+// [ib] source = "lsload": the simulator's `lsload -w -I ib_ok` stands in for
+// rdma_probe running as an elim on every host.
+class IbHealthTest : public ::testing::Test {
+ protected:
+  static DaemonSettings Settings() {
+    DaemonSettings settings;
+    settings.load_refresh_s = 1;
+    settings.extra_config = "[ib]\nsource = \"lsload\"\n";
+    return settings;
+  }
+  IbHealthTest() : sim_(DEMO_CLUSTER), daemon_(sim_, Settings()) {}
+
+  // Waits for a load refresh to show `host` with InfiniBand `health`.
+  void WaitForHealth(const std::string& host, const std::string& health) {
+    for (int i = 0; i < 250; ++i) {
+      if (daemon_.Get("/v1/hosts/" + host).Json()["ib"]["health"] == health) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    FAIL() << host << " never became " << health;
+  }
+
+  SimCluster sim_;
+  DaemonProcess daemon_;
+};
+
+TEST_F(IbHealthTest, HostWhoseIbGoesBadIsNeverChosenAndComesBackAfterRecovery) {
+  WaitForHealth("node007", "healthy");
+  ASSERT_EQ(sim_.Lsf({"lsfsim", "set-ib", "node007", "0"}).exit_code, 0);
+  WaitForHealth("node007", "unhealthy");
+  const std::size_t jobs_before = FirstColumn(sim_.Lsf({"bjobs", "-u", "all", "-a"}).out).size();
+
+  const HttpReply placement = daemon_.Get("/v1/placement?host=node007");
+  EXPECT_EQ(placement.status, 409) << placement.body;
+  EXPECT_THAT(placement.body, ::testing::HasSubstr("host node007 has unhealthy InfiniBand"));
+  const HttpReply refused = daemon_.Post("/v1/jobs", JobBody("node007", 1));
+  EXPECT_EQ(refused.status, 409) << refused.body;
+  EXPECT_THAT(refused.body, ::testing::HasSubstr("ib_ok is 0"));
+  EXPECT_EQ(FirstColumn(sim_.Lsf({"bjobs", "-u", "all", "-a"}).out).size(), jobs_before)
+      << "nothing may be submitted for an unhealthy host";
+
+  const json ib = daemon_.Get("/v1/ib").Json();
+  EXPECT_EQ(ib["source"], "lsload");
+  bool listed = false;
+  for (const json& host : ib["unhealthy"]) listed |= host["host"] == "node007";
+  EXPECT_TRUE(listed) << ib.dump();
+
+  // Asked explicitly, a caller may still place there.
+  EXPECT_EQ(daemon_.Get("/v1/placement?host=node007&require_ib=false").status, 200);
+
+  ASSERT_EQ(sim_.Lsf({"lsfsim", "set-ib", "node007", "1"}).exit_code, 0);
+  WaitForHealth("node007", "healthy");
+  const HttpReply accepted = daemon_.Post("/v1/jobs", JobBody("node007", 1));
+  ASSERT_EQ(accepted.status, 201) << accepted.body;
+  const json job = accepted.Json();
+  EXPECT_THAT(job["bsub_argv"].get<std::vector<std::string>>(),
+              ::testing::Contains("select[ib_ok==1]"));
+}
+
+TEST_F(IbHealthTest, ReportsHostsWithoutIbAsUnhealthyWithTheReason) {
+  WaitForHealth("node017", "unhealthy");  // ib_ok = 0 in the demo cluster
+  const json host = daemon_.Get("/v1/hosts/node017").Json();
+  EXPECT_EQ(host["ib"]["source"], "lsload");
+  EXPECT_TRUE(host["ib"]["age_s"].is_number()) << host.dump();
+  EXPECT_THAT(host["ib"]["reasons"][0].get<std::string>(), ::testing::HasSubstr("ib_ok is 0"));
+}
+
+// [ib] source = "local" with the real rdma_probe on this machine, which has no
+// RDMA hardware: the daemon's own host is reported unhealthy, with the probe's
+// reason, and the daemon keeps serving.
+TEST(IbLocalProbeTest, PublishesTheRealProbesVerdictForThisHost) {
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonSettings settings;
+  settings.extra_config = "[ib]\nsource = \"local\"\nprobe_path = \"" +
+                          std::string(RDMA_PROBE_PATH) + "\"\nstate_file = \"" +
+                          (sim.dir() / "ib-counters.json").string() +
+                          "\"\nprobe_timeout_s = 5\nlocal_interval_s = 3600\n";
+  DaemonProcess daemon(sim, settings);
+  json ib;
+  for (int i = 0; i < 250; ++i) {
+    ib = daemon.Get("/v1/ib").Json();
+    if (!ib["unhealthy"].empty() || !ib["healthy"].empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(ib["source"], "local");
+  if (!ib["healthy"].empty()) GTEST_SKIP() << "this machine has a healthy HCA: " << ib.dump();
+  ASSERT_EQ(ib["unhealthy"].size(), 1u) << ib.dump();
+  const std::string reasons = ib["unhealthy"][0]["reasons"].dump();
+  EXPECT_TRUE(reasons.find("no RDMA stack") != std::string::npos ||
+              reasons.find("no HCA") != std::string::npos)
+      << reasons;
+  EXPECT_EQ(daemon.Get("/readyz").status, 200);
+}
+
 TEST(LsfDownTest, ReadsStayUpSubmissionsFailFastAndServiceRecovers) {
   SimCluster sim(DEMO_CLUSTER);
   DaemonSettings settings;

@@ -196,7 +196,8 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
            << "\"\ncommand_timeout_s = " << settings.command_timeout_s
            << "\nload_refresh_s = " << settings.load_refresh_s
            << "\ntopology_refresh_s = " << settings.topology_refresh_s
-           << "\n\n[submit]\nmax_attempts = " << settings.max_attempts << "\n";
+           << "\n\n[submit]\nmax_attempts = " << settings.max_attempts << "\n\n"
+           << settings.extra_config;
   }
   std::vector<std::string> args = {BPLACED_PATH, "--config", config_path.string(), "--port-file",
                                    port_path.string()};

@@ -64,6 +64,7 @@ struct DaemonSettings {
   int max_attempts = 3;
   std::map<std::string, std::string> env;  // added to the daemon's environment
   std::string bin_dir;                     // LSF commands from here instead of the simulator's
+  std::string extra_config;                // TOML appended to the generated config ([ib] ...)
 };
 
 // A bplaced process serving `sim` on 127.0.0.1 with an ephemeral port.
