@@ -17,13 +17,22 @@ Error Bad(std::string_view field, std::string message) {
   return Error{ErrorCode::kInvalidArgument, std::string(field) + ": " + std::move(message)};
 }
 
-// What characters a string field may hold. LSF reads each option value as one
-// line: a newline would split it, a NUL would cut it.
+// What characters a string field may hold. bsub takes each option value, and
+// the command string, as one line: a line break would split it (and, in the
+// job file LSF writes, start a new shell line), a NUL would cut it short.
+// Other control characters have no use there and would reach the terminals
+// of whoever reads bjobs output, so they are refused too; a tab is allowed.
 enum class Text {
-  kLine,       // anything printable on one line
-  kMultiLine,  // scripts: newlines allowed, NUL not
-  kName,       // no whitespace at all: host, queue, project, app names
+  kMultiLine,    // script: anything but NUL
+  kLine,         // one line: argv words after the first, extra_args words
+  kOptionValue,  // one line, not starting with '-': bsub reads it after an option
+  kName,         // an option value without blanks: host, queue, project, app names
 };
+
+std::string ControlName(unsigned char c) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  return std::string("U+00") + kHex[c >> 4] + kHex[c & 0xf];
+}
 
 Result<std::string> GetString(const json& value, std::string_view field, std::size_t max_bytes,
                               Text text) {
@@ -37,13 +46,19 @@ Result<std::string> GetString(const json& value, std::string_view field, std::si
                                          std::to_string(s.size()) + ")"));
   }
   for (char c : s) {
+    const auto byte = static_cast<unsigned char>(c);
     if (c == '\0') return tl::unexpected(Bad(field, "contains a NUL byte"));
-    if ((c == '\n' || c == '\r') && text != Text::kMultiLine) {
-      return tl::unexpected(Bad(field, "contains a line break"));
-    }
+    if (text == Text::kMultiLine) continue;
+    if (c == '\n' || c == '\r') return tl::unexpected(Bad(field, "contains a line break"));
     if (text == Text::kName && (c == ' ' || c == '\t')) {
       return tl::unexpected(Bad(field, "contains whitespace"));
     }
+    if ((byte < 0x20 && c != '\t') || byte == 0x7f) {
+      return tl::unexpected(Bad(field, "contains the control character " + ControlName(byte)));
+    }
+  }
+  if ((text == Text::kOptionValue || text == Text::kName) && s.front() == '-') {
+    return tl::unexpected(Bad(field, "starts with '-' (bsub would read it as an option)"));
   }
   return s;
 }
@@ -76,6 +91,22 @@ std::string Describe(const json& value) {
   std::string text = value.dump();
   if (text.size() > 64) text = text.substr(0, 61) + "...";
   return text;
+}
+
+// A key of the body as an error message shows it: as is when short and free
+// of control characters, else JSON-escaped and cut, so that a megabyte key
+// or a terminal escape never reaches a response or a log line.
+std::string ShownKey(const std::string& key) {
+  constexpr std::size_t kMaxShown = 64;
+  bool plain = key.size() <= kMaxShown;
+  for (char c : key) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) plain = false;
+  }
+  if (plain) return key;
+  std::string shown = json(key).dump(-1, ' ', false, json::error_handler_t::replace);
+  if (shown.size() > kMaxShown) shown = shown.substr(0, kMaxShown - 3) + "...";
+  return shown;
 }
 
 bool AllDigits(std::string_view s) {
@@ -128,10 +159,14 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
                 std::string("body: expected a JSON object, got ") + TypeName(document));
   }
   if (!duplicate.empty()) {
-    return Fail(ErrorCode::kInvalidArgument, duplicate + ": given more than once");
+    return Fail(ErrorCode::kInvalidArgument, ShownKey(duplicate) + ": given more than once");
   }
   JobRequest job;
-  for (const auto& [key, value] : document.items()) {
+  // Named references rather than a structured binding: clang 14 (the fuzz
+  // build's compiler) cannot capture bindings in the lambda below.
+  for (const auto& item : document.items()) {
+    const std::string& key = item.key();
+    const json& value = item.value();
     auto optional_string = [&](std::optional<std::string>& out, std::size_t max,
                                Text text) -> Result<void> {
       auto s = GetString(value, key, max, text);
@@ -141,19 +176,17 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
     };
     Result<void> ok;
     if (key == "host") {
-      ok = optional_string(job.host, 255, Text::kName);
+      ok = optional_string(job.host, limits.max_name_bytes, Text::kName);
     } else if (key == "queues") {
-      auto list = GetStringList(value, key, limits, 255, Text::kName);
+      auto list = GetStringList(value, key, limits, limits.max_name_bytes, Text::kName);
       if (!list) return tl::unexpected(list.error());
       if (list->empty()) {
         return tl::unexpected(Bad(key, "must not be empty (leave it out to allow any queue)"));
       }
       job.queues = std::move(*list);
     } else if (key == "command") {
-      ok = optional_string(job.command, limits.max_command_bytes, Text::kLine);
-      if (ok && job.command->front() == '-') {
-        return tl::unexpected(Bad(key, "starts with '-' (bsub would read it as an option)"));
-      }
+      // bsub takes its first non-option argument as the command.
+      ok = optional_string(job.command, limits.max_command_bytes, Text::kOptionValue);
     } else if (key == "argv") {
       auto list = GetStringList(value, key, limits, limits.max_command_bytes, Text::kLine);
       if (!list) return tl::unexpected(list.error());
@@ -162,11 +195,18 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
         return tl::unexpected(
             Bad(key, "first word starts with '-' (bsub would read it as an option)"));
       }
+      // The words reach bsub as one argument: bound it as a command string.
+      const std::size_t quoted = lsf::JoinShellQuoted(*list).size();
+      if (quoted > limits.max_command_bytes) {
+        return tl::unexpected(Bad(key, "longer than " + std::to_string(limits.max_command_bytes) +
+                                           " bytes once quoted into one command string (" +
+                                           std::to_string(quoted) + ")"));
+      }
       job.argv = std::move(*list);
     } else if (key == "script") {
       ok = optional_string(job.script, limits.max_command_bytes, Text::kMultiLine);
     } else if (key == "job_name") {
-      ok = optional_string(job.job_name, limits.max_string_bytes, Text::kLine);
+      ok = optional_string(job.job_name, limits.max_string_bytes, Text::kOptionValue);
     } else if (key == "slots") {
       if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
           value.get<std::int64_t>() > limits.max_slots) {
@@ -176,13 +216,13 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
       }
       job.slots = value.get<std::int64_t>();
     } else if (key == "resources") {
-      ok = optional_string(job.resources, limits.max_string_bytes, Text::kLine);
+      ok = optional_string(job.resources, limits.max_string_bytes, Text::kOptionValue);
     } else if (key == "output") {
-      ok = optional_string(job.output, limits.max_string_bytes, Text::kLine);
+      ok = optional_string(job.output, limits.max_string_bytes, Text::kOptionValue);
     } else if (key == "error") {
-      ok = optional_string(job.error, limits.max_string_bytes, Text::kLine);
+      ok = optional_string(job.error, limits.max_string_bytes, Text::kOptionValue);
     } else if (key == "cwd") {
-      ok = optional_string(job.cwd, limits.max_string_bytes, Text::kLine);
+      ok = optional_string(job.cwd, limits.max_string_bytes, Text::kOptionValue);
     } else if (key == "walltime") {
       if (value.is_number_integer() && value.get<std::int64_t>() > 0 &&
           value.get<std::int64_t>() <= 999999999) {
@@ -208,9 +248,9 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
                                       Describe(value)));
       }
     } else if (key == "project") {
-      ok = optional_string(job.project, 255, Text::kName);
+      ok = optional_string(job.project, limits.max_name_bytes, Text::kName);
     } else if (key == "app") {
-      ok = optional_string(job.app, 255, Text::kName);
+      ok = optional_string(job.app, limits.max_name_bytes, Text::kName);
     } else if (key == "extra_args") {
       auto list = GetStringList(value, key, limits, limits.max_string_bytes, Text::kLine);
       if (!list) return tl::unexpected(list.error());
@@ -224,7 +264,7 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
               "not accepted: the job is submitted as the caller, never as a user named in "
               "the request"));
     } else {
-      return tl::unexpected(Bad(key, "unknown field"));
+      return tl::unexpected(Bad(ShownKey(key), "unknown field"));
     }
     if (!ok) return tl::unexpected(ok.error());
   }

@@ -8,22 +8,45 @@
 
 namespace bplace::api {
 
-// Bounds on a job request.
+// Bounds on a job request. Sizes are in bytes of UTF-8.
 struct JobRequestLimits {
   std::int64_t max_slots = 100000;
-  std::size_t max_string_bytes = 4096;    // any single string field except command/script
-  std::size_t max_command_bytes = 65536;  // command, each argv word, script
-  std::size_t max_list_items = 256;       // queues, argv, extra_args
+  // job_name, resources, output, error, cwd and each extra_args word.
+  std::size_t max_string_bytes = 4096;
+  // command, each argv word, the argv words once quoted into one command
+  // string, and script. Linux refuses a single exec argument over 128 KiB
+  // (MAX_ARG_STRLEN), so the command string must stay well below that.
+  std::size_t max_command_bytes = 65536;
+  std::size_t max_list_items = 256;  // queues, argv, extra_args
+  // host, project, app and each queue name (LSF's own limits are shorter).
+  std::size_t max_name_bytes = 255;
 };
 
 // Decodes the JSON body of POST /v1/jobs (fields of DESIGN §4 and the README)
-// into a JobRequest. Never throws. Returns kInvalidArgument naming the field
-// ("slots: expected a positive integer, got -1") when the body is not a JSON
-// object, a field is unknown, has the wrong type or an out-of-range value, a
-// string holds NUL (or a newline where LSF would misread it), none or more than
-// one of command/argv/script is given, or extra_args holds a refused option.
-// A `user` field is refused: the job runs as the caller, never as a name in
-// the body.
+// into a JobRequest. Pure; never throws. Returns kInvalidArgument with a
+// message that starts with the field ("slots: expected an integer from 1 to
+// 100000, got 2.0", "queues[2]: longer than 255 bytes (300)", "body: not valid
+// JSON") when:
+// - the body is not a JSON object, repeats a key, has an unknown field, or a
+//   `user` field (the job runs as the caller, never as a name in the body);
+// - a field has the wrong JSON type, or a string or list item is empty;
+// - a string is longer than its bound in `limits`, or a list has more than
+//   max_list_items items;
+// - any string holds NUL; any field except `script` holds a line break (CR or
+//   LF: bsub takes each option value, and the command, as one line) or
+//   another control character (U+0001-U+001F except tab, U+007F); names
+//   (host, queues, project, app) hold a blank;
+// - a value bsub reads after an option (host, queues, job_name, resources,
+//   output, error, cwd, project, app), `command` or the first `argv` word
+//   starts with '-' (bsub could take it for an option; write "./-x" for such
+//   a path);
+// - `slots` is not a JSON integer from 1 to max_slots (2.0 is refused: LSF
+//   takes a whole number and JSON writes it without a fraction);
+// - walltime or memory is not in a form bsub -W / -M takes;
+// - none or more than one of command/argv/script is given;
+// - extra_args holds a refused option (lsf::CheckExtraArgs).
+// Paths (output, error, cwd) are plain strings for the execution host: no
+// expansion, no check that they exist. `script` may hold any byte but NUL.
 Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimits& limits);
 
 }  // namespace bplace::api

@@ -8,6 +8,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace bplace::api {
 namespace {
@@ -248,9 +249,8 @@ TEST(DecodeJobRequestTest, AppliesLimits) {
   EXPECT_THAT(Decode(R"({"argv":["a","b","c"]})", limits).error().message, StartsWith("argv:"));
 }
 
-// BUG: walltime and memory strings are checked for form only, not against
-// max_string_bytes, which the limits say bounds "any single string field
-// except command/script"; a 5000-digit walltime passes into the bsub argv.
+// Was a bug: walltime and memory strings were checked for form only, so a
+// 5000-digit walltime passed into the bsub argv.
 TEST(DecodeJobRequestTest, BoundsWalltimeAndMemoryStrings) {
   const std::string digits(5000, '9');
   const auto walltime = Decode(R"({"command":"x","walltime":")" + digits + R"("})");
@@ -261,19 +261,19 @@ TEST(DecodeJobRequestTest, BoundsWalltimeAndMemoryStrings) {
   EXPECT_THAT(memory.error().message, StartsWith("memory:"));
 }
 
-// BUG: an `argv` whose first word starts with '-' passes, and JoinShellQuoted
-// leaves "-x" bare, so bsub receives a command string starting with '-' and
-// reads it as an option -- the very case `command` refuses.
+// Was a bug: an `argv` whose first word starts with '-' passed, and
+// JoinShellQuoted leaves "-x" bare, so bsub received a command string starting
+// with '-' and read it as an option -- the very case `command` refuses.
 TEST(DecodeJobRequestTest, RefusesArgvWhoseFirstWordLooksLikeOption) {
   const auto job = Decode(R"({"argv":["-Is","bash"]})");
   ASSERT_FALSE(job);
   EXPECT_THAT(job.error().message, StartsWith("argv"));
 }
 
-// BUG: the decoder echoes a wrongly typed value in its error message with
-// json::dump(), which recurses once per nesting level: a 400 KB body (under
-// the HTTP server's 1 MiB limit) nesting arrays 200000 deep in "slots"
-// overflows the stack and kills the daemon. Parsing itself is iterative.
+// Was a bug: the decoder echoed a wrongly typed value in its error message
+// with json::dump(), which recurses once per nesting level: a 400 KB body
+// (under the HTTP server's 1 MiB limit) nesting arrays 200000 deep in "slots"
+// overflowed the stack and killed the daemon. Parsing itself is iterative.
 TEST(DecodeJobRequestTest, SurvivesDeeplyNestedValueInWrongField) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   constexpr std::size_t kDepth = 200000;
@@ -285,6 +285,213 @@ TEST(DecodeJobRequestTest, SurvivesDeeplyNestedValueInWrongField) {
         std::exit(!job && job.error().message.rfind("slots:", 0) == 0 ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");
+}
+
+// ------------------------------------------------- validation, rule by rule
+
+// Every string field of the request, how the decoder classes it, and the
+// body that puts `value` in it (queues and extra_args take it as item 1,
+// argv as its only word).
+enum class Kind { kName, kLine, kCommand, kArgvWord, kExtraWord, kScript };
+struct StringField {
+  std::string name;  // as the error names it
+  Kind kind;
+};
+const std::vector<StringField>& StringFields() {
+  static const std::vector<StringField> fields = {
+      {"host", Kind::kName},        {"queues[1]", Kind::kName},
+      {"project", Kind::kName},     {"app", Kind::kName},
+      {"job_name", Kind::kLine},    {"resources", Kind::kLine},
+      {"output", Kind::kLine},      {"error", Kind::kLine},
+      {"cwd", Kind::kLine},         {"command", Kind::kCommand},
+      {"argv[0]", Kind::kArgvWord}, {"extra_args[1]", Kind::kExtraWord},
+      {"script", Kind::kScript},
+  };
+  return fields;
+}
+
+std::string BodyWith(const StringField& field, const std::string& value) {
+  nlohmann::json body;
+  if (field.kind == Kind::kCommand) {
+    body["command"] = value;
+  } else if (field.kind == Kind::kScript) {
+    body["script"] = value;
+  } else if (field.kind == Kind::kArgvWord) {
+    body["argv"] = nlohmann::json::array({value});
+  } else {
+    body["command"] = "x";
+    const std::string key = field.name.substr(0, field.name.find('['));
+    if (field.name.find('[') != std::string::npos) {
+      body[key] = {key == "extra_args" ? "-G" : "normal", value};
+    } else {
+      body[key] = value;
+    }
+  }
+  return body.dump();
+}
+
+std::size_t Bound(const StringField& field, const JobRequestLimits& limits) {
+  switch (field.kind) {
+    case Kind::kName:
+      return limits.max_name_bytes;
+    case Kind::kLine:
+    case Kind::kExtraWord:
+      return limits.max_string_bytes;
+    default:
+      return limits.max_command_bytes;
+  }
+}
+
+TEST(DecodeJobRequestTest, BoundsEveryStringFieldByItsLimit) {
+  JobRequestLimits limits;
+  limits.max_name_bytes = 8;
+  limits.max_string_bytes = 16;
+  limits.max_command_bytes = 32;
+  for (const StringField& field : StringFields()) {
+    const std::size_t bound = Bound(field, limits);
+    EXPECT_TRUE(Decode(BodyWith(field, std::string(bound, 'a')), limits)) << field.name;
+    const auto job = Decode(BodyWith(field, std::string(bound + 1, 'a')), limits);
+    ASSERT_FALSE(job) << field.name;
+    EXPECT_EQ(job.error().message, field.name + ": longer than " + std::to_string(bound) +
+                                       " bytes (" + std::to_string(bound + 1) + ")");
+  }
+}
+
+TEST(DecodeJobRequestTest, NamesTheListItemThatIsTooLong) {
+  const auto job =
+      Decode(R"({"command":"x","queues":["a","b",")" + std::string(300, 'q') + R"("]})");
+  ASSERT_FALSE(job);
+  EXPECT_EQ(job.error().message, "queues[2]: longer than 255 bytes (300)");
+}
+
+TEST(DecodeJobRequestTest, BoundsArgvOnceQuotedIntoOneCommandString) {
+  JobRequestLimits limits;
+  limits.max_command_bytes = 16;
+  // Each word fits, but quoted and joined they make 'it'\''s' 'a b' ... > 16.
+  EXPECT_TRUE(Decode(R"({"argv":["echo","a b"]})", limits));
+  const auto job = Decode(R"({"argv":["echo","it's","a b","c d"]})", limits);
+  ASSERT_FALSE(job);
+  EXPECT_THAT(job.error().message,
+              StartsWith("argv: longer than 16 bytes once quoted into one command string"));
+}
+
+TEST(DecodeJobRequestTest, BoundsEveryListByMaxListItems) {
+  JobRequestLimits limits;
+  limits.max_list_items = 2;
+  EXPECT_THAT(Decode(R"({"command":"x","queues":["a","b","c"]})", limits).error().message,
+              StartsWith("queues: more than 2 items"));
+  EXPECT_THAT(Decode(R"({"argv":["a","b","c"]})", limits).error().message,
+              StartsWith("argv: more than 2 items"));
+  EXPECT_THAT(Decode(R"({"command":"x","extra_args":["-x","-B","-N"]})", limits).error().message,
+              StartsWith("extra_args: more than 2 items"));
+}
+
+TEST(DecodeJobRequestTest, RefusesNulInEveryStringField) {
+  for (const StringField& field : StringFields()) {
+    const auto job = Decode(BodyWith(field, std::string("ab\0c", 4)));
+    ASSERT_FALSE(job) << field.name;
+    EXPECT_EQ(job.error().message, field.name + ": contains a NUL byte");
+  }
+}
+
+TEST(DecodeJobRequestTest, RefusesLineBreaksInEveryFieldButScript) {
+  for (const StringField& field : StringFields()) {
+    if (field.kind == Kind::kScript) continue;
+    for (const std::string value : {"a\nb", "a\rb", "ab\n"}) {
+      const auto job = Decode(BodyWith(field, value));
+      ASSERT_FALSE(job) << field.name;
+      EXPECT_EQ(job.error().message, field.name + ": contains a line break");
+    }
+  }
+  EXPECT_THAT(Decode(R"({"command":"x","walltime":"2:30\n"})").error().message,
+              StartsWith("walltime:"));
+  EXPECT_THAT(Decode(R"({"command":"x","memory":"8GB\n"})").error().message, StartsWith("memory:"));
+}
+
+TEST(DecodeJobRequestTest, AcceptsLineBreaksAndControlCharactersInScript) {
+  const auto job = Decode(R"({"script":"#!/bin/sh\r\nprintf '\u001b[1mbold\n'\n"})");
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_EQ(job->script, "#!/bin/sh\r\nprintf '\x1b[1mbold\n'\n");
+}
+
+TEST(DecodeJobRequestTest, RefusesControlCharactersOutsideScript) {
+  for (const StringField& field : StringFields()) {
+    if (field.kind == Kind::kScript) continue;
+    for (const auto& [value, shown] : {std::pair<std::string, std::string>{"a\x1b[2Jb", "U+001B"},
+                                       {"a\vb", "U+000B"},
+                                       {"a\x7f", "U+007F"}}) {
+      const auto job = Decode(BodyWith(field, value));
+      ASSERT_FALSE(job) << field.name;
+      EXPECT_EQ(job.error().message, field.name + ": contains the control character " + shown);
+    }
+  }
+}
+
+TEST(DecodeJobRequestTest, AcceptsTabInEveryFieldButNames) {
+  for (const StringField& field : StringFields()) {
+    const auto job = Decode(BodyWith(field, "a\tb"));
+    if (field.kind == Kind::kName) {
+      ASSERT_FALSE(job) << field.name;
+      EXPECT_EQ(job.error().message, field.name + ": contains whitespace");
+    } else {
+      EXPECT_TRUE(job) << field.name << ": " << job.error().message;
+    }
+  }
+}
+
+TEST(DecodeJobRequestTest, RefusesOptionLikeValueAfterAnOption) {
+  for (const StringField& field : StringFields()) {
+    const auto job = Decode(BodyWith(field, "-Is"));
+    if (field.kind == Kind::kName || field.kind == Kind::kLine || field.kind == Kind::kCommand) {
+      ASSERT_FALSE(job) << field.name;
+      EXPECT_THAT(job.error().message, StartsWith(field.name + ": starts with '-'"));
+    }
+  }
+  // After the first word, a dash is an ordinary argument of the program.
+  EXPECT_TRUE(Decode(R"({"argv":["ls","-l"]})"));
+  EXPECT_TRUE(Decode(R"({"command":"x","output":"./-x.out"})"));
+}
+
+TEST(DecodeJobRequestTest, RefusesSlotsOutsideOneToMaxSlots) {
+  JobRequestLimits limits;
+  limits.max_slots = 64;
+  EXPECT_TRUE(Decode(R"({"command":"x","slots":1})", limits));
+  EXPECT_TRUE(Decode(R"({"command":"x","slots":64})", limits));
+  for (const char* slots : {"0", "-1", "65", "9223372036854775807", "18446744073709551615"}) {
+    const auto job = Decode(std::string(R"({"command":"x","slots":)") + slots + "}", limits);
+    ASSERT_FALSE(job) << slots;
+    EXPECT_EQ(job.error().message,
+              std::string("slots: expected an integer from 1 to 64, got ") + slots);
+  }
+}
+
+TEST(DecodeJobRequestTest, RefusesSlotsWrittenAsFloatEvenWhenWhole) {
+  for (const char* slots : {"2.0", "1e2", "2.5", "\"2\""}) {
+    const auto job = Decode(std::string(R"({"command":"x","slots":)") + slots + "}");
+    ASSERT_FALSE(job) << slots;
+    EXPECT_THAT(job.error().message, StartsWith("slots: expected an integer from 1 to 100000"));
+  }
+}
+
+TEST(DecodeJobRequestTest, KeepsPathsAsPlainStringsForTheExecutionHost) {
+  const auto job =
+      Decode(R"({"command":"x","output":"~/logs/$USER/%J out.txt","error":"../err.%J",)"
+             R"("cwd":"/no/such/dir/on/this/host"})");
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_EQ(job->output, "~/logs/$USER/%J out.txt");
+  EXPECT_EQ(job->error, "../err.%J");
+  EXPECT_EQ(job->cwd, "/no/such/dir/on/this/host");
+}
+
+TEST(DecodeJobRequestTest, CutsAndEscapesUnknownKeyInMessage) {
+  const std::string long_key(5000, 'k');
+  const auto job = Decode(R"({"command":"x",")" + long_key + R"(":1})");
+  ASSERT_FALSE(job);
+  EXPECT_LT(job.error().message.size(), 100u);
+  EXPECT_THAT(job.error().message, ::testing::EndsWith(": unknown field"));
+  const auto escaped = Decode(R"({"command":"x","a\u001b[2J":1})");
+  ASSERT_FALSE(escaped);
+  EXPECT_EQ(escaped.error().message, R"("a\u001b[2J": unknown field)");
 }
 
 // ---------------------------------------------------------- robustness
