@@ -1,0 +1,314 @@
+#include "api/token_store.h"
+
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <system_error>
+#include <utility>
+
+namespace bplace::api {
+namespace {
+
+constexpr std::string_view kHashPrefix = "sha256:";
+constexpr std::size_t kMaxUserLength = 64;
+
+// Scope names in the order Scopes::ToString prints them.
+constexpr std::pair<Scope, std::string_view> kScopeNames[] = {
+    {Scope::kRead, "read"},
+    {Scope::kSubmit, "submit"},
+    {Scope::kAdmin, "admin"},
+};
+
+bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+
+bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// User names as `useradd` and LDAP directories commonly allow them. Stricter
+// than POSIX on purpose: the name ends up in logs and as bsub's user, and a
+// leading '-' could pass for an option further down the line.
+bool IsValidUser(std::string_view user) {
+  if (user.empty() || user.size() > kMaxUserLength) return false;
+  if (user.front() == '-' || user.front() == '.') return false;
+  for (const char c : user) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::vector<std::string_view> SplitFields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && IsBlank(line[i])) ++i;
+    const std::size_t start = i;
+    while (i < line.size() && !IsBlank(line[i])) ++i;
+    if (i > start) fields.push_back(line.substr(start, i - start));
+  }
+  return fields;
+}
+
+std::string Hex2(unsigned char c) {
+  char buffer[8];
+  std::snprintf(buffer, sizeof buffer, "0x%02x", c);
+  return buffer;
+}
+
+// Describes the group/other bits of `mode` (at least one is set).
+std::string DescribeOpenMode(mode_t mode) {
+  char octal[8];
+  std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode & 07777));
+  const char* what = (mode & 044) != 0   ? "readable by"
+                     : (mode & 022) != 0 ? "writable by"
+                                         : "open to";
+  return std::string(what) + " group or others (mode " + octal + "); run chmod 600";
+}
+
+}  // namespace
+
+std::string Scopes::ToString() const {
+  std::string text;
+  for (const auto& [scope, name] : kScopeNames) {
+    if (!HasScope(scope)) continue;
+    if (!text.empty()) text += ',';
+    text += name;
+  }
+  return text;
+}
+
+std::optional<Scope> ParseScope(std::string_view name) {
+  for (const auto& [scope, scope_name] : kScopeNames) {
+    if (name == scope_name) return scope;
+  }
+  return std::nullopt;
+}
+
+Result<TokenStore> TokenStore::Parse(std::string_view text, std::string_view source_name) {
+  const std::string source(source_name);
+  if (text.size() > kMaxFileBytes) {
+    return Fail(ErrorCode::kInvalidArgument,
+                source + ": larger than " + std::to_string(kMaxFileBytes) + " bytes");
+  }
+
+  TokenStore store;
+  std::map<Digest, std::size_t> first_line_of;
+  std::size_t line_number = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_number;
+    const auto fail = [&](const std::string& problem) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  source + ":" + std::to_string(line_number) + ": " + problem);
+    };
+
+    // A file edited on Windows still loads; any other control character is
+    // refused, since it would make the line mean something else than it shows.
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    for (const char c : line) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (IsControl(byte) && c != '\t') return fail("control character " + Hex2(byte));
+    }
+
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+
+    const std::vector<std::string_view> fields = SplitFields(line);
+    if (fields.size() != 3) {
+      return fail("expected `sha256:<hex> <user> <scopes>`, got " + std::to_string(fields.size()) +
+                  (fields.size() == 1 ? " field" : " fields"));
+    }
+
+    std::string_view hash = fields[0];
+    if (!hash.starts_with(kHashPrefix)) return fail("hash must start with `sha256:`");
+    hash.remove_prefix(kHashPrefix.size());
+    Entry entry{};
+    if (hash.size() != 2 * entry.digest.size()) {
+      return fail("hash must be 64 hex digits, got " + std::to_string(hash.size()) + " characters");
+    }
+    for (std::size_t i = 0; i < entry.digest.size(); ++i) {
+      const int high = HexValue(hash[2 * i]);
+      const int low = HexValue(hash[2 * i + 1]);
+      if (high < 0 || low < 0) {
+        const char bad = high < 0 ? hash[2 * i] : hash[2 * i + 1];
+        return fail("hash has a non-hex character `" + std::string(1, bad) + "`");
+      }
+      entry.digest[i] = static_cast<unsigned char>(high * 16 + low);
+    }
+    const auto [it, inserted] = first_line_of.emplace(entry.digest, line_number);
+    if (!inserted) {
+      return fail("duplicate token hash (first on line " + std::to_string(it->second) + ")");
+    }
+
+    if (!IsValidUser(fields[1])) {
+      return fail("bad user name `" + std::string(fields[1]) + "`: 1 to " +
+                  std::to_string(kMaxUserLength) + " of [A-Za-z0-9._-], not starting with - or .");
+    }
+    entry.user = std::string(fields[1]);
+
+    const std::string_view scope_list = fields[2];
+    std::size_t scope_pos = 0;
+    while (true) {
+      const std::size_t comma = std::min(scope_list.find(',', scope_pos), scope_list.size());
+      const std::string_view name = scope_list.substr(scope_pos, comma - scope_pos);
+      if (name.empty()) return fail("empty scope in `" + std::string(scope_list) + "`");
+      const std::optional<Scope> scope = ParseScope(name);
+      if (!scope) {
+        return fail("unknown scope `" + std::string(name) + "`; expected read, submit or admin");
+      }
+      if (entry.scopes.HasScope(*scope)) {
+        return fail("scope `" + std::string(name) + "` listed twice");
+      }
+      entry.scopes.Add(*scope);
+      if (comma == scope_list.size()) break;
+      scope_pos = comma + 1;
+    }
+
+    store.entries_.push_back(std::move(entry));
+  }
+  return store;
+}
+
+Result<TokenStore> TokenStore::Load(const std::string& path) {
+  // O_NOFOLLOW: whoever may change a symbolic link (or its directory) could
+  // point the daemon at a file of their choosing, so the file itself must be
+  // named. O_NONBLOCK: a FIFO fails the regular-file check instead of blocking.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ELOOP) {
+      return Fail(ErrorCode::kInvalidArgument, path + ": is a symbolic link; name the file itself");
+    }
+    return Fail(ErrorCode::kNotFound, path + ": open: " + std::system_category().message(err));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+
+  // Every check is on the open descriptor: the file checked is the file read.
+  struct stat info {};
+  if (fstat(fd, &info) != 0) {
+    const int err = errno;
+    return Fail(ErrorCode::kNotFound, path + ": fstat: " + std::system_category().message(err));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    const char* kind = S_ISDIR(info.st_mode)    ? "directory"
+                       : S_ISFIFO(info.st_mode) ? "fifo"
+                       : S_ISSOCK(info.st_mode) ? "socket"
+                       : S_ISCHR(info.st_mode)  ? "character device"
+                       : S_ISBLK(info.st_mode)  ? "block device"
+                                                : "unknown type";
+    return Fail(ErrorCode::kInvalidArgument, path + ": not a regular file (" + kind + ")");
+  }
+  const uid_t euid = geteuid();
+  if (info.st_uid != 0 && info.st_uid != euid) {
+    return Fail(ErrorCode::kInvalidArgument,
+                path + ": owned by uid " + std::to_string(info.st_uid) +
+                    "; must be owned by root or by the daemon's user (uid " + std::to_string(euid) +
+                    ")");
+  }
+  // Group or other access of any kind is refused, not only reading: a
+  // writable file lets someone else mint tokens for any user.
+  if ((info.st_mode & 077) != 0) {
+    return Fail(ErrorCode::kInvalidArgument, path + ": " + DescribeOpenMode(info.st_mode));
+  }
+  const std::string too_large = path + ": larger than " + std::to_string(kMaxFileBytes) + " bytes";
+  if (static_cast<std::uintmax_t>(info.st_size) > kMaxFileBytes) {
+    return Fail(ErrorCode::kInvalidArgument, too_large);
+  }
+
+  // Read to end of file rather than trusting st_size: the file may grow
+  // between fstat and read. One byte past the limit tells us it grew too far.
+  std::string text;
+  char buffer[16384];
+  while (true) {
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      const int err = errno;
+      if (err == EINTR) continue;
+      return Fail(ErrorCode::kNotFound, path + ": read: " + std::system_category().message(err));
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > kMaxFileBytes) return Fail(ErrorCode::kInvalidArgument, too_large);
+  }
+  return Parse(text, path);
+}
+
+std::optional<TokenGrant> TokenStore::Authenticate(std::string_view presented_token) const {
+  if (presented_token.empty()) return std::nullopt;
+
+  Digest digest{};
+  unsigned int digest_length = 0;
+  if (EVP_Digest(presented_token.data(), presented_token.size(), digest.data(), &digest_length,
+                 EVP_sha256(), nullptr) != 1 ||
+      digest_length != digest.size()) {
+    return std::nullopt;
+  }
+
+  // Constant time with respect to the entries: every one is compared in full
+  // and the match is selected with a mask instead of a branch or a break, so
+  // timing tells neither whether nor where a token matched. Hashes are unique
+  // (Parse refuses duplicates), so at most one entry matches.
+  std::size_t match_plus_one = 0;
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const int differs = CRYPTO_memcmp(entries_[i].digest.data(), digest.data(), digest.size());
+    const std::size_t equal = static_cast<std::size_t>(differs == 0);
+    const std::size_t mask = std::size_t{0} - equal;
+    match_plus_one = (match_plus_one & ~mask) | ((i + 1) & mask);
+  }
+  if (match_plus_one == 0) return std::nullopt;
+  const Entry& entry = entries_[match_plus_one - 1];
+  return TokenGrant{entry.user, entry.scopes};
+}
+
+std::optional<std::string_view> BearerToken(std::string_view header_value) {
+  constexpr std::string_view kScheme = "bearer";
+  if (header_value.size() <= kScheme.size()) return std::nullopt;
+  for (std::size_t i = 0; i < kScheme.size(); ++i) {
+    const char c = header_value[i];
+    const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    if (lower != kScheme[i]) return std::nullopt;
+  }
+  std::size_t pos = kScheme.size();
+  if (header_value[pos] != ' ') return std::nullopt;
+  while (pos < header_value.size() && header_value[pos] == ' ') ++pos;
+  const std::string_view token = header_value.substr(pos);
+  if (token.empty()) return std::nullopt;
+
+  // b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+  std::size_t i = 0;
+  while (i < token.size()) {
+    const char c = token[i];
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/';
+    if (!ok) break;
+    ++i;
+  }
+  if (i == 0) return std::nullopt;
+  while (i < token.size() && token[i] == '=') ++i;
+  if (i != token.size()) return std::nullopt;
+  return token;
+}
+
+}  // namespace bplace::api
