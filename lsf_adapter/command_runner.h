@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -9,6 +11,26 @@
 #include "daemon/common/result.h"
 
 namespace bplace::lsf {
+
+// Who a command runs as, when the runner runs it as another user (the daemon
+// runs as root and runs `bsub` as the calling user). The runner takes these
+// values as given and looks nothing up: build one with RunAsFor
+// (lsf_adapter/user_identity.h), which fills it from the passwd and group
+// databases.
+struct RunAs {
+  // The login name; only used in error messages.
+  std::string user;
+  // The real, effective and saved user id of the child.
+  uid_t uid = 0;
+  // The real, effective and saved group id of the child.
+  gid_t gid = 0;
+  // The complete supplementary group list of the child, as getgrouplist(3)
+  // returns it (it includes `gid`). Empty means no supplementary groups.
+  std::vector<gid_t> groups;
+  // The child's working directory, entered after the ids changed (so a home
+  // directory on root-squashed NFS is entered as the user). Empty means "/".
+  std::string work_dir;
+};
 
 // One command to run: argv[0] is an absolute path or a name resolved by the
 // runner against PATH in `env`; no shell is ever involved.
@@ -21,6 +43,13 @@ struct CommandSpec {
   std::optional<std::string> stdin_data;
   // Wall-clock limit; on expiry the child's whole process group gets SIGKILL.
   std::chrono::milliseconds timeout{30000};
+  // Run the child as this user instead of as ourselves: it drops to the ids
+  // and groups given before exec, proves it cannot regain root, and starts
+  // in run_as->work_dir. Without it the child has our ids and working
+  // directory. Changing to another uid needs CAP_SETUID and CAP_SETGID; a
+  // runner without them reports kCommandFailed rather than run the command
+  // as itself.
+  std::optional<RunAs> run_as;
 };
 
 // What a finished (or killed) command did.
@@ -48,7 +77,8 @@ class CommandRunner {
   // executor thread of the runner, with the result; a command that times out
   // is a CommandResult with timed_out set (not an error). The error side is
   // kCommandFailed when the child could not be started at all (e.g. argv[0]
-  // not found, fork failure), with the failing call and errno text.
+  // not found, fork failure, or the change to spec.run_as refused), with the
+  // failing call and errno text.
   virtual void Run(CommandSpec spec, Callback done) = 0;
 };
 

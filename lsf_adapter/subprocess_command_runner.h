@@ -41,11 +41,20 @@ struct SubprocessRunnerOptions {
 //   a socket, not a pipe; LSF commands only read() it;
 // - the child only gets fds 0-2 (all our fds are O_CLOEXEC, and the rest are
 //   closed in the child), an empty signal mask and default dispositions;
-// - every child is reaped (pidfd, else polling waitpid), whatever happens.
+// - every child is reaped (pidfd, else polling waitpid), whatever happens;
+// - with spec.run_as the child is forked (posix_spawn cannot change ids) and,
+//   before exec, sets its supplementary groups, then real/effective/saved
+//   gid, then real/effective/saved uid (raw syscalls: only the child's own
+//   credentials change), checks that setuid(0) now fails, and enters
+//   run_as->work_dir. If the process already has exactly those ids and
+//   groups the changes are skipped, so running as oneself needs no
+//   privilege. Everything else (process group, signals, fds, timeout,
+//   reaping) is as without run_as.
 //
-// The spawn (PATH lookup, posix_spawn, which waits for exec) runs on one
-// internal thread, not on the caller's: a binary on a hung NFS mount blocks
-// that thread, and the affected calls then end at their timeout.
+// The spawn (PATH lookup, then posix_spawn or fork, each waiting for exec)
+// runs on one internal thread, not on the caller's: a binary or a work_dir on
+// a hung NFS mount blocks that thread, and the affected calls then end at
+// their timeout.
 //
 // Thread-safe: Run and Shutdown may be called from any thread, concurrently.
 // Each child's state lives on its own strand of the executor.
@@ -58,7 +67,7 @@ class SubprocessCommandRunner final : public CommandRunner {
                                    SubprocessRunnerOptions options = {});
 
   // Calls Shutdown(), then joins the internal spawn thread, which is idle
-  // unless a posix_spawn is in progress (it waits only for exec, normally
+  // unless a spawn is in progress (it waits only for exec, normally
   // well under a millisecond; unbounded only if exec hangs on a dead
   // filesystem). Children still running have been sent SIGKILL; their
   // callbacks still run on the executor if it keeps running. If instead the
@@ -85,7 +94,16 @@ class SubprocessCommandRunner final : public CommandRunner {
   // - kCommandFailed when nothing could be run: empty argv, a NUL byte in
   //   argv or env, "NAME: not found in PATH=..." (or no PATH in spec.env),
   //   a failing pipe2/socketpair/posix_spawn (named, with the errno text),
-  //   or Run after Shutdown().
+  //   or Run after Shutdown();
+  // - with spec.run_as, also kCommandFailed when a step in the child before
+  //   exec failed, named by the call and followed by whom it was for:
+  //   "setgroups: Operation not permitted (as alice, uid 1001)" (and likewise
+  //   setresgid, setresuid), "chdir: No such file or directory (as alice, uid
+  //   1001, work_dir /home/alice)", "execve /usr/bin/bsub: Permission denied
+  //   (as ...)", or "setuid(0): succeeded after dropping root; refusing to
+  //   run (as ...)". A runner without CAP_SETUID/CAP_SETGID asked for
+  //   another user gets the setgroups or setresuid error: it never runs the
+  //   command as itself instead. PATH lookup is done as us, not as the user.
   // A command that exits by itself and whose pipes close is not killed:
   // anything it left running with other stdout/stderr is left alone.
   void Run(CommandSpec spec, Callback done) override;

@@ -27,6 +27,7 @@ struct RecordedCall {
   std::vector<std::string> env;
   std::optional<std::string> stdin_data;
   std::chrono::milliseconds timeout{0};
+  std::optional<lsf::RunAs> run_as;
 };
 
 // A CommandRunner for unit tests: canned replies chosen by argv, every call
@@ -168,7 +169,7 @@ class FakeCommandRunner final : public lsf::CommandRunner {
     delivery.done = std::move(done);
     {
       std::lock_guard lock(mu_);
-      calls_.push_back({spec.argv, spec.env, spec.stdin_data, spec.timeout});
+      calls_.push_back({spec.argv, spec.env, spec.stdin_data, spec.timeout, spec.run_as});
       delivery.reply = ChooseReply(calls_.size(), spec);
       if (holding_) {
         held_.push_back(std::move(delivery));

@@ -1,7 +1,10 @@
 # runner tests: SubprocessCommandRunner against real processes (sh, cat, env,
-# printf, head from coreutils) and FakeCommandRunner.
+# printf, head, id, setpriv from coreutils/util-linux), FakeCommandRunner,
+# and the run-as path with the user lookups (needs root and the users of
+# tools/test-users.sh; skips without them).
 add_executable(command_runner_test
   fake_command_runner_test.cc
+  run_as_test.cc
   subprocess_command_runner_test.cc
 )
 target_link_libraries(command_runner_test PRIVATE bplace_lsf GTest::gtest_main bplace_warnings)

@@ -87,10 +87,18 @@ int Init(const StateDir& state, std::vector<std::string> args) {
   if (ec) return Error("mkdir " + state.path() + ": " + ec.message());
   // The directory is shared by every user the tests submit as; files are
   // replaced by rename, so directory write permission is what they need.
-  ::chmod(state.path().c_str(), 0777);
+  // Not sticky (1777): with the sticky bit bob could not rename over a
+  // jobs.json that alice wrote. A test fixture, not a security boundary.
+  struct stat st {};
+  if (::stat(state.path().c_str(), &st) != 0 || (st.st_mode & 07777) != 0777) {
+    if (::chmod(state.path().c_str(), 0777) != 0) {
+      return Error("chmod " + state.path() + ": " + std::strerror(errno));
+    }
+  }
   StateLock lock(state);
   if (!lock.ok()) return Error(lock.error());
-  ::chmod(state.LockPath().c_str(), 0666);
+  // Readable by all is enough: StateLock opens it read-only.
+  ::chmod(state.LockPath().c_str(), 0644);
   std::string conf = "# Written by lsfsim init: marks this directory as an LSF_ENVDIR.\n";
   conf += "LSF_CLUSTER_NAME=" + cluster->name + "\n";
   conf += "LSF_VERSION=10.1\n";

@@ -143,7 +143,10 @@ TEST_F(JobsTest, ConcurrentSubmissionsGetDistinctIds) {
   std::vector<std::thread> threads;
   for (int i = 0; i < kCount; ++i) {
     threads.emplace_back([this, i, &results] {
-      results[i] = Lsf("bsub", {"-q", "short", "-J", "job" + std::to_string(i), "true"});
+      // A generous limit: 30 bsubs queue on one lock, and under a sanitizer
+      // on a loaded machine the last ones wait for seconds.
+      results[i] = Lsf("bsub", {"-q", "short", "-J", "job" + std::to_string(i), "true"}, "",
+                       std::chrono::seconds(60));
     });
   }
   for (std::thread& t : threads) t.join();

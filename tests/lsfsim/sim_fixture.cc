@@ -1,6 +1,7 @@
 #include "tests/lsfsim/sim_fixture.h"
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -12,6 +13,9 @@ namespace bplace::lsfsim::testing {
 void SimFixture::SetUp() {
   std::string pattern = (std::filesystem::temp_directory_path() / "lsfsim_test.XXXXXX").string();
   ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+  // mkdtemp makes it 0700; tests that submit as other users (LsfAs) need to
+  // reach the state directory inside.
+  ASSERT_EQ(::chmod(pattern.c_str(), 0755), 0);
   dir_ = pattern + "/envdir";
   struct passwd* pw = ::getpwuid(::getuid());
   user_ = pw != nullptr ? pw->pw_name : std::to_string(::getuid());
@@ -39,6 +43,34 @@ ProcessResult SimFixture::Lsf(const std::string& command, const std::vector<std:
       BinDir() + "/" + command, args,
       {{"LSF_ENVDIR", dir_}, {"LSFSIM_NOW", kNow}, {"LSFSIM_FROM_HOST", "submit01"}, {"TZ", "UTC"}},
       stdin_text, timeout);
+}
+
+ProcessResult SimFixture::LsfAs(const std::string& user, const std::string& command,
+                                const std::vector<std::string>& args, const std::string& stdin_text,
+                                std::chrono::milliseconds timeout) {
+  // getpwnam_r: tests call this from several threads at once, and
+  // getpwnam's shared buffer once gave alice's bsub bob's uid.
+  struct passwd pwd {};
+  struct passwd* pw = nullptr;
+  std::vector<char> buffer(16384);
+  if (::getpwnam_r(user.c_str(), &pwd, buffer.data(), buffer.size(), &pw) != 0 || pw == nullptr) {
+    ProcessResult missing;
+    missing.err = user + ": no such user\n";
+    return missing;
+  }
+  std::vector<std::string> setpriv_args = {"--reuid=" + std::to_string(pw->pw_uid),
+                                           "--regid=" + std::to_string(pw->pw_gid), "--init-groups",
+                                           BinDir() + "/" + command};
+  setpriv_args.insert(setpriv_args.end(), args.begin(), args.end());
+  return RunProcess(
+      "/usr/bin/setpriv", setpriv_args,
+      {{"LSF_ENVDIR", dir_}, {"LSFSIM_NOW", kNow}, {"LSFSIM_FROM_HOST", "submit01"}, {"TZ", "UTC"}},
+      stdin_text, timeout);
+}
+
+bool SimFixture::CanRunAs(const std::string& user) {
+  return ::geteuid() == 0 && ::access("/usr/bin/setpriv", X_OK) == 0 &&
+         ::getpwnam(user.c_str()) != nullptr;
 }
 
 ProcessResult SimFixture::Sim(const std::vector<std::string>& args,

@@ -33,6 +33,17 @@ class SimFixture : public ::testing::Test {
                     const std::string& stdin_text = "",
                     std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
+  // Runs LSF command `command` as `user` (real and effective ids, primary
+  // and supplementary groups, through setpriv(1)) with the environment of
+  // Lsf. Needs root; see CanRunAs.
+  ProcessResult LsfAs(const std::string& user, const std::string& command,
+                      const std::vector<std::string>& args, const std::string& stdin_text = "",
+                      std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+  // True when LsfAs can run commands as `user`: we are root, setpriv is
+  // there and `user` exists (tools/test-users.sh creates alice and bob).
+  static bool CanRunAs(const std::string& user);
+
   // Runs `lsfsim <args>` with LSF_ENVDIR set.
   ProcessResult Sim(const std::vector<std::string>& args,
                     std::chrono::milliseconds timeout = std::chrono::seconds(30));

@@ -185,7 +185,9 @@ tl::expected<void, std::string> StateDir::SaveCounts(const Counts& counts) const
 
 StateLock::StateLock(const StateDir& state) {
   std::string path = state.LockPath();
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  // Read-only is enough for flock, so a lock file that another user created
+  // with a restrictive umask still works for everyone who can read it.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) {
     error_ = "open " + path + ": " + std::strerror(errno);
     return;

@@ -106,9 +106,22 @@ tl::expected<std::string, std::string> ReadFile(const std::string& path) {
 
 tl::expected<void, std::string> AtomicWriteFile(const std::string& path, std::string_view content) {
   std::string tmp = StrPrintf("%s.tmp.%ld", path.c_str(), static_cast<long>(getpid()));
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A leftover of a killed process that had our pid may belong to another
+  // user, whose file we could not truncate; in the shared (0777, not sticky)
+  // state directory anyone may remove it.
+  ::unlink(tmp.c_str());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     return tl::unexpected("open " + tmp + ": " + std::strerror(errno));
+  }
+  // 0644 whatever the caller's umask: with a umask of 077 (pam_umask on
+  // some sites) alice's jobs.json would be unreadable to bob and the state
+  // directory unusable to anyone but her.
+  if (::fchmod(fd, 0644) != 0) {
+    std::string error = "chmod " + tmp + ": " + std::strerror(errno);
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return tl::unexpected(error);
   }
   size_t done = 0;
   while (done < content.size()) {
