@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools/install-deps.sh
+# Local users alice and bob for the multi-user tests (only as root; those
+# tests skip otherwise).
+tools/test-users.sh
 
 build_dir=build/test
 sanitize=OFF
