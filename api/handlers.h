@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <string>
 
+#include "api/auth.h"
 #include "api/job_request_decoder.h"
 #include "api/router.h"
 #include "daemon/cluster_cache.h"
+#include "daemon/rate_limiter.h"
 #include "daemon/submitter.h"
 
 namespace bplace::api {
@@ -14,6 +16,9 @@ namespace bplace::api {
 // What the handlers need from the daemon. Owned by the daemon; outlives the
 // server.
 struct Services {
+  const Authenticator* auth = nullptr;  // who callers are; null: everyone is the daemon's user
+  RateLimiter* limiter = nullptr;       // submissions per user; null: unlimited
+  bool multi_user = false;              // bsub runs as the caller
   ClusterCache* cache = nullptr;
   Submitter* submitter = nullptr;
   InflightLedger* ledger = nullptr;
@@ -32,7 +37,11 @@ struct Services {
 // /v1/cache/refresh. Reads answer from the cached snapshot and never run an
 // LSF command; each carries `as_of` (RFC 3339, UTC) and `age_s` (seconds) of
 // the load data, and `topology_as_of`/`topology_age_s` of the topology.
-// Errors are application/problem+json. `services` must outlive the router's
+// Errors are application/problem+json. Every route but /healthz and /readyz
+// first identifies the caller (Authenticator): 401 with `WWW-Authenticate:
+// Bearer` without acceptable credentials, 403 for what the caller may not
+// do; POST /v1/jobs is also limited per user (429 with Retry-After) and
+// logs one `audit` line per decision. `services` must outlive the router's
 // handlers.
 void RegisterRoutes(Router& router, const Services& services);
 

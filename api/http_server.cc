@@ -1,25 +1,38 @@
 #include "api/http_server.h"
 
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
-#include <charconv>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <optional>
 #include <random>
+#include <system_error>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <spdlog/spdlog.h>
+#include <boost/asio/basic_socket_acceptor.hpp>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/generic/stream_protocol.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/beast/core/basic_stream.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/field.hpp>
@@ -28,6 +41,7 @@
 #include <boost/beast/http/write.hpp>
 
 #include "api/problem.h"
+#include "config/listen_address.h"
 
 #ifndef BPLACE_VERSION
 #define BPLACE_VERSION "dev"
@@ -40,6 +54,12 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
+// One socket type for TCP and Unix connections: the session does not care
+// which it has, and one class keeps the deadlines and limits identical.
+using Protocol = net::generic::stream_protocol;
+using Socket = Protocol::socket;
+using Acceptor = net::basic_socket_acceptor<Protocol>;
+using Stream = beast::basic_stream<Protocol>;
 
 namespace {
 
@@ -76,64 +96,6 @@ bool IsValidRequestId(std::string_view id) {
   return true;
 }
 
-Result<tcp::endpoint> ParseListen(std::string_view listen) {
-  const std::string quoted = "'" + std::string(listen) + "'";
-  std::string_view host;
-  std::string_view port;
-  bool bracketed = false;
-  if (!listen.empty() && listen.front() == '[') {
-    const std::size_t close = listen.find(']');
-    if (close == std::string_view::npos || close + 1 >= listen.size() || listen[close + 1] != ':') {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "listen address " + quoted + ": expected [IPV6]:PORT");
-    }
-    host = listen.substr(1, close - 1);
-    port = listen.substr(close + 2);
-    bracketed = true;
-  } else {
-    const std::size_t colon = listen.rfind(':');
-    if (colon == std::string_view::npos) {
-      return Fail(ErrorCode::kInvalidArgument, "listen address " + quoted + ": expected HOST:PORT");
-    }
-    host = listen.substr(0, colon);
-    port = listen.substr(colon + 1);
-    if (host.find(':') != std::string_view::npos) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "listen address " + quoted + ": write IPv6 addresses in brackets, [::1]:8080");
-    }
-  }
-  if (host.empty()) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "listen address " + quoted + ": no host; use 0.0.0.0 or [::] for all addresses");
-  }
-  unsigned port_number = 0;
-  const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), port_number);
-  if (port.empty() || error != std::errc() || end != port.data() + port.size() ||
-      port_number > 65535) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "listen address " + quoted + ": port must be a number from 0 to 65535");
-  }
-  net::ip::address address;
-  if (!bracketed && host == "localhost") {
-    // Never resolved: a login node's resolver may be slow or say something
-    // surprising, and "localhost" is meant to keep the API on this machine.
-    address = net::ip::address_v4::loopback();
-  } else {
-    beast::error_code ec;
-    if (bracketed) {
-      address = net::ip::make_address_v6(std::string(host), ec);
-    } else {
-      address = net::ip::make_address_v4(std::string(host), ec);
-    }
-    if (ec) {
-      return Fail(ErrorCode::kInvalidArgument, "listen address " + quoted + ": '" +
-                                                   std::string(host) +
-                                                   "' is not a numeric IP address or localhost");
-    }
-  }
-  return tcp::endpoint(address, static_cast<unsigned short>(port_number));
-}
-
 // The finaliser of splitmix64: a bijection on 64-bit values, so distinct
 // counters give distinct ids, and consecutive ones look unrelated.
 std::uint64_t Mix(std::uint64_t z) {
@@ -151,17 +113,154 @@ std::uint64_t RandomSeed() {
   }
 }
 
+std::string ErrnoText(int error) { return std::system_category().message(error); }
+
+// The TCP endpoint in a generic one, if it holds an IPv4 or IPv6 address.
+std::optional<tcp::endpoint> ToTcp(const Protocol::endpoint& generic) {
+  const int family = generic.data()->sa_family;
+  tcp::endpoint endpoint;
+  if ((family != AF_INET && family != AF_INET6) || generic.size() > endpoint.capacity()) {
+    return std::nullopt;
+  }
+  std::memcpy(endpoint.data(), generic.data(), generic.size());
+  endpoint.resize(generic.size());
+  return endpoint;
+}
+
+// "unix:/path" for a Unix socket bound to a path; empty for an unnamed or
+// abstract one (whose name starts with a NUL byte).
+std::string UnixPathText(const Protocol::endpoint& generic) {
+  if (generic.data()->sa_family != AF_UNIX) return "";
+  const auto* address = reinterpret_cast<const sockaddr_un*>(generic.data());
+  const std::size_t offset = offsetof(sockaddr_un, sun_path);
+  if (generic.size() <= offset || address->sun_path[0] == '\0') return "";
+  const std::size_t max = generic.size() - offset;
+  return "unix:" + std::string(address->sun_path, strnlen(address->sun_path, max));
+}
+
+// Returns the gid of group `name` (a name, not a number). Blocks in NSS.
+Result<gid_t> LookupGroup(const std::string& where, const std::string& name) {
+  std::vector<char> buffer(1024);
+  for (;;) {
+    group entry{};
+    group* found = nullptr;
+    const int error = getgrnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found);
+    if (error == ERANGE && buffer.size() < (1u << 20)) {
+      buffer.resize(buffer.size() * 2);
+      continue;
+    }
+    if (error != 0) {
+      return Fail(ErrorCode::kUnavailable,
+                  where + ": looking up group '" + name + "': getgrnam_r: " + ErrnoText(error));
+    }
+    if (found == nullptr) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  where + ": socket_group: unknown group '" + name + "'");
+    }
+    return entry.gr_gid;
+  }
+}
+
+// Makes `path` free for a new socket: nothing there, or a socket nobody
+// listens on any more, which is removed. A daemon killed with SIGKILL leaves
+// its socket file behind, and bind would fail with EADDRINUSE on it forever.
+// Anything else is refused: a live socket means another bplaced (two would
+// steal each other's clients), and a non-socket is not ours to delete.
+Result<void> ClearStaleSocket(const std::string& where, const std::string& path) {
+  struct stat status {};
+  if (lstat(path.c_str(), &status) != 0) {
+    const int error = errno;
+    if (error == ENOENT) return {};
+    return Fail(ErrorCode::kUnavailable, where + ": lstat: " + ErrnoText(error));
+  }
+  if (!S_ISSOCK(status.st_mode)) {
+    return Fail(ErrorCode::kUnavailable, where + ": exists and is not a socket; not removing it");
+  }
+  const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (probe < 0) {
+    const int error = errno;
+    return Fail(ErrorCode::kUnavailable, where + ": socket: " + ErrnoText(error));
+  }
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.data(), path.size());  // length checked by the parser
+  // Non-blocking, so a listener whose backlog is full answers EAGAIN at once
+  // instead of making us wait.
+  const int result = connect(probe, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+  const int error = result == 0 ? 0 : errno;
+  close(probe);
+  if (result == 0 || error == EAGAIN || error == EINPROGRESS) {
+    return Fail(ErrorCode::kUnavailable, where + ": another process is listening there");
+  }
+  if (error != ECONNREFUSED) {
+    return Fail(ErrorCode::kUnavailable,
+                where + ": cannot tell whether another process listens there: connect: " +
+                    ErrnoText(error));
+  }
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+    const int unlink_error = errno;
+    return Fail(ErrorCode::kUnavailable,
+                where + ": removing the stale socket: unlink: " + ErrnoText(unlink_error));
+  }
+  spdlog::info("http: {}: removed a stale socket file nobody listened on", where);
+  return {};
+}
+
+// One listening socket and its accept loop.
+// Thread safety: after Create, the acceptor, the timer, accept_pending and
+// the socket file are used on the acceptor's strand only (and in the
+// destructor); accept_done is guarded by State::mutex; the rest is constant.
+struct Listener {
+  Listener(Acceptor listening, Transport kind)
+      : acceptor(std::move(listening)), retry_timer(acceptor.get_executor()), transport(kind) {}
+
+  ~Listener() { RemoveSocketFile(); }
+
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+
+  // Removes the socket file this process created, unless it has gone or been
+  // replaced since (another bplaced found ours stale after we stopped
+  // listening, and bound its own there).
+  void RemoveSocketFile() {
+    if (created_path.empty()) return;
+    const std::string path = std::move(created_path);
+    created_path.clear();
+    struct stat status {};
+    if (lstat(path.c_str(), &status) != 0 || status.st_dev != created_dev ||
+        status.st_ino != created_ino) {
+      spdlog::info("http: unix:{} has been removed or replaced; leaving it", path);
+      return;
+    }
+    if (unlink(path.c_str()) != 0) {
+      const int error = errno;
+      spdlog::warn("http: removing unix:{}: unlink: {}", path, ErrnoText(error));
+    }
+  }
+
+  Acceptor acceptor;
+  net::steady_timer retry_timer;
+  const Transport transport;
+  std::string address;                     // as BoundAddresses shows it
+  std::optional<tcp::endpoint> tcp_bound;  // TCP listeners only
+  bool inherited = false;                  // the fd came from our parent
+  std::string created_path;                // the socket file we made; "" when none
+  dev_t created_dev = 0;
+  ino_t created_ino = 0;
+
+  bool accept_pending = false;  // an accept or a retry wait is outstanding
+  bool accept_done = false;     // the accept loop has ended for good
+};
+
 }  // namespace
 
 struct HttpServer::State {
   State(net::io_context& io, ServerOptions server_options, Handler request_handler,
-        tcp::acceptor listening, tcp::endpoint bound)
+        std::vector<std::unique_ptr<Listener>> listening)
       : ioc(io),
         options(std::move(server_options)),
         handler(std::move(request_handler)),
-        acceptor(std::move(listening)),
-        local_endpoint(bound),
-        accept_retry_timer(acceptor.get_executor()),
+        listeners(std::move(listening)),
         id_seed(RandomSeed()) {}
 
   // Returns a fresh request id: 16 lowercase hex digits, unique in this
@@ -174,24 +273,41 @@ struct HttpServer::State {
     return text;
   }
 
+  // Takes one of max_connections places counted by `counter` (sessions or
+  // rejecters); false when all are taken. Thread-safe: the listeners accept
+  // concurrently, and a load-then-add would let each of them take the last
+  // place.
+  bool TryReserve(std::atomic<std::size_t>& counter) {
+    const auto limit = static_cast<std::size_t>(options.max_connections);
+    std::size_t n = counter.load();
+    while (n < limit) {
+      if (counter.compare_exchange_weak(n, n + 1)) return true;
+    }
+    return false;
+  }
+
   // Runs the drain callbacks (posted to the io_context) once stopping and
-  // nothing is left: no pending accept, no session, no rejected connection
+  // nothing is left: no accept loop, no session, no rejected connection
   // still lingering. Every change of those is followed by a call, so the last
   // one sees the final state. Thread-safe.
   void MaybeDrained() {
     std::vector<std::function<void()>> callbacks;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (!stopping || !accept_done || sessions != 0 || rejecters != 0) return;
+      if (!stopping || sessions != 0 || rejecters != 0) return;
+      for (const auto& listener : listeners) {
+        if (!listener->accept_done) return;
+      }
       callbacks.swap(drain_callbacks);
     }
     for (auto& callback : callbacks) net::post(ioc, std::move(callback));
   }
 
   // Logs that a connection was turned away, at most once per
-  // kOverloadLogInterval, with the number turned away since the last line.
-  // Only on the acceptor's strand.
+  // kOverloadLogInterval over all listeners, with the number turned away
+  // since the last line. Thread-safe.
   void NoteOverload(const char* what) {
+    std::lock_guard<std::mutex> lock(overload_mutex);
     ++overload_unlogged;
     const Clock::time_point now = Clock::now();
     if (now - last_overload_log < kOverloadLogInterval) return;
@@ -206,9 +322,7 @@ struct HttpServer::State {
   net::io_context& ioc;
   const ServerOptions options;
   const Handler handler;
-  tcp::acceptor acceptor;  // on its own strand; used only there after Create
-  const tcp::endpoint local_endpoint;
-  net::steady_timer accept_retry_timer;  // same strand as the acceptor
+  const std::vector<std::unique_ptr<Listener>> listeners;
   const std::uint64_t id_seed;
   std::atomic<std::uint64_t> id_counter{0};
 
@@ -217,21 +331,26 @@ struct HttpServer::State {
   std::atomic<std::size_t> sessions{0};
   std::atomic<std::size_t> rejecters{0};
 
-  // Acceptor strand only.
-  bool accept_pending = false;  // an accept or a retry wait is outstanding
+  std::mutex overload_mutex;  // guards the two below
   Clock::time_point last_overload_log{};
   std::uint64_t overload_unlogged = 0;
 
-  std::mutex mutex;  // guards the members below
+  std::mutex mutex;  // guards the members below and Listener::accept_done
   std::unordered_map<std::uint64_t, std::weak_ptr<Session>> live_sessions;
   std::uint64_t next_session_id = 0;
-  bool accept_done = false;  // the accept loop has ended for good
   std::vector<std::function<void()>> drain_callbacks;
 };
 
 namespace {
 
 using State = HttpServer::State;
+
+// Who is at the other end of a connection, as RequestContext reports it.
+struct Peer {
+  std::string remote;
+  Transport transport = Transport::kTcp;
+  std::optional<PeerCredentials> credentials;
+};
 
 // Builds a response the server produces itself (errors, 503 on overload):
 // the request, if any, is not trusted to be readable, so the connection
@@ -255,11 +374,13 @@ Response ServerProblem(unsigned status, std::string_view detail) {
 // the Responder may be called from any thread and post to it.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, std::shared_ptr<State> state, std::string remote, std::uint64_t id)
+  Session(Socket&& socket, std::shared_ptr<State> state, Peer peer, std::uint64_t id)
       : state_(std::move(state)),
         stream_(std::move(socket)),
         handler_timer_(stream_.get_executor()),
-        remote_(std::move(remote)),
+        remote_(std::move(peer.remote)),
+        transport_(peer.transport),
+        credentials_(peer.credentials),
         id_(id),
         accepted_(Clock::now()) {}
 
@@ -292,7 +413,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (phase_ == Phase::kIdle) {
       phase_ = Phase::kClosing;
       beast::error_code ec;
-      stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+      stream_.socket().shutdown(net::socket_base::shutdown_both, ec);
       stream_.close();
     }
   }
@@ -447,7 +568,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void CallHandler() {
     phase_ = Phase::kHandling;
     TakeRequestLine();
-    RequestContext ctx{request_id_, remote_, Clock::now()};
+    RequestContext ctx{request_id_, remote_, Clock::now(), transport_, credentials_};
     Request req = parser_->release();
     parser_.reset();
 
@@ -553,7 +674,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void Close() {
     phase_ = Phase::kClosing;
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.socket().shutdown(net::socket_base::shutdown_send, ec);
     if (ec) {
       stream_.close();
       return;
@@ -574,9 +695,11 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   const std::shared_ptr<State> state_;
-  beast::tcp_stream stream_;
+  Stream stream_;
   net::steady_timer handler_timer_;
   const std::string remote_;
+  const Transport transport_;
+  const std::optional<PeerCredentials> credentials_;
   const std::uint64_t id_;
   const Clock::time_point accepted_;
 
@@ -607,7 +730,7 @@ class Session : public std::enable_shared_from_this<Session> {
 // Thread safety: runs on the connection's strand only.
 class Rejecter : public std::enable_shared_from_this<Rejecter> {
  public:
-  Rejecter(tcp::socket&& socket, std::shared_ptr<State> state)
+  Rejecter(Socket&& socket, std::shared_ptr<State> state)
       : state_(std::move(state)), stream_(std::move(socket)) {}
 
   ~Rejecter() {
@@ -631,7 +754,7 @@ class Rejecter : public std::enable_shared_from_this<Rejecter> {
                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
                         if (ec) return;
                         beast::error_code ignored;
-                        self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+                        self->stream_.socket().shutdown(net::socket_base::shutdown_send, ignored);
                         self->stream_.expires_after(kLingerTimeout);
                         self->Linger({}, 0);
                       });
@@ -648,34 +771,66 @@ class Rejecter : public std::enable_shared_from_this<Rejecter> {
   }
 
   const std::shared_ptr<State> state_;
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   Response response_;
   std::size_t lingered_bytes_ = 0;
 };
 
-void DoAccept(const std::shared_ptr<State>& state);
+void DoAccept(const std::shared_ptr<State>& state, Listener& listener);
 
-// On the acceptor's strand: the accept loop is over for good.
-void EndAccepting(const std::shared_ptr<State>& state) {
+// On the listener's strand: its accept loop is over for good.
+void EndAccepting(const std::shared_ptr<State>& state, Listener& listener) {
   {
     std::lock_guard<std::mutex> lock(state->mutex);
-    state->accept_done = true;
+    listener.accept_done = true;
   }
   state->MaybeDrained();
 }
 
-void StartSession(const std::shared_ptr<State>& state, tcp::socket socket) {
+// Says who connected. For a Unix socket that is the kernel's record of the
+// connecting process (SO_PEERCRED, taken at connect and unforgeable), which
+// handlers may use for authorisation; nullopt when the kernel will not say.
+std::optional<Peer> IdentifyPeer(const Listener& listener, Socket& socket) {
+  Peer peer;
+  peer.transport = listener.transport;
+  if (listener.transport == Transport::kUnix) {
+    ucred credentials{};
+    socklen_t size = sizeof credentials;
+    if (getsockopt(socket.native_handle(), SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) {
+      const int error = errno;
+      spdlog::error("http: {}: getsockopt SO_PEERCRED on an accepted connection: {}; closing it",
+                    listener.address, ErrnoText(error));
+      return std::nullopt;
+    }
+    peer.credentials = PeerCredentials{credentials.pid, credentials.uid, credentials.gid};
+    peer.remote =
+        "unix:pid=" + std::to_string(credentials.pid) + ",uid=" + std::to_string(credentials.uid);
+    return peer;
+  }
   beast::error_code ec;
-  const tcp::endpoint peer = socket.remote_endpoint(ec);
-  const std::string remote = ec ? std::string("?") : EndpointText(peer);
-  state->sessions.fetch_add(1);
+  const std::optional<tcp::endpoint> remote = ToTcp(socket.remote_endpoint(ec));
+  peer.remote = ec || !remote ? std::string("?") : EndpointText(*remote);
+  return peer;
+}
+
+// Serves an accepted connection for which a place has been reserved in
+// State::sessions.
+void StartSession(const std::shared_ptr<State>& state, const Listener& listener, Socket socket) {
+  std::optional<Peer> peer = IdentifyPeer(listener, socket);
+  if (!peer) {
+    beast::error_code ignored;
+    socket.close(ignored);
+    state->sessions.fetch_sub(1);
+    state->MaybeDrained();
+    return;
+  }
   std::uint64_t id = 0;
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     id = state->next_session_id++;
   }
-  auto session = std::make_shared<Session>(std::move(socket), state, remote, id);
+  auto session = std::make_shared<Session>(std::move(socket), state, std::move(*peer), id);
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     state->live_sessions.emplace(id, session);
@@ -683,36 +838,34 @@ void StartSession(const std::shared_ptr<State>& state, tcp::socket socket) {
   session->Run();
 }
 
-void OnAccept(const std::shared_ptr<State>& state, beast::error_code ec, tcp::socket socket) {
-  state->accept_pending = false;
+void OnAccept(const std::shared_ptr<State>& state, Listener& listener, beast::error_code ec,
+              Socket socket) {
+  listener.accept_pending = false;
   if (state->stopping || ec == net::error::operation_aborted) {
     // A connection accepted in the race with Stop is dropped: nothing of it
     // has been read, so no request is lost that the client thinks was taken.
-    EndAccepting(state);
+    EndAccepting(state, listener);
     return;
   }
   if (ec) {
-    // At most one line per kAcceptRetryDelay.
-    spdlog::error("http: accept on {} failed: {}", EndpointText(state->local_endpoint),
-                  ec.message());
-    state->accept_pending = true;
-    state->accept_retry_timer.expires_after(kAcceptRetryDelay);
-    state->accept_retry_timer.async_wait([state](beast::error_code) {
-      state->accept_pending = false;
+    // At most one line per kAcceptRetryDelay and listener.
+    spdlog::error("http: accept on {} failed: {}", listener.address, ec.message());
+    listener.accept_pending = true;
+    listener.retry_timer.expires_after(kAcceptRetryDelay);
+    listener.retry_timer.async_wait([state, &listener](beast::error_code) {
+      listener.accept_pending = false;
       if (state->stopping) {
-        EndAccepting(state);
+        EndAccepting(state, listener);
         return;
       }
-      DoAccept(state);
+      DoAccept(state, listener);
     });
     return;
   }
-  const auto limit = static_cast<std::size_t>(state->options.max_connections);
-  if (state->sessions.load() < limit) {
-    StartSession(state, std::move(socket));
-  } else if (state->rejecters.load() < limit) {
+  if (state->TryReserve(state->sessions)) {
+    StartSession(state, listener, std::move(socket));
+  } else if (state->TryReserve(state->rejecters)) {
     state->NoteOverload("with 503");
-    state->rejecters.fetch_add(1);
     std::make_shared<Rejecter>(std::move(socket), state)->Run();
   } else {
     // Even the 503s are too many: a flood. Closing costs the least.
@@ -720,25 +873,208 @@ void OnAccept(const std::shared_ptr<State>& state, beast::error_code ec, tcp::so
     beast::error_code ignored;
     socket.close(ignored);
   }
-  DoAccept(state);
+  DoAccept(state, listener);
 }
 
-void DoAccept(const std::shared_ptr<State>& state) {
-  state->accept_pending = true;
-  state->acceptor.async_accept(net::make_strand(state->ioc),
-                               [state](beast::error_code ec, tcp::socket socket) {
-                                 OnAccept(state, ec, std::move(socket));
-                               });
+// On the listener's strand. `listener` is owned by `state`, which every
+// pending operation keeps alive.
+void DoAccept(const std::shared_ptr<State>& state, Listener& listener) {
+  listener.accept_pending = true;
+  listener.acceptor.async_accept(net::make_strand(state->ioc),
+                                 [state, &listener](beast::error_code ec, Socket socket) {
+                                   OnAccept(state, listener, ec, std::move(socket));
+                                 });
 }
 
-// On the acceptor's strand.
-void CloseAcceptor(const std::shared_ptr<State>& state) {
+// On the listener's strand.
+void CloseAcceptor(const std::shared_ptr<State>& state, Listener& listener) {
   beast::error_code ignored;
-  state->acceptor.close(ignored);
-  state->accept_retry_timer.cancel();
+  listener.acceptor.close(ignored);
+  listener.retry_timer.cancel();
+  // Not listening any more: a client connecting now gets ECONNREFUSED either
+  // way, and a successor daemon finds the path free at once.
+  listener.RemoveSocketFile();
   // A pending accept or retry wait ends the loop when it completes; without
   // one the loop is over now.
-  if (!state->accept_pending) EndAccepting(state);
+  if (!listener.accept_pending) EndAccepting(state, listener);
+}
+
+void CloseAcceptors(const std::shared_ptr<State>& state) {
+  for (const auto& listener : state->listeners) {
+    net::post(listener->acceptor.get_executor(),
+              [state, &each = *listener] { CloseAcceptor(state, each); });
+  }
+}
+
+Result<std::unique_ptr<Listener>> OpenTcpListener(net::io_context& ioc, const std::string& where,
+                                                  const config::ListenAddress& parsed) {
+  beast::error_code ec;
+  const net::ip::address address = net::ip::make_address(parsed.host, ec);
+  if (ec) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "listen address '" + where + "': '" + parsed.host + "' is not an IP address");
+  }
+  const tcp::endpoint endpoint(address, parsed.port);
+  Acceptor acceptor(net::make_strand(ioc));
+  acceptor.open(Protocol(endpoint.protocol().family(), endpoint.protocol().protocol()), ec);
+  if (ec) return Fail(ErrorCode::kUnavailable, "socket for " + where + ": " + ec.message());
+  // Lets a restarted daemon bind while old connections sit in TIME_WAIT. On
+  // Linux it does not allow two listeners on one port.
+  acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (ec) return Fail(ErrorCode::kUnavailable, "setsockopt SO_REUSEADDR: " + ec.message());
+  acceptor.bind(Protocol::endpoint(endpoint), ec);
+  if (ec) return Fail(ErrorCode::kUnavailable, "bind " + where + ": " + ec.message());
+  acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) return Fail(ErrorCode::kUnavailable, "listen " + where + ": " + ec.message());
+  const std::optional<tcp::endpoint> bound = ToTcp(acceptor.local_endpoint(ec));
+  if (ec || !bound) {
+    return Fail(ErrorCode::kUnavailable, "getsockname " + where + ": " + ec.message());
+  }
+  auto listener = std::make_unique<Listener>(std::move(acceptor), Transport::kTcp);
+  listener->tcp_bound = *bound;
+  listener->address = EndpointText(*bound);
+  return listener;
+}
+
+Result<std::unique_ptr<Listener>> OpenUnixListener(net::io_context& ioc, const ListenerSpec& spec,
+                                                   const std::string& path) {
+  const std::string where = "unix:" + path;
+  if (spec.socket_mode > 07777) {
+    char mode[16];
+    std::snprintf(mode, sizeof mode, "%o", static_cast<unsigned>(spec.socket_mode));
+    return Fail(ErrorCode::kInvalidArgument,
+                where + ": socket_mode 0" + std::string(mode) + " is not a permission mode");
+  }
+  std::optional<gid_t> gid;
+  if (!spec.socket_group.empty()) {
+    auto found = LookupGroup(where, spec.socket_group);
+    if (!found) return tl::unexpected(found.error());
+    gid = *found;
+  }
+  // bind would say only "No such file or directory", which reads as if the
+  // socket itself were meant.
+  const std::string directory = path.substr(0, std::max<std::size_t>(path.rfind('/'), 1));
+  struct stat status {};
+  if (stat(directory.c_str(), &status) != 0) {
+    const int error = errno;
+    if (error == ENOENT) {
+      return Fail(ErrorCode::kUnavailable, where + ": directory " + directory + " does not exist");
+    }
+    return Fail(ErrorCode::kUnavailable, where + ": stat " + directory + ": " + ErrnoText(error));
+  }
+  if (!S_ISDIR(status.st_mode)) {
+    return Fail(ErrorCode::kUnavailable, where + ": " + directory + " is not a directory");
+  }
+  auto cleared = ClearStaleSocket(where, path);
+  if (!cleared) return tl::unexpected(cleared.error());
+
+  beast::error_code ec;
+  Acceptor acceptor(net::make_strand(ioc));
+  acceptor.open(Protocol(AF_UNIX, 0), ec);
+  if (ec) return Fail(ErrorCode::kUnavailable, "socket for " + where + ": " + ec.message());
+  acceptor.bind(Protocol::endpoint(net::local::stream_protocol::endpoint(path)), ec);
+  if (ec) return Fail(ErrorCode::kUnavailable, "bind " + where + ": " + ec.message());
+  if (lstat(path.c_str(), &status) != 0) {
+    const int error = errno;
+    return Fail(ErrorCode::kUnavailable, where + ": lstat after bind: " + ErrnoText(error));
+  }
+  // From here on the file is ours: every failure below removes it again
+  // (the Listener's destructor).
+  auto listener = std::make_unique<Listener>(std::move(acceptor), Transport::kUnix);
+  listener->address = where;
+  listener->created_path = path;
+  listener->created_dev = status.st_dev;
+  listener->created_ino = status.st_ino;
+  // Before listen: until then a connect is refused, so nobody gets in
+  // through the permissions the umask gave the file. (fchmod on a socket fd
+  // does not reach the file on Linux, hence the path.)
+  if (chmod(path.c_str(), static_cast<mode_t>(spec.socket_mode)) != 0) {
+    const int error = errno;
+    return Fail(ErrorCode::kUnavailable, where + ": chmod: " + ErrnoText(error));
+  }
+  if (gid && lchown(path.c_str(), static_cast<uid_t>(-1), *gid) != 0) {
+    const int error = errno;
+    return Fail(ErrorCode::kUnavailable,
+                where + ": chown to group '" + spec.socket_group + "': " + ErrnoText(error));
+  }
+  listener->acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) return Fail(ErrorCode::kUnavailable, "listen " + where + ": " + ec.message());
+  return listener;
+}
+
+// Takes over a socket someone else bound and made listen (systemd passes
+// them from fd 3 on, see sd_listen_fds(3)). Checked first, since a wrong fd
+// number would otherwise surface only as accept errors at run time.
+Result<std::unique_ptr<Listener>> AdoptListener(net::io_context& ioc, const ListenerSpec& spec) {
+  const int fd = spec.inherited_fd;
+  const std::string where = "inherited fd " + std::to_string(fd);
+  const int fd_flags = fcntl(fd, F_GETFD);
+  if (fd_flags < 0) {
+    const int error = errno;
+    return Fail(ErrorCode::kInvalidArgument, where + " is not open: fcntl: " + ErrnoText(error));
+  }
+  const auto not_listening = [&where] {
+    return Fail(ErrorCode::kInvalidArgument, where + " is not a listening stream socket");
+  };
+  int type = 0;
+  socklen_t size = sizeof type;
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0 || type != SOCK_STREAM) {
+    return not_listening();
+  }
+  int accepting = 0;
+  size = sizeof accepting;
+  if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &size) != 0 || accepting == 0) {
+    return not_listening();
+  }
+  sockaddr_storage storage{};
+  socklen_t length = sizeof storage;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&storage), &length) != 0) {
+    const int error = errno;
+    return Fail(ErrorCode::kUnavailable, where + ": getsockname: " + ErrnoText(error));
+  }
+  const int family = storage.ss_family;
+  if (family != AF_INET && family != AF_INET6 && family != AF_UNIX) {
+    return Fail(ErrorCode::kInvalidArgument, where + " has address family " +
+                                                 std::to_string(family) +
+                                                 "; expected AF_INET, AF_INET6 or AF_UNIX");
+  }
+  int protocol = 0;
+  size = sizeof protocol;
+  if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &size) != 0) protocol = 0;
+  // Our children (none today; LSF commands run elsewhere) must not keep the
+  // API socket open after we exit.
+  if (fcntl(fd, F_SETFD, fd_flags | FD_CLOEXEC) != 0) {
+    const int error = errno;
+    return Fail(ErrorCode::kUnavailable, where + ": fcntl FD_CLOEXEC: " + ErrnoText(error));
+  }
+  const Protocol::endpoint bound(&storage, length, protocol);
+  beast::error_code ec;
+  Acceptor acceptor(net::make_strand(ioc));
+  acceptor.assign(Protocol(family, protocol), fd, ec);
+  if (ec) return Fail(ErrorCode::kUnavailable, where + ": " + ec.message());
+  auto listener = std::make_unique<Listener>(
+      std::move(acceptor), family == AF_UNIX ? Transport::kUnix : Transport::kTcp);
+  listener->inherited = true;
+  listener->tcp_bound = ToTcp(bound);
+  if (listener->tcp_bound) {
+    listener->address = EndpointText(*listener->tcp_bound);
+  } else {
+    listener->address = UnixPathText(bound);
+    if (listener->address.empty())
+      listener->address = spec.address.empty() ? "fd:" + std::to_string(fd) : spec.address;
+  }
+  return listener;
+}
+
+Result<std::unique_ptr<Listener>> OpenListener(net::io_context& ioc, const ListenerSpec& spec) {
+  if (spec.inherited_fd >= 0) return AdoptListener(ioc, spec);
+  auto parsed = config::ParseListenAddress(spec.address);
+  if (!parsed) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "listen address '" + spec.address + "': " + parsed.error().message);
+  }
+  if (!parsed->unix_path.empty()) return OpenUnixListener(ioc, spec, parsed->unix_path);
+  return OpenTcpListener(ioc, spec.address, *parsed);
 }
 
 }  // namespace
@@ -746,49 +1082,68 @@ void CloseAcceptor(const std::shared_ptr<State>& state) {
 HttpServer::HttpServer(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 HttpServer::~HttpServer() {
-  if (!state_->stopping.exchange(true)) {
-    net::post(state_->acceptor.get_executor(), [state = state_] { CloseAcceptor(state); });
+  if (!state_->stopping.exchange(true)) CloseAcceptors(state_);
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
+                                                       std::vector<ListenerSpec> listeners,
+                                                       ServerOptions options, Handler handler) {
+  if (listeners.empty()) return Fail(ErrorCode::kInvalidArgument, "HTTP server: no listener");
+  if (!handler) return Fail(ErrorCode::kInvalidArgument, "HTTP server: no handler");
+  if (options.max_connections < 1) {
+    return Fail(ErrorCode::kInvalidArgument, "HTTP server: max_connections must be at least 1");
   }
+  std::vector<std::unique_ptr<Listener>> open;
+  for (const ListenerSpec& spec : listeners) {
+    auto listener = OpenListener(ioc, spec);
+    if (!listener) {
+      // Inherited fds stay the caller's, as promised; the others close with
+      // `open`, and socket files created so far go with them.
+      for (const auto& done : open) {
+        beast::error_code ignored;
+        if (done->inherited) done->acceptor.release(ignored);
+      }
+      return tl::unexpected(listener.error());
+    }
+    open.push_back(std::move(*listener));
+  }
+  auto state =
+      std::make_shared<State>(ioc, std::move(options), std::move(handler), std::move(open));
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(state)));
 }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
                                                        std::string_view listen,
                                                        ServerOptions options, Handler handler) {
-  auto endpoint = ParseListen(listen);
-  if (!endpoint) return tl::unexpected(endpoint.error());
-  if (!handler) return Fail(ErrorCode::kInvalidArgument, "HTTP server: no handler");
-  if (options.max_connections < 1) {
-    return Fail(ErrorCode::kInvalidArgument, "HTTP server: max_connections must be at least 1");
-  }
-  const std::string where(listen);
-  tcp::acceptor acceptor(net::make_strand(ioc));
-  beast::error_code ec;
-  acceptor.open(endpoint->protocol(), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "socket for " + where + ": " + ec.message());
-  // Lets a restarted daemon bind while old connections sit in TIME_WAIT. On
-  // Linux it does not allow two listeners on one port.
-  acceptor.set_option(net::socket_base::reuse_address(true), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "setsockopt SO_REUSEADDR: " + ec.message());
-  acceptor.bind(*endpoint, ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "bind " + where + ": " + ec.message());
-  acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "listen " + where + ": " + ec.message());
-  const tcp::endpoint bound = acceptor.local_endpoint(ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "getsockname " + where + ": " + ec.message());
-  auto state = std::make_shared<State>(ioc, std::move(options), std::move(handler),
-                                       std::move(acceptor), bound);
-  return std::unique_ptr<HttpServer>(new HttpServer(std::move(state)));
+  ListenerSpec spec;
+  spec.address = std::string(listen);
+  std::vector<ListenerSpec> listeners;
+  listeners.push_back(std::move(spec));
+  return Create(ioc, std::move(listeners), std::move(options), std::move(handler));
 }
 
 void HttpServer::Start() {
   if (state_->stopping || state_->started.exchange(true)) return;
-  net::post(state_->acceptor.get_executor(), [state = state_] {
-    if (state->stopping) return;  // CloseAcceptor ends the loop
-    DoAccept(state);
-  });
+  for (const auto& listener : state_->listeners) {
+    net::post(listener->acceptor.get_executor(), [state = state_, &each = *listener] {
+      if (state->stopping) return;  // CloseAcceptor ends the loop
+      DoAccept(state, each);
+    });
+  }
 }
 
-tcp::endpoint HttpServer::LocalEndpoint() const { return state_->local_endpoint; }
+tcp::endpoint HttpServer::LocalEndpoint() const {
+  for (const auto& listener : state_->listeners) {
+    if (listener->tcp_bound) return *listener->tcp_bound;
+  }
+  return {};
+}
+
+std::vector<std::string> HttpServer::BoundAddresses() const {
+  std::vector<std::string> addresses;
+  for (const auto& listener : state_->listeners) addresses.push_back(listener->address);
+  return addresses;
+}
 
 void HttpServer::Stop(std::function<void()> on_drained) {
   const bool first = !state_->stopping.exchange(true);
@@ -798,9 +1153,7 @@ void HttpServer::Stop(std::function<void()> on_drained) {
     if (on_drained) state_->drain_callbacks.push_back(std::move(on_drained));
     for (const auto& [id, session] : state_->live_sessions) sessions.push_back(session);
   }
-  if (first) {
-    net::post(state_->acceptor.get_executor(), [state = state_] { CloseAcceptor(state); });
-  }
+  if (first) CloseAcceptors(state_);
   // Outside the mutex: the last reference to a session may be dropped here,
   // and its destructor takes the mutex.
   for (const auto& weak : sessions) {

@@ -5,8 +5,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <sys/types.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -20,16 +24,34 @@ namespace bplace::api {
 using Request = boost::beast::http::request<boost::beast::http::string_body>;
 using Response = boost::beast::http::response<boost::beast::http::string_body>;
 
+// How the caller reached the server.
+enum class Transport { kTcp, kUnix };
+
+// The peer of a Unix-socket connection as the kernel saw it when the client
+// called connect (SO_PEERCRED): the process and its effective uid and gid
+// then. Unforgeable by the client, unlike anything it sends.
+struct PeerCredentials {
+  pid_t pid = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
 // What the server knows about a request besides the message itself.
 struct RequestContext {
   // The client's X-Request-Id when it is 1..128 printable ASCII characters
   // without spaces, else one the server made up (16 hex digits). Echoed on the
   // response.
   std::string request_id;
-  // The peer as "127.0.0.1:54321" or "[::1]:54321".
+  // The peer as "127.0.0.1:54321" or "[::1]:54321" for TCP, or
+  // "unix:pid=4242,uid=1000" for a Unix socket. Also the first field of the
+  // access log line.
   std::string remote;
   // When the request had been read completely (headers and body).
   std::chrono::steady_clock::time_point received;
+  // The kind of listener the connection came in on.
+  Transport transport = Transport::kTcp;
+  // Set for every Unix-socket connection, never for TCP.
+  std::optional<PeerCredentials> peer;
 };
 
 // Sends the response to a request. Call it exactly once, from any thread, at
@@ -77,28 +99,80 @@ struct ServerOptions {
   std::chrono::seconds handler_timeout{600};
 };
 
-// Accepts TCP connections on one address and serves HTTP/1.1 on them with a
-// Handler: keep-alive, pipelining (one request at a time, in order), deadlines
-// on every read and write, a body limit, a connection limit, X-Request-Id, an
+// One listening socket of an HttpServer.
+struct ListenerSpec {
+  // "HOST:PORT" or "unix:/ABSOLUTE/PATH", as config::ParseListenAddress takes
+  // them (see config/listen_address.h). Only a label when `inherited_fd` is
+  // set, and may then be empty.
+  std::string address;
+  // >= 0: a socket already bound and listening, handed over by systemd
+  // socket activation (sd_listen_fds) or a parent process. The server owns it
+  // once Create succeeds (it closes it when destroyed; never unlinks its
+  // path); on failure it stays the caller's.
+  int inherited_fd = -1;
+  // For a Unix socket the server creates: the permission bits of the socket
+  // file (connecting needs write permission), 0..07777.
+  std::uint32_t socket_mode = 0666;
+  // ... and the group that owns it, by name; empty keeps the creating
+  // process's group. Ignored for TCP and inherited sockets.
+  std::string socket_group;
+};
+
+// Accepts connections on one or more listening sockets (TCP, Unix domain,
+// or inherited from systemd) and serves HTTP/1.1 on them with a Handler:
+// keep-alive, pipelining (one request at a time, in order), deadlines on
+// every read and write, a body limit, a connection limit, X-Request-Id, an
 // access log line per request (spdlog, level info) and graceful draining.
-// Each connection runs on its own strand of the io_context, which may be run
-// by any number of threads.
+// Each listener and each connection runs on its own strand of the
+// io_context, which may be run by any number of threads. max_connections
+// counts the connections of all listeners together. A Unix-socket
+// connection whose peer credentials cannot be read (SO_PEERCRED) is closed
+// with an error in the log.
 //
-// Thread safety: Start, Stop, LocalEndpoint and ActiveConnections may be
-// called from any thread. Destroy the server only after the drain callback
-// has run or the io_context has stopped for good; connections still open then
-// keep running on their own.
+// Thread safety: Start, Stop, LocalEndpoint, BoundAddresses and
+// ActiveConnections may be called from any thread. Destroy the server only
+// after the drain callback has run or the io_context has stopped for good;
+// connections still open then keep running on their own.
 class HttpServer {
  public:
-  // Binds and listens on `listen`, "HOST:PORT", where HOST is a numeric IPv4
-  // address ("127.0.0.1", "0.0.0.0"), a bracketed IPv6 address ("[::1]",
-  // "[::]") or "localhost" (taken as 127.0.0.1, never looked up), and PORT is
-  // 0..65535 (0: the kernel picks one; see LocalEndpoint). Does not accept
-  // yet: call Start. Does not block beyond the bind and listen system calls.
-  // Returns kInvalidArgument naming the problem when `listen` is malformed,
-  // and kUnavailable with the system's reason (e.g. "Address already in use")
-  // when the socket cannot be opened, bound or put into listening state; both
-  // are start-up errors the caller should treat as fatal.
+  // Sets up every listener of `listeners`, in order; does not accept yet:
+  // call Start. Blocks only in system calls (bind, listen, a non-blocking
+  // connect probe) and, when a socket_group is named, in the group lookup
+  // (getgrnam_r, which may ask NSS).
+  //
+  // TCP, "HOST:PORT": HOST is a numeric IPv4 address ("127.0.0.1",
+  // "0.0.0.0"), a bracketed IPv6 address ("[::1]", "[::]") or "localhost"
+  // (taken as 127.0.0.1, never looked up), and PORT is 0..65535 (0: the
+  // kernel picks one; see LocalEndpoint and BoundAddresses).
+  //
+  // Unix, "unix:/ABSOLUTE/PATH": the parent directory must exist. A socket
+  // file already at PATH that nobody listens on (a crashed daemon's leftover)
+  // is replaced; a socket someone listens on, or any other kind of file, is
+  // left alone and fails the call. The new socket gets socket_mode and
+  // socket_group before it listens, so no client can connect while it is
+  // more open than asked. The server removes the file when it stops (or is
+  // destroyed), provided it is still the one it created (same inode).
+  //
+  // Inherited, inherited_fd >= 0: must be a listening SOCK_STREAM socket of
+  // family AF_INET, AF_INET6 or AF_UNIX. It is made close-on-exec.
+  //
+  // Errors (all start-up errors the caller should treat as fatal; listeners
+  // already set up are closed again, and their socket files removed):
+  //   kInvalidArgument: no listener, no handler, max_connections < 1, a
+  //     malformed address (the message names it), socket_mode above 07777,
+  //     an unknown socket_group ("unknown group 'x'"), an inherited fd that
+  //     is not open or "inherited fd 3 is not a listening stream socket";
+  //   kUnavailable with the system's reason: a socket cannot be opened,
+  //     bound (e.g. "Address already in use") or put into listening state,
+  //     "unix:/p: another process is listening there", "unix:/p: exists and
+  //     is not a socket; not removing it", "unix:/p: directory /d does not
+  //     exist", chmod or chown failing.
+  static Result<std::unique_ptr<HttpServer>> Create(boost::asio::io_context& ioc,
+                                                    std::vector<ListenerSpec> listeners,
+                                                    ServerOptions options, Handler handler);
+
+  // The same with one listener, `listen` as ListenerSpec::address (TCP or
+  // "unix:/PATH" with mode 0666 and the process's group).
   static Result<std::unique_ptr<HttpServer>> Create(boost::asio::io_context& ioc,
                                                     std::string_view listen, ServerOptions options,
                                                     Handler handler);
@@ -113,9 +187,16 @@ class HttpServer {
   // after the first, or after Stop, do nothing.
   void Start();
 
-  // The address actually bound, with the port the kernel chose when 0 was
-  // asked for.
+  // The address the first TCP listener actually bound, with the port the
+  // kernel chose when 0 was asked for; a default-constructed endpoint when
+  // no listener is TCP.
   boost::asio::ip::tcp::endpoint LocalEndpoint() const;
+
+  // Every listener in the order given to Create, as bound: "127.0.0.1:41234",
+  // "[::1]:8080" or "unix:/run/bplace/bplace.sock". An inherited socket shows
+  // its own address (getsockname); one without a path (unnamed or abstract)
+  // shows its label, or "fd:N" when the label is empty.
+  std::vector<std::string> BoundAddresses() const;
 
   // Stops accepting at once (new connect attempts are refused). Requests
   // already being read or handled run to the end and their responses carry

@@ -52,6 +52,12 @@ std::string_view TitleFor(ErrorCode code) {
       return "Rejected by LSF";
     case ErrorCode::kConflict:
       return "Nothing eligible";
+    case ErrorCode::kUnauthenticated:
+      return "Unauthorized";
+    case ErrorCode::kPermissionDenied:
+      return "Forbidden";
+    case ErrorCode::kRateLimited:
+      return "Too Many Requests";
     case ErrorCode::kInternal:
       return "Internal error";
   }
@@ -100,6 +106,12 @@ unsigned HttpStatusFor(ErrorCode code) {
     case ErrorCode::kCommandFailed:
       // LSF is the upstream here: it answered, but not usefully.
       return 502;
+    case ErrorCode::kUnauthenticated:
+      return 401;
+    case ErrorCode::kPermissionDenied:
+      return 403;
+    case ErrorCode::kRateLimited:
+      return 429;
     case ErrorCode::kInternal:
       return 500;
   }

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <thread>
 #include <unordered_set>
@@ -15,6 +17,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include "api/auth.h"
 #include "api/handlers.h"
 #include "api/http_server.h"
 #include "api/router.h"
@@ -22,6 +25,7 @@
 #include "daemon/inflight_ledger.h"
 #include "daemon/local_ib_probe.h"
 #include "daemon/lsf_invoker.h"
+#include "daemon/rate_limiter.h"
 #include "daemon/submitter.h"
 #include "lsf_adapter/subprocess_command_runner.h"
 
@@ -63,6 +67,59 @@ std::string ShortHostName() {
   return host.substr(0, host.find('.'));
 }
 
+// Service-account mode never runs as root (a bug in a parser must not be
+// root's); multi-user mode needs exactly the power to become the caller.
+Result<void> CheckModePrivileges(config::AuthMode mode) {
+  if (mode == config::AuthMode::kServiceAccount) {
+    if (geteuid() == 0) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "refusing to run as root in service-account mode ([auth] mode); run bplaced as "
+                  "the service user, or set mode = \"multi-user\" to submit as each caller");
+    }
+    return {};
+  }
+  // CapEff in /proc/self/status: bit 6 is CAP_SETGID, bit 7 CAP_SETUID.
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  std::uint64_t effective = 0;
+  while (std::getline(status, line)) {
+    if (line.rfind("CapEff:", 0) == 0) effective = std::stoull(line.substr(7), nullptr, 16);
+  }
+  constexpr std::uint64_t kNeeded = (1ULL << 6) | (1ULL << 7);
+  if ((effective & kNeeded) != kNeeded) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "multi-user mode ([auth] mode) needs CAP_SETUID and CAP_SETGID to run bsub as "
+                "each caller; start bplaced as root (see deploy/bplaced-multiuser.service)");
+  }
+  return {};
+}
+
+// One listener per [server] listen entry, or the sockets systemd passed
+// (socket activation), which then replace them.
+Result<std::vector<api::ListenerSpec>> Listeners(const config::ServerConfig& server) {
+  std::vector<api::ListenerSpec> listeners;
+  const int passed = sd_listen_fds(1);
+  if (passed < 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                std::string("sd_listen_fds: ") + std::strerror(-passed));
+  }
+  for (int i = 0; i < passed; ++i) {
+    api::ListenerSpec spec;
+    spec.inherited_fd = SD_LISTEN_FDS_START + i;
+    spec.address = "systemd fd " + std::to_string(spec.inherited_fd);
+    listeners.push_back(std::move(spec));
+  }
+  if (!listeners.empty()) return listeners;
+  for (const std::string& address : server.listen) {
+    api::ListenerSpec spec;
+    spec.address = address;
+    spec.socket_mode = server.socket_mode;
+    spec.socket_group = server.socket_group;
+    listeners.push_back(std::move(spec));
+  }
+  return listeners;
+}
+
 }  // namespace
 
 Daemon::Daemon(DaemonOptions options) : options_(std::move(options)) {}
@@ -73,6 +130,23 @@ Result<void> Daemon::Run() {
   const config::Config& config = options_.config;
   auto user = CurrentUserName();
   if (!user) return tl::unexpected(user.error());
+  if (auto mode_ok = CheckModePrivileges(config.auth.mode); !mode_ok) {
+    return tl::unexpected(mode_ok.error());
+  }
+  std::shared_ptr<const api::TokenStore> tokens;
+  if (!config.auth.tokens_file.empty()) {
+    auto loaded = api::TokenStore::Load(config.auth.tokens_file);
+    if (!loaded) return tl::unexpected(loaded.error());
+    tokens = std::make_shared<const api::TokenStore>(std::move(*loaded));
+  }
+  api::AuthPolicy policy;
+  policy.mode = config.auth.mode;
+  policy.anonymous_read = config.auth.anonymous_read;
+  policy.min_uid = static_cast<uid_t>(config.auth.min_uid);
+  policy.daemon_user = *user;
+  policy.daemon_uid = geteuid();
+  api::Authenticator authenticator(policy, tokens);
+  RateLimiter limiter(config.limits);
 
   const int threads = std::max(1, config.server.threads);
   boost::asio::io_context ioc(threads);
@@ -95,6 +169,7 @@ Result<void> Daemon::Run() {
   submitter_options.require_ib = config.ib.require_ib;
   submitter_options.allow_unknown_ib = config.ib.allow_unknown;
   submitter_options.ib_select = config.ib.source == config::IbSource::kLsload;
+  submitter_options.limiter = &limiter;
   Submitter submitter(runner, lsf, cache, ledger, submitter_options);
 
   api::Services services;
@@ -107,6 +182,9 @@ Result<void> Daemon::Run() {
   services.job_limits.max_slots = config.submit.max_slots;
   services.version = kVersion;
   services.require_ib = config.ib.require_ib;
+  services.auth = &authenticator;
+  services.limiter = &limiter;
+  services.multi_user = config.auth.mode == config::AuthMode::kMultiUser;
   services.ib_source = IbSourceName(config.ib.source);
   api::Router router;
   api::RegisterRoutes(router, services);
@@ -121,19 +199,25 @@ Result<void> Daemon::Run() {
   // timeout; the handler deadline must not cut that short.
   server_options.handler_timeout =
       config.lsf.command_timeout * (config.submit.max_attempts + 1) + std::chrono::seconds(30);
-  auto server = api::HttpServer::Create(ioc, config.server.listen.front(), server_options,
-                                        router.AsHandler());
+  auto listeners = Listeners(config.server);
+  if (!listeners) return tl::unexpected(listeners.error());
+  auto server =
+      api::HttpServer::Create(ioc, std::move(*listeners), server_options, router.AsHandler());
   if (!server) {
-    return Fail(server.error().code,
-                "cannot listen on " + config.server.listen.front() + ": " + server.error().message);
+    return Fail(server.error().code, "cannot listen: " + server.error().message);
   }
   const auto endpoint = (*server)->LocalEndpoint();
   (*server)->Start();
+  std::string bound;
+  for (const std::string& address : (*server)->BoundAddresses()) {
+    bound += (bound.empty() ? "" : ", ") + address;
+  }
   spdlog::info(
-      "bplaced {} listening on {}:{} as user {} (config {}, LSF bin_dir '{}', "
+      "bplaced {} listening on {} as user {} in {} mode (config {}, LSF bin_dir '{}', "
       "LSF_ENVDIR '{}')",
-      kVersion, endpoint.address().to_string(), endpoint.port(), *user, options_.config_source,
-      lsf.Path(""), config.lsf.env_dir);
+      kVersion, bound, *user,
+      config.auth.mode == config::AuthMode::kMultiUser ? "multi-user" : "service-account",
+      options_.config_source, lsf.Path(""), config.lsf.env_dir);
   if (!options_.port_file.empty()) {
     const std::string temp = options_.port_file + ".tmp";
     std::ofstream(temp) << endpoint.port() << "\n";
@@ -162,12 +246,33 @@ Result<void> Daemon::Run() {
     sd_notify(0, "READY=1\nSTATUS=serving");
   });
 
+  // SIGHUP re-reads the tokens file; a bad file keeps the tokens in force.
+  boost::asio::signal_set hangup(ioc, SIGHUP);
+  std::function<void()> wait_hangup = [&] {
+    hangup.async_wait([&](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      if (!config.auth.tokens_file.empty()) {
+        auto reloaded = api::TokenStore::Load(config.auth.tokens_file);
+        if (reloaded) {
+          spdlog::info("SIGHUP: {} tokens loaded from {}", reloaded->size(),
+                       config.auth.tokens_file);
+          authenticator.SetTokens(std::make_shared<const api::TokenStore>(std::move(*reloaded)));
+        } else {
+          spdlog::error("SIGHUP: keeping the previous tokens: {}", reloaded.error().message);
+        }
+      }
+      wait_hangup();
+    });
+  };
+  wait_hangup();
+
   boost::asio::signal_set signals(ioc, SIGTERM, SIGINT);
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
     if (ec) return;
     spdlog::info("signal {}: stopping; finishing requests in flight", signal);
     sd_notify(0, "STOPPING=1");
     cache.Stop();
+    hangup.cancel();
     if (local_probe) local_probe->Stop();
     (*server)->Stop([&ioc, &runner] {
       spdlog::info("all connections closed; exiting");

@@ -45,7 +45,21 @@ LsfInvoker::LsfInvoker(std::string bin_dir, std::string env_dir, std::chrono::mi
   std::string path = "/usr/local/bin:/usr/bin:/bin";
   if (!bin_dir_.empty()) path = bin_dir_ + ":" + path;
   env_.push_back("PATH=" + path);
+  path_ = path;
+  env_dir_ = env_dir;
   if (!env_dir.empty()) env_.push_back("LSF_ENVDIR=" + env_dir);
+}
+
+lsf::CommandSpec LsfInvoker::SpecAs(const lsf::UserIdentity& user, std::string_view command,
+                                    std::vector<std::string> args,
+                                    std::optional<std::string> stdin_data) const {
+  lsf::CommandSpec spec = Spec(command, std::move(args), std::move(stdin_data));
+  // Nothing of the daemon's environment: the child is the caller's, and a
+  // variable of root's could change what LSF does for them.
+  spec.env = {"HOME=" + user.home, "USER=" + user.name, "LOGNAME=" + user.name, "PATH=" + path_};
+  if (!env_dir_.empty()) spec.env.push_back("LSF_ENVDIR=" + env_dir_);
+  spec.run_as = lsf::RunAsFor(user);
+  return spec;
 }
 
 std::string LsfInvoker::Path(std::string_view command) const {

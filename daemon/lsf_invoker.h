@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lsf_adapter/command_runner.h"
+#include "lsf_adapter/user_identity.h"
 
 namespace bplace {
 
@@ -28,6 +29,14 @@ class LsfInvoker {
   lsf::CommandSpec Spec(std::string_view command, std::vector<std::string> args,
                         std::optional<std::string> stdin_data = std::nullopt) const;
 
+  // The spec for `command` run as `user` (multi-user mode): the child drops
+  // to the user's uid, gid and groups before exec, starts in their home (or
+  // "/"), and gets a clean environment: HOME, USER, LOGNAME, PATH (bin_dir
+  // first) and LSF_ENVDIR only. Blocks briefly (stats the home directory).
+  lsf::CommandSpec SpecAs(const lsf::UserIdentity& user, std::string_view command,
+                          std::vector<std::string> args,
+                          std::optional<std::string> stdin_data = std::nullopt) const;
+
   // Where `command` runs from: "<bin_dir>/<command>", or the bare name.
   std::string Path(std::string_view command) const;
 
@@ -38,6 +47,8 @@ class LsfInvoker {
   std::string bin_dir_;
   std::chrono::milliseconds timeout_;
   std::vector<std::string> env_;
+  std::string path_;     // PATH of every child
+  std::string env_dir_;  // LSF_ENVDIR, or empty
 };
 
 // The current process environment as "NAME=value" strings.

@@ -105,6 +105,10 @@ void Submitter::Submit(JobRequest job, SubmitContext context,
   }
   // LSF's own answer decides who may use a queue; ask once per user and
   // topology interval, then place.
+  if (!AdmitLsfCall(*run)) {
+    Finish(std::move(run));
+    return;
+  }
   const std::string user = run->context.user;
   cache_.FetchPermissions(user, [this, run](Result<std::shared_ptr<const UserPermissions>> got) {
     if (!got) {
@@ -115,6 +119,19 @@ void Submitter::Submit(JobRequest job, SubmitContext context,
     run->permissions = *got;
     Attempt(run);
   });
+}
+
+bool Submitter::AdmitLsfCall(Run& run) {
+  if (options_.limiter == nullptr) return true;
+  const RateLimiter::Decision decision = options_.limiter->AdmitLsfCall(SteadyClock::now());
+  if (decision.allowed) return true;
+  run.result.retry_after = decision.retry_after;
+  run.result.error =
+      Error{ErrorCode::kRateLimited,
+            "the budget of LSF calls for requests ([limits] lsf_calls_per_minute) is used up; "
+            "retry after " +
+                std::to_string(decision.retry_after.count()) + " s"};
+  return false;
 }
 
 void Submitter::Attempt(std::shared_ptr<Run> run) {
@@ -161,9 +178,16 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
   }
   run->tried.insert(queue);
 
+  if (!AdmitLsfCall(*run)) {
+    ledger_.Finish(ticket, false, SteadyClock::now());
+    Finish(std::move(run));
+    return;
+  }
   const lsf::BsubOptions options = OptionsFor(run->job, queue, run->context.request_id,
                                               request.require_ib && options_.ib_select);
-  lsf::CommandSpec spec = lsf_.Spec("bsub", {}, run->job.script);
+  lsf::CommandSpec spec = run->context.run_as
+                              ? lsf_.SpecAs(*run->context.run_as, "bsub", {}, run->job.script)
+                              : lsf_.Spec("bsub", {}, run->job.script);
   spec.argv = lsf::BuildBsubArgv(lsf_.Path("bsub"), options);
   result.requested_queue = queue;
   result.bsub_argv = spec.argv;

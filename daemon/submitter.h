@@ -16,6 +16,7 @@
 #include "daemon/inflight_ledger.h"
 #include "daemon/lsf_invoker.h"
 #include "daemon/placement.h"
+#include "daemon/rate_limiter.h"
 #include "lsf_adapter/command_runner.h"
 
 namespace bplace {
@@ -47,6 +48,8 @@ struct JobRequest {
 struct SubmitContext {
   std::string user;
   std::string request_id;
+  // Multi-user mode: bsub runs as this user (SpecAs); unset: as the daemon.
+  std::optional<lsf::UserIdentity> run_as;
 };
 
 // One bsub call.
@@ -70,6 +73,8 @@ struct SubmissionResult {
   std::vector<std::string> bsub_argv;  // of the successful (or last) attempt
   std::vector<SubmitAttempt> attempts;
   std::optional<Placement> placement;
+  // kRateLimited: whole seconds until the LSF-call budget has room again.
+  std::chrono::seconds retry_after{0};
 };
 
 struct SubmitterOptions {
@@ -80,6 +85,9 @@ struct SubmitterOptions {
   // [ib] source = "lsload": with require_ib, bsub also gets
   // -R "select[ib_ok==1]" so that LSF itself keeps the job off sick hosts.
   bool ib_select = false;
+  // The global budget of LSF calls caused by requests (bsub, bqueues -u);
+  // null: unlimited. Not owned.
+  RateLimiter* limiter = nullptr;
 };
 
 // The -R string that keeps a job on hosts whose elim reports ib_ok 1.
@@ -110,6 +118,8 @@ class Submitter {
   Result<Placement> PlaceLocked(const PlacementRequest& request,
                                 const std::unordered_set<std::string>* permitted,
                                 const std::unordered_set<std::string>& tried) const;
+  // Takes one call from the LSF budget; false (with the error set) when empty.
+  bool AdmitLsfCall(Run& run);
   void Attempt(std::shared_ptr<Run> run);
   void Finish(std::shared_ptr<Run> run);
 

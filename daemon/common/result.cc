@@ -20,6 +20,12 @@ const char* ErrorCodeName(ErrorCode code) {
       return "rejected";
     case ErrorCode::kConflict:
       return "conflict";
+    case ErrorCode::kUnauthenticated:
+      return "unauthenticated";
+    case ErrorCode::kPermissionDenied:
+      return "permission_denied";
+    case ErrorCode::kRateLimited:
+      return "rate_limited";
     case ErrorCode::kInternal:
       return "internal";
   }

@@ -18,6 +18,9 @@ enum class ErrorCode {
   kUnavailable,      // LSF (mbatchd/LIM) is down or unreachable
   kRejected,         // LSF refused a job (bsub)
   kConflict,         // nothing eligible (no queue may take the job)
+  kUnauthenticated,  // no credentials, or credentials we do not know
+  kPermissionDenied,  // a known caller asked for what it may not do
+  kRateLimited,      // over a submission or LSF-call budget; retry later
   kInternal,         // a bug of ours
 };
 

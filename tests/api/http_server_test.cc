@@ -14,17 +14,14 @@
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
-#include <boost/asio/connect.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/empty_body.hpp>
-#include <boost/beast/http/read.hpp>
 #include <nlohmann/json.hpp>
 
 #include "api/problem.h"
 #include "api/router.h"
+#include "tests/api/http_test_client.h"
 
 namespace bplace::api {
 namespace {
@@ -35,95 +32,7 @@ namespace http = beast::http;
 using tcp = net::ip::tcp;
 using namespace std::chrono_literals;
 
-constexpr auto kIoTimeout = 5s;
-
-// A blocking HTTP client over a real socket whose every operation gives up
-// after a deadline, so no test can hang on the server.
-class Client {
- public:
-  // Connects to 127.0.0.1:port; a failure fails the test unless
-  // `may_fail` (see connect_error).
-  explicit Client(unsigned short port, bool may_fail = false) : socket_(ioc_) {
-    socket_.connect(tcp::endpoint(net::ip::address_v4::loopback(), port), connect_error_);
-    if (!may_fail) {
-      EXPECT_FALSE(connect_error_) << connect_error_.message();
-    }
-  }
-
-  beast::error_code connect_error() const { return connect_error_; }
-
-  void Send(std::string_view raw) {
-    beast::error_code result;
-    net::async_write(socket_, net::buffer(raw),
-                     [&](beast::error_code ec, std::size_t) { result = ec; });
-    Run(kIoTimeout);
-    EXPECT_FALSE(result) << result.message();
-  }
-
-  void Get(std::string_view target, std::string_view extra_headers = "") {
-    Send("GET " + std::string(target) + " HTTP/1.1\r\nHost: test\r\n" + std::string(extra_headers) +
-         "\r\n");
-  }
-
-  // Reads one response; nullopt when the connection ended or the deadline
-  // passed first.
-  std::optional<Response> Read(std::chrono::milliseconds timeout = kIoTimeout) {
-    Response res;
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(16 * 1024 * 1024);
-    beast::error_code result = net::error::timed_out;
-    http::async_read(socket_, buffer_, parser,
-                     [&](beast::error_code ec, std::size_t) { result = ec; });
-    if (!Run(timeout)) return std::nullopt;
-    if (result) {
-      last_error_ = result;
-      return std::nullopt;
-    }
-    return parser.release();
-  }
-
-  // Waits until the server closes the connection; returns false when it is
-  // still open at the deadline or sends data.
-  bool WaitClosed(std::chrono::milliseconds timeout) {
-    char byte;
-    beast::error_code result;
-    std::size_t bytes = 0;
-    socket_.async_read_some(net::buffer(&byte, 1), [&](beast::error_code ec, std::size_t n) {
-      result = ec;
-      bytes = n;
-    });
-    if (!Run(timeout)) return false;
-    return buffer_.size() == 0 && bytes == 0 && result;
-  }
-
-  // Why the last Read returned nothing (other than a timeout).
-  beast::error_code last_error() const { return last_error_; }
-
-  void Close() {
-    beast::error_code ignored;
-    socket_.close(ignored);
-  }
-
- private:
-  // Runs the client's io_context until the pending operation completes or
-  // `timeout` passes (then cancels it). Returns whether it completed in time.
-  bool Run(std::chrono::milliseconds timeout) {
-    ioc_.restart();
-    ioc_.run_for(timeout);
-    if (ioc_.stopped()) return true;
-    beast::error_code ignored;
-    socket_.cancel(ignored);
-    ioc_.restart();
-    ioc_.run();
-    return false;
-  }
-
-  net::io_context ioc_;
-  tcp::socket socket_;
-  beast::flat_buffer buffer_;
-  beast::error_code connect_error_;
-  beast::error_code last_error_;
-};
+using http_test::Client;
 
 nlohmann::json Body(const Response& res) { return nlohmann::json::parse(res.body()); }
 

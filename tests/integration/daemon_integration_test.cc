@@ -1,14 +1,19 @@
 // The real bplaced against the LSF simulator, over HTTP on 127.0.0.1.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -349,6 +354,197 @@ TEST(IbLocalProbeTest, PublishesTheRealProbesVerdictForThisHost) {
   EXPECT_EQ(daemon.Get("/readyz").status, 200);
 }
 
+// --- Identity: real users on a real Unix socket --------------------------------
+
+// curl as `user` (setpriv) over the daemon's Unix socket; returns status and body.
+HttpReply CurlAs(const std::string& user, const std::string& socket, const std::string& method,
+                 const std::string& target, const std::string& body = "") {
+  std::vector<std::string> argv;
+  if (user != "root") {
+    argv = {"/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups", "--"};
+  }
+  argv.insert(argv.end(), {"/usr/bin/curl", "-s", "-w", "\n%{http_code}", "--unix-socket", socket,
+                           "-X", method, "http://localhost" + target});
+  if (!body.empty()) argv.insert(argv.end(), {"-H", "Content-Type: application/json", "-d", body});
+  const ProcessOutput out = RunProcess(argv);
+  HttpReply reply;
+  const std::size_t newline = out.out.rfind('\n');
+  if (newline == std::string::npos) return reply;
+  reply.body = out.out.substr(0, newline);
+  reply.status = std::atoi(out.out.substr(newline + 1).c_str());
+  return reply;
+}
+
+// The USER column of `bjobs -u all -w` for job `id`.
+std::string OwnerOf(const SimCluster& sim, const std::string& id) {
+  std::istringstream rows(sim.Lsf({"bjobs", "-u", "all", "-a", "-w"}).out);
+  std::string line;
+  while (std::getline(rows, line)) {
+    std::istringstream words(line);
+    std::string job, user;
+    if (words >> job >> user && job == id) return user;
+  }
+  return "";
+}
+
+bool HaveTestUsers() {
+  return geteuid() == 0 && CanRunAs("alice") && CanRunAs("bob") &&
+         RunProcess({"/bin/sh", "-c", "command -v curl"}).exit_code == 0;
+}
+
+class MultiUserTest : public ::testing::Test {
+ protected:
+  static DaemonSettings Settings(const SimCluster& sim) {
+    DaemonSettings settings;
+    settings.multi_user = true;
+    settings.unix_socket = (sim.dir() / "bplace.sock").string();
+    settings.token_lines = {TokenHash("bob-read-only-token") + " bob read",
+                            TokenHash("carol-token") + " carol read,submit"};
+    return settings;
+  }
+  void SetUp() override {
+    if (!HaveTestUsers()) {
+      GTEST_SKIP() << "needs root, setpriv, curl and the users alice and bob "
+                      "(tools/test-users.sh)";
+    }
+    sim_ = std::make_unique<SimCluster>(DEMO_CLUSTER);
+    daemon_ = std::make_unique<DaemonProcess>(*sim_, Settings(*sim_));
+    socket_ = (sim_->dir() / "bplace.sock").string();
+  }
+  std::unique_ptr<SimCluster> sim_;
+  std::unique_ptr<DaemonProcess> daemon_;
+  std::string socket_;
+};
+
+TEST_F(MultiUserTest, JobsOverTheUnixSocketBelongToTheCallingUser) {
+  const HttpReply alice =
+      CurlAs("alice", socket_, "POST", "/v1/jobs", json{{"command", "sleep 60"}}.dump());
+  ASSERT_EQ(alice.status, 201) << alice.body;
+  const HttpReply bob =
+      CurlAs("bob", socket_, "POST", "/v1/jobs", json{{"command", "sleep 60"}}.dump());
+  ASSERT_EQ(bob.status, 201) << bob.body;
+  EXPECT_EQ(json::parse(alice.body)["user"], "alice");
+  EXPECT_EQ(OwnerOf(*sim_, json::parse(alice.body)["job_id"]), "alice");
+  EXPECT_EQ(OwnerOf(*sim_, json::parse(bob.body)["job_id"]), "bob");
+  // One audit line per decision, naming the caller and the job.
+  std::ifstream log(daemon_->log_path());
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, ::testing::HasSubstr("\"caller\":\"alice\""));
+  EXPECT_THAT(text, ::testing::HasSubstr("\"auth\":\"peer_credentials\""));
+  EXPECT_THAT(text, ::testing::HasSubstr("\"job_id\":\"" +
+                                         json::parse(bob.body)["job_id"].get<std::string>()));
+}
+
+TEST_F(MultiUserTest, RootIsRefusedAndNothingIsSubmitted) {
+  const std::size_t before = FirstColumn(sim_->Lsf({"bjobs", "-u", "all", "-a"}).out).size();
+  const HttpReply root =
+      CurlAs("root", socket_, "POST", "/v1/jobs", json{{"command", "sleep 60"}}.dump());
+  EXPECT_EQ(root.status, 403) << root.body;
+  EXPECT_THAT(root.body, ::testing::HasSubstr("uid 0 (root) may not submit"));
+  EXPECT_EQ(FirstColumn(sim_->Lsf({"bjobs", "-u", "all", "-a"}).out).size(), before);
+  EXPECT_EQ(CurlAs("root", socket_, "GET", "/v1/queues").status, 200);  // reading is fine
+}
+
+TEST_F(MultiUserTest, TokensActForTheirOwnUserOnly) {
+  // The harness token is alice's: her job, and naming bob in the body is refused.
+  const HttpReply as_bob =
+      daemon_->Post("/v1/jobs", json{{"command", "sleep 1"}, {"user", "bob"}}.dump());
+  EXPECT_EQ(as_bob.status, 400) << as_bob.body;
+  const HttpReply own = daemon_->Post("/v1/jobs", json{{"command", "sleep 1"}}.dump());
+  ASSERT_EQ(own.status, 201) << own.body;
+  EXPECT_EQ(OwnerOf(*sim_, own.Json()["job_id"]), "alice");
+
+  const std::string job = json{{"command", "sleep 1"}}.dump();
+  const HttpReply unknown =
+      Http(daemon_->port(), "POST", "/v1/jobs", job, "application/json", "Bearer not-a-token");
+  EXPECT_EQ(unknown.status, 401) << unknown.body;
+  EXPECT_EQ(unknown.headers.at("www-authenticate"), "Bearer realm=\"bplace\"");
+  const HttpReply read_only = Http(daemon_->port(), "POST", "/v1/jobs", job, "application/json",
+                                   "Bearer bob-read-only-token");
+  EXPECT_EQ(read_only.status, 403) << read_only.body;
+  EXPECT_THAT(read_only.body, ::testing::HasSubstr("lacks the `submit` scope"));
+  // carol has a token but no account here.
+  const HttpReply no_account =
+      Http(daemon_->port(), "POST", "/v1/jobs", job, "application/json", "Bearer carol-token");
+  EXPECT_EQ(no_account.status, 403) << no_account.body;
+  EXPECT_THAT(no_account.body, ::testing::HasSubstr("not in the passwd database"));
+  // Anonymous TCP callers may read (anonymous_read) but never submit.
+  EXPECT_EQ(Http(daemon_->port(), "POST", "/v1/jobs", job).status, 403);
+}
+
+TEST(ServiceAccountTest, AnotherUidOnTheSocketMayReadButNotSubmit) {
+  if (!HaveTestUsers()) GTEST_SKIP() << "needs root, setpriv, curl, alice and bob";
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonSettings settings;
+  settings.unix_socket = (sim.dir() / "bplace.sock").string();
+  DaemonProcess daemon(sim, settings);  // runs as bplace-sys
+  const HttpReply submit = CurlAs("alice", settings.unix_socket, "POST", "/v1/jobs",
+                                  json{{"command", "sleep 1"}}.dump());
+  EXPECT_EQ(submit.status, 403) << submit.body;
+  EXPECT_THAT(submit.body, ::testing::HasSubstr("only bplace-sys may submit"));
+  EXPECT_EQ(CurlAs("alice", settings.unix_socket, "GET", "/v1/queues").status, 200);
+  const HttpReply own = CurlAs("bplace-sys", settings.unix_socket, "POST", "/v1/jobs",
+                               json{{"command", "sleep 1"}}.dump());
+  EXPECT_EQ(own.status, 201) << own.body;
+}
+
+TEST(LimitsTest, SubmissionsBeyondTheBurstGet429WithRetryAfter) {
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonSettings settings;
+  settings.limits = "submit_burst = 2\nsubmit_per_minute = 1";
+  DaemonProcess daemon(sim, settings);
+  const std::string job = json{{"command", "sleep 1"}}.dump();
+  EXPECT_EQ(daemon.Post("/v1/jobs", job).status, 201);
+  EXPECT_EQ(daemon.Post("/v1/jobs", job).status, 201);
+  const HttpReply third = daemon.Post("/v1/jobs", job);
+  EXPECT_EQ(third.status, 429) << third.body;
+  ASSERT_TRUE(third.headers.count("retry-after"));
+  EXPECT_GE(std::atoi(third.headers.at("retry-after").c_str()), 1);
+}
+
+TEST(OverloadTest, ServiceResumesAfterMoreConnectionsThanTheLimit) {
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonSettings settings;
+  settings.extra_config = "";
+  DaemonProcess daemon(sim, settings);
+  // Far more idle connections than server.max_connections (256): the ones
+  // beyond it are answered 503 and closed; the rest are held open.
+  std::vector<int> held;
+  int refused = 0;
+  for (int i = 0; i < 300; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(daemon.port()));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+      close(fd);
+      continue;
+    }
+    held.push_back(fd);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (int fd : held) {
+    pollfd ready{fd, POLLIN, 0};
+    if (poll(&ready, 1, 0) > 0) {
+      char buffer[64] = {};
+      if (recv(fd, buffer, sizeof buffer - 1, MSG_DONTWAIT) > 0 &&
+          std::string(buffer).find(" 503 ") != std::string::npos) {
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(refused, 0) << "no connection was turned away with 503";
+  for (int fd : held) close(fd);
+  bool served = false;
+  for (int i = 0; i < 100 && !served; ++i) {
+    served = daemon.Get("/v1/queues").status == 200;
+    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(served);
+  EXPECT_EQ(daemon.Post("/v1/jobs", json{{"command", "sleep 1"}}.dump()).status, 201);
+}
+
 TEST(LsfDownTest, ReadsStayUpSubmissionsFailFastAndServiceRecovers) {
   SimCluster sim(DEMO_CLUSTER);
   DaemonSettings settings;
@@ -396,6 +592,8 @@ TEST(SystemdTest, NotifiesReadyAfterFirstSnapshotAndStoppingOnSigterm) {
   address.sun_family = AF_UNIX;
   std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path.c_str());
   ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  // The daemon may run as the service user, as under systemd.
+  ASSERT_EQ(chmod(socket_path.c_str(), 0777), 0);
   auto receive = [fd](int timeout_ms) {
     pollfd ready{fd, POLLIN, 0};
     if (poll(&ready, 1, timeout_ms) <= 0) return std::string();
@@ -441,7 +639,11 @@ TEST(CapturedOutputTest, ServesAnOpenLavaClusterFromScriptsPrintingCapturedText)
   for (const auto& [name, body] : scripts) {
     const auto path = bin / name;
     std::ofstream(path) << "#!/bin/sh\n" << body;
-    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    // Readable and executable by the service user the daemon may run as.
+    std::filesystem::permissions(
+        path, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                  std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                  std::filesystem::perms::others_exec);
   }
   DaemonSettings settings;
   settings.bin_dir = bin.string();

@@ -55,6 +55,13 @@ std::string ReadFile(const std::filesystem::path& path) {
   return buffer.str();
 }
 
+std::string CurrentUser() {
+  const ProcessOutput id = RunProcess({"/usr/bin/id", "-un"});
+  std::string name = id.out;
+  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+  return name;
+}
+
 }  // namespace
 
 ProcessOutput RunProcess(const std::vector<std::string>& argv,
@@ -124,8 +131,22 @@ nlohmann::json HttpReply::Json() const {
   return nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
 }
 
+std::string TokenHash(const std::string& token) {
+  const ProcessOutput hashed =
+      RunProcess({"/bin/sh", "-c", "printf %s \"$T\" | sha256sum"}, {{"T", token}});
+  return "sha256:" + hashed.out.substr(0, 64);
+}
+
+bool CanRunAs(const std::string& user) {
+  if (geteuid() != 0) return false;
+  return RunProcess({"/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups",
+                     "--", "/bin/true"})
+             .exit_code == 0;
+}
+
 HttpReply Http(int port, const std::string& method, const std::string& target,
-               const std::string& body, const std::string& content_type) {
+               const std::string& body, const std::string& content_type,
+               const std::string& authorization) {
   boost::asio::io_context ioc;
   beast::tcp_stream stream(ioc);
   stream.expires_after(std::chrono::seconds(60));
@@ -133,6 +154,7 @@ HttpReply Http(int port, const std::string& method, const std::string& target,
       tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)));
   http::request<http::string_body> req{http::string_to_verb(method), target, 11};
   req.set(http::field::host, "127.0.0.1");
+  if (!authorization.empty()) req.set(http::field::authorization, authorization);
   if (!body.empty()) {
     req.set(http::field::content_type, content_type);
     req.body() = body;
@@ -161,6 +183,12 @@ SimCluster::SimCluster(const std::string& definition) {
   const char* made = mkdtemp(pattern);
   if (made == nullptr) throw std::runtime_error("mkdtemp failed");
   dir_ = made;
+  // Other local users (alice, bob in the multi-user tests) reach the state
+  // and the daemon's socket through this directory.
+  std::filesystem::permissions(
+      dir_, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                std::filesystem::perms::others_exec);
   const ProcessOutput init =
       RunProcess({std::string(LSFSIM_BIN_DIR) + "/lsfsim", "init", "--cluster", definition,
                   "--state", (dir_ / "lsf").string()});
@@ -187,20 +215,50 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
   const auto port_path = sim.dir() / "port";
   log_path_ = (sim.dir() / "bplaced.log").string();
   std::filesystem::remove(port_path);
+  const bool root = geteuid() == 0;
+  const bool drop = root && !settings.multi_user;
+  service_user_ = settings.multi_user ? "alice" : drop ? "bplace-sys" : CurrentUser();
+  token_ = "bpl_harness_" + std::to_string(getpid()) + "_" + std::to_string(std::rand());
+  const auto tokens_path = sim.dir() / "tokens";
+  {
+    std::ofstream tokens(tokens_path);
+    tokens << TokenHash(token_) << " " << service_user_ << " read,submit,admin\n";
+    for (const std::string& line : settings.token_lines) tokens << line << "\n";
+  }
+  std::filesystem::permissions(
+      tokens_path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  if (drop) {
+    // The service user writes the port file (and a Unix socket) here and owns
+    // the tokens file, as it would own /etc/bplace/tokens.
+    std::filesystem::permissions(sim.dir(), std::filesystem::perms::all);
+    const ProcessOutput chown = RunProcess({"/bin/chown", service_user_, tokens_path.string()});
+    if (chown.exit_code != 0) {
+      throw std::runtime_error("cannot chown the tokens file to " + service_user_ +
+                               " (run tools/test-users.sh as root): " + chown.err);
+    }
+  }
   {
     std::ofstream config(config_path);
-    config << "[server]\nlisten = \"127.0.0.1:0\"\nmax_staleness_s = " << settings.max_staleness_s
-           << "\n\n[lsf]\nbin_dir = \""
+    config << "[server]\nlisten = [\"127.0.0.1:0\""
+           << (settings.unix_socket.empty() ? "" : ", \"unix:" + settings.unix_socket + "\"")
+           << "]\nmax_staleness_s = " << settings.max_staleness_s << "\n\n[lsf]\nbin_dir = \""
            << (settings.bin_dir.empty() ? std::string(LSFSIM_BIN_DIR) : settings.bin_dir)
            << "\"\nenv_dir = \"" << (sim.dir() / "lsf").string()
            << "\"\ncommand_timeout_s = " << settings.command_timeout_s
            << "\nload_refresh_s = " << settings.load_refresh_s
            << "\ntopology_refresh_s = " << settings.topology_refresh_s
-           << "\n\n[submit]\nmax_attempts = " << settings.max_attempts << "\n\n"
+           << "\n\n[submit]\nmax_attempts = " << settings.max_attempts << "\n\n[auth]\nmode = \""
+           << (settings.multi_user ? "multi-user" : "service-account") << "\"\ntokens_file = \""
+           << tokens_path.string() << "\"\nanonymous_read = true\n\n[limits]\n"
+           << settings.limits << "\n\n"
            << settings.extra_config;
   }
   std::vector<std::string> args = {BPLACED_PATH, "--config", config_path.string(), "--port-file",
                                    port_path.string()};
+  if (drop) {
+    args.insert(args.begin(), {"/usr/bin/setpriv", "--reuid=" + service_user_,
+                               "--regid=" + service_user_, "--init-groups", "--"});
+  }
   std::vector<std::string> environment = MergedEnv(settings.env);
   auto arg_pointers = Pointers(args);
   auto env_pointers = Pointers(environment);

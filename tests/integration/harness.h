@@ -37,8 +37,13 @@ struct HttpReply {
 };
 
 // Sends one request to 127.0.0.1:port on a new connection and reads the reply.
+// `authorization`, when not empty, is sent as the Authorization header.
 HttpReply Http(int port, const std::string& method, const std::string& target,
-               const std::string& body = "", const std::string& content_type = "application/json");
+               const std::string& body = "", const std::string& content_type = "application/json",
+               const std::string& authorization = "");
+
+// Whether `user` exists and this process (root) can run programs as them.
+bool CanRunAs(const std::string& user);
 
 // A simulator state directory made from the demo cluster (or another definition).
 class SimCluster {
@@ -65,7 +70,21 @@ struct DaemonSettings {
   std::map<std::string, std::string> env;  // added to the daemon's environment
   std::string bin_dir;                     // LSF commands from here instead of the simulator's
   std::string extra_config;                // TOML appended to the generated config ([ib] ...)
+  // [auth] mode "multi-user": the daemon runs as root (tests run as root)
+  // and bsub as each caller. Otherwise service-account mode: as root, the
+  // daemon is started as the system user `bplace-sys` (tools/test-users.sh).
+  bool multi_user = false;
+  std::string unix_socket;  // when set, also listen on unix:<this path>
+  // Lines added to the tokens file ("sha256:<hex> USER SCOPES").
+  std::vector<std::string> token_lines;
+  // TOML lines of [limits]; the default lets bursts of test submissions through.
+  std::string limits =
+      "submit_burst = 1000\nsubmit_per_minute = 6000\nlsf_calls_burst = 1000\n"
+      "lsf_calls_per_minute = 6000";
 };
+
+// "sha256:<hex>" of `token`, as the tokens file holds it.
+std::string TokenHash(const std::string& token);
 
 // A bplaced process serving `sim` on 127.0.0.1 with an ephemeral port.
 // Started in the constructor (waits until /readyz answers 200); SIGTERM and
@@ -76,9 +95,13 @@ class DaemonProcess {
   ~DaemonProcess();
   int port() const { return port_; }
   HttpReply Get(const std::string& target) const { return Http(port_, "GET", target); }
+  // With the harness's token, which has every scope for the user jobs run as
+  // (the service user; alice in multi-user mode).
   HttpReply Post(const std::string& target, const std::string& body) const {
-    return Http(port_, "POST", target, body);
+    return Http(port_, "POST", target, body, "application/json", "Bearer " + token_);
   }
+  const std::string& token() const { return token_; }
+  const std::string& service_user() const { return service_user_; }
   // Sends SIGTERM and waits; returns the exit status (or -1 on timeout).
   int Terminate(std::chrono::seconds timeout = std::chrono::seconds(20));
   const std::string& log_path() const { return log_path_; }
@@ -87,6 +110,8 @@ class DaemonProcess {
   pid_t pid_ = -1;
   int port_ = 0;
   std::string log_path_;
+  std::string token_;
+  std::string service_user_;
 };
 
 }  // namespace bplace::testing
