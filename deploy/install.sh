@@ -15,5 +15,12 @@ if ! id bplace >/dev/null 2>&1; then
   useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin bplace
 fi
 install -m 0644 "$here/bplaced.service" /etc/systemd/system/bplaced.service
+# The multi-user variant and socket activation, for sites that choose them.
+install -m 0644 "$here/bplaced-multiuser.service" /etc/systemd/system/bplaced-multiuser.service
+install -m 0644 "$here/bplaced.socket" /etc/systemd/system/bplaced.socket
+if [ -x "$build_dir/rdma_probe/rdma_probe" ]; then
+  install -m 0755 "$build_dir/rdma_probe/rdma_probe" /usr/local/bin/rdma_probe
+fi
+install -m 0755 "$here/../tools/bplace-token" /usr/local/bin/bplace-token
 systemctl daemon-reload
 echo "installed; edit /etc/bplace/bplaced.toml ([lsf] bin_dir, env_dir), then: systemctl enable --now bplaced"

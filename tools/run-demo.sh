@@ -40,11 +40,35 @@ mkdir -p "$root/build/demo"
 if [ ! -f "$state/lsf.conf" ]; then
   "$sim_bin/lsfsim" init --cluster config/demo/cluster.toml --state "$state" >/dev/null
 fi
+# bplaced never runs as root in service-account mode: as root, the demo runs
+# it as `nobody` (which then owns the demo's jobs); otherwise as you.
+run_as=()
+service_user=$(id -un)
+if [ "$(id -u)" -eq 0 ]; then
+  service_user=nobody
+  run_as=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
+  chmod -R a+rwX "$root/build/demo"
+  if ! "${run_as[@]}" test -x "$root/$build_dir/daemon/bplaced"; then
+    echo "run-demo: user nobody cannot reach $root/$build_dir; make the directories above it" \
+         "searchable (chmod o+x) or run as an ordinary user" >&2
+    exit 1
+  fi
+fi
+
+# A bearer token for TCP callers (tools/bplace-token); reads need none.
+tokens="$root/build/demo/tokens"
+rm -f "$tokens"
+token=$(tools/bplace-token --append "$tokens" "$service_user" read,submit,admin 2>/dev/null)
+if [ "$(id -u)" -eq 0 ]; then
+  chown nobody "$tokens"
+fi
+socket="$root/build/demo/bplace.sock"
+
 config="$root/build/demo/bplaced.toml"
 cat >"$config" <<TOML
 # Written by tools/run-demo.sh: bplaced against the bundled LSF simulator.
 [server]
-listen = "$listen"
+listen = ["$listen", "unix:$socket"]
 
 [lsf]
 bin_dir = "$sim_bin"
@@ -54,10 +78,23 @@ command_timeout_s = 10
 [placement]
 # The demo's interactive queue is for bsub -I work: keep batch placements out.
 exclude_queues = ["interactive"]
+
+[ib]
+# The simulator publishes the ib_ok load index (node017 and gpu02 are sick).
+source = "lsload"
+
+[auth]
+mode = "service-account"
+tokens_file = "$tokens"
+anonymous_read = true
 TOML
 cat >&2 <<MSG
-run-demo: no LSF here; using the LSF simulator (demo cluster).
+run-demo: no LSF here; using the LSF simulator (demo cluster), bplaced as $service_user.
   Simulator commands:  LSF_ENVDIR=$state $sim_bin/bjobs -u all -w
   Try:                 curl 'http://$listen/v1/placement?host=node007'
+  Submit over TCP:     export TOKEN=$token
+                       curl -X POST http://$listen/v1/jobs -H "Authorization: Bearer \$TOKEN" \\
+                            -H 'Content-Type: application/json' -d '{"command":"sleep 60"}'
+  Unix socket:         curl --unix-socket $socket http://localhost/v1/queues
 MSG
-exec "$bplaced" --config "$config"
+exec "${run_as[@]}" "$bplaced" --config "$config"
