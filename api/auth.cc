@@ -111,8 +111,9 @@ Result<Caller> Authenticator::Identify(const Request& req, const RequestContext&
       caller.user = "";
     }
     caller.can_read = true;
-    // Local users may ask for a refresh; it is rate-limited by the cache.
-    caller.is_admin = true;
+    // The service account and root administer the daemon (forced refreshes,
+    // placements for other users); other local users read and submit.
+    caller.is_admin = ctx.peer->uid == policy_.daemon_uid || ctx.peer->uid == 0;
     caller.can_submit = identity.has_value();
     if (!identity) caller.submit_refusal = identity.error().message;
     DecideSubmit(caller);

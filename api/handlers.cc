@@ -91,7 +91,9 @@ void Audit(const Caller* caller, const RequestContext& ctx, std::string_view dec
     line["uid"] = caller->uid ? json(*caller->uid) : json();
     line["auth"] = AuthMethodName(caller->method);
   }
-  spdlog::info("audit {}", line.dump());
+  // LSF's replies are arbitrary bytes: replace invalid UTF-8 instead of
+  // throwing on a runner thread.
+  spdlog::info("audit {}", line.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace
@@ -282,6 +284,16 @@ void RegisterRoutes(Router& router, const Services& services) {
               }
             }
             request.user = std::string(params.Query("user").value_or(caller_user));
+            if (s->auth && request.user != caller_user) {
+              // Another user's permissions and bsub refusals are theirs.
+              auto caller = s->auth->Identify(req, ctx);
+              if (!caller || !caller->is_admin) {
+                return Reply(respond, req,
+                             MakeProblem(Error{ErrorCode::kPermissionDenied,
+                                               "user: placing for another user than yourself (" +
+                                                   caller_user + ") needs the `admin` scope"}));
+              }
+            }
             request.require_ib = s->require_ib;
             if (auto host = params.Query("host")) request.host = std::string(*host);
             std::set<std::string> seen;

@@ -78,18 +78,28 @@ Result<void> CheckModePrivileges(config::AuthMode mode) {
     }
     return {};
   }
-  // CapEff in /proc/self/status: bit 6 is CAP_SETGID, bit 7 CAP_SETUID.
+  // Root: setresuid from a non-zero uid would keep capabilities in the child.
+  if (geteuid() != 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "multi-user mode ([auth] mode) runs as root (with CAP_SETUID, CAP_SETGID and "
+                "CAP_KILL only, see deploy/bplaced-multiuser.service); bplaced runs as uid " +
+                    std::to_string(geteuid()));
+  }
+  // CapEff in /proc/self/status: bit 5 is CAP_KILL, 6 CAP_SETGID, 7 CAP_SETUID.
   std::ifstream status("/proc/self/status");
   std::string line;
   std::uint64_t effective = 0;
   while (std::getline(status, line)) {
-    if (line.rfind("CapEff:", 0) == 0) effective = std::stoull(line.substr(7), nullptr, 16);
+    if (line.rfind("CapEff:", 0) == 0) {
+      effective = std::strtoull(line.c_str() + 7, nullptr, 16);
+    }
   }
-  constexpr std::uint64_t kNeeded = (1ULL << 6) | (1ULL << 7);
+  constexpr std::uint64_t kNeeded = (1ULL << 5) | (1ULL << 6) | (1ULL << 7);
   if ((effective & kNeeded) != kNeeded) {
     return Fail(ErrorCode::kInvalidArgument,
                 "multi-user mode ([auth] mode) needs CAP_SETUID and CAP_SETGID to run bsub as "
-                "each caller; start bplaced as root (see deploy/bplaced-multiuser.service)");
+                "each caller and CAP_KILL to stop it at its timeout; CapEff is " +
+                    std::to_string(effective));
   }
   return {};
 }

@@ -23,7 +23,7 @@ bool WorthRemembering(const std::string& message) {
 }
 
 lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue,
-                            const std::string& request_id, bool ib_select) {
+                            const std::string& request_id, const char* ib_select) {
   lsf::BsubOptions options;
   options.queue = queue;
   options.host = job.host;
@@ -31,7 +31,7 @@ lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue,
   options.job_name = job.job_name;
   options.slots = job.slots;
   options.resources = job.resources;
-  if (ib_select) options.daemon_resources = kIbSelect;
+  if (ib_select != nullptr) options.daemon_resources = ib_select;
   options.output = job.output;
   options.error = job.error;
   options.cwd = job.cwd;
@@ -183,8 +183,11 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
     Finish(std::move(run));
     return;
   }
-  const lsf::BsubOptions options = OptionsFor(run->job, queue, run->context.request_id,
-                                              request.require_ib && options_.ib_select);
+  const lsf::BsubOptions options =
+      OptionsFor(run->job, queue, run->context.request_id,
+                 request.require_ib && options_.ib_select
+                     ? (options_.allow_unknown_ib ? kIbSelectOrUnknown : kIbSelect)
+                     : nullptr);
   lsf::CommandSpec spec = run->context.run_as
                               ? lsf_.SpecAs(*run->context.run_as, "bsub", {}, run->job.script)
                               : lsf_.Spec("bsub", {}, run->job.script);

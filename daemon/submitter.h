@@ -90,8 +90,10 @@ struct SubmitterOptions {
   RateLimiter* limiter = nullptr;
 };
 
-// The -R string that keeps a job on hosts whose elim reports ib_ok 1.
+// The -R strings that keep a job on hosts whose elim reports ib_ok 1, and
+// (allow_unknown) also on hosts that report no ib_ok at all.
 inline constexpr char kIbSelect[] = "select[ib_ok==1]";
+inline constexpr char kIbSelectOrUnknown[] = "select[!defined(ib_ok) || ib_ok==1]";
 
 // Places jobs and submits them with bsub (DESIGN §3.4): tries the ranked
 // queues in order, at most max_attempts bsub calls; a queue-specific

@@ -268,9 +268,11 @@ bool CloseRange(const ForkPlan& plan, unsigned first, unsigned last) {
   if (first > last) return true;
 #ifdef SYS_close_range
   if (::syscall(SYS_close_range, first, last, 0) == 0) return true;
-  if (errno != ENOSYS) return false;
+  // ENOSYS before Linux 5.9; EPERM from a seccomp filter (systemd's
+  // SystemCallFilter with SystemCallErrorNumber=EPERM) that predates it.
+  if (errno != ENOSYS && errno != EPERM) return false;
 #endif
-  // Before Linux 5.9: one close per possible descriptor.
+  // One close per possible descriptor.
   const unsigned end = std::min(last, static_cast<unsigned>(plan.max_fd));
   for (unsigned fd = first; fd <= end; ++fd) ::close(static_cast<int>(fd));
   return true;

@@ -562,7 +562,6 @@ TEST_F(ClusterCacheTest, AllowsManualRefreshAfterInterval) {
   RunUntil([&] { return CallsOf(kTopologyQuery) == 2 && CallsOf(kLoadQuery) == 2; });
 }
 
-
 constexpr char kLsloadIbOk[] =
     "HOST_NAME               status  ib_ok\n"
     "node001                     ok    1.0\n"

@@ -722,7 +722,6 @@ TEST(PlaceRewriteTest, RanksARewrittenQueueByTheQueueItsJobsLandIn) {
   EXPECT_EQ(express->inflight, 4);
 }
 
-
 // --- InfiniBand health ------------------------------------------------------------
 
 // Two queues: `fabric` on node01 and node02, `edge` on node03.

@@ -497,8 +497,21 @@ TEST_F(SubmitterTest, DryRunUsesCachedPermissionsAndInflightSlots) {
   EXPECT_EQ(placement->candidates[1].inflight, 5);
 }
 
+TEST_F(SubmitterTest, SubmitsNothingWhenNoHostHasKnownHealthyIbAndUnknownIsRefused) {
+  options_.require_ib = true;
+  options_.ib_select = true;
+  options_.allow_unknown_ib = false;  // and no health source answered
+  const SubmissionResult result = Submit(Command("./mpi_app"));
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kConflict);
+  ASSERT_TRUE(result.placement);
+  for (const Exclusion& exclusion : result.placement->excluded) {
+    EXPECT_EQ(exclusion.code, ExclusionCode::kNoHealthyIbHost) << exclusion.queue;
+  }
+  EXPECT_TRUE(BsubCalls().empty());
+}
 
-TEST_F(SubmitterTest, AddsIbSelectWhenLsloadSourceAndRequireIb) {
+TEST_F(SubmitterTest, IbSelectAlsoAdmitsHostsWithoutIbOkWhenUnknownIsAllowed) {
   options_.require_ib = true;
   options_.ib_select = true;
   JobRequest job = Command("./mpi_app");
@@ -507,7 +520,7 @@ TEST_F(SubmitterTest, AddsIbSelectWhenLsloadSourceAndRequireIb) {
   ASSERT_FALSE(result.error) << result.error->message;
   EXPECT_THAT(result.bsub_argv,
               ElementsAre("bsub", "-q", "qa", "-Jd", "bplace:rid1", "-R", "span[ptile=4]", "-R",
-                          "select[ib_ok==1]", "./mpi_app"));
+                          "select[!defined(ib_ok) || ib_ok==1]", "./mpi_app"));
 }
 
 TEST_F(SubmitterTest, LeavesIbSelectOutWhenRequestDoesNotRequireIb) {

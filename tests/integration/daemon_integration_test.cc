@@ -316,7 +316,7 @@ TEST_F(IbHealthTest, HostWhoseIbGoesBadIsNeverChosenAndComesBackAfterRecovery) {
   ASSERT_EQ(accepted.status, 201) << accepted.body;
   const json job = accepted.Json();
   EXPECT_THAT(job["bsub_argv"].get<std::vector<std::string>>(),
-              ::testing::Contains("select[ib_ok==1]"));
+              ::testing::Contains("select[!defined(ib_ok) || ib_ok==1]"));
 }
 
 TEST_F(IbHealthTest, ReportsHostsWithoutIbAsUnhealthyWithTheReason) {
@@ -486,6 +486,37 @@ TEST(ServiceAccountTest, AnotherUidOnTheSocketMayReadButNotSubmit) {
   const HttpReply own = CurlAs("bplace-sys", settings.unix_socket, "POST", "/v1/jobs",
                                json{{"command", "sleep 1"}}.dump());
   EXPECT_EQ(own.status, 201) << own.body;
+}
+
+// systemd socket activation: systemd-socket-activate owns the Unix socket and
+// passes it as fd 3 (LISTEN_FDS=1); bplaced serves on it and ignores listen.
+TEST(SocketActivationTest, ServesOnTheSocketSystemdPasses) {
+  if (!HaveTestUsers() || !std::filesystem::exists("/usr/bin/systemd-socket-activate")) {
+    GTEST_SKIP() << "needs root, the test users, curl and systemd-socket-activate";
+  }
+  SimCluster sim(DEMO_CLUSTER);
+  const std::string socket = (sim.dir() / "activated.sock").string();
+  DaemonSettings settings;
+  settings.launcher = {"/usr/bin/systemd-socket-activate", "-l", socket, "--"};
+  DaemonProcess daemon(sim, settings);
+  HttpReply health;
+  for (int i = 0; i < 100 && health.status != 200; ++i) {
+    if (std::filesystem::exists(socket)) health = CurlAs("root", socket, "GET", "/healthz");
+    if (health.status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(health.status, 200) << health.body;
+  HttpReply queues;
+  for (int i = 0; i < 100 && queues.status != 200; ++i) {
+    // The socket is systemd-socket-activate's (mode from its umask); the
+    // daemon's own user may always connect.
+    queues = CurlAs("bplace-sys", socket, "GET", "/v1/queues");
+    if (queues.status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(queues.status, 200) << queues.body;
+  std::ifstream log(daemon.log_path());
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, ::testing::HasSubstr("listening on unix:" + socket));
+  EXPECT_EQ(daemon.Terminate(), 0);
 }
 
 TEST(LimitsTest, SubmissionsBeyondTheBurstGet429WithRetryAfter) {

@@ -255,6 +255,7 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
   }
   std::vector<std::string> args = {BPLACED_PATH, "--config", config_path.string(), "--port-file",
                                    port_path.string()};
+  args.insert(args.begin(), settings.launcher.begin(), settings.launcher.end());
   if (drop) {
     args.insert(args.begin(), {"/usr/bin/setpriv", "--reuid=" + service_user_,
                                "--regid=" + service_user_, "--init-groups", "--"});
@@ -271,6 +272,9 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
                              env_pointers.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error(std::string("cannot start bplaced: ") + std::strerror(rc));
+  // A launcher (socket activation) starts bplaced only on the first
+  // connection; the test connects itself.
+  if (!settings.launcher.empty()) return;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;

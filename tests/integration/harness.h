@@ -77,6 +77,9 @@ struct DaemonSettings {
   std::string unix_socket;  // when set, also listen on unix:<this path>
   // Lines added to the tokens file ("sha256:<hex> USER SCOPES").
   std::vector<std::string> token_lines;
+  // Runs bplaced through this command (e.g. systemd-socket-activate -l PATH);
+  // the constructor then returns at once instead of waiting for readiness.
+  std::vector<std::string> launcher;
   // TOML lines of [limits]; the default lets bursts of test submissions through.
   std::string limits =
       "submit_burst = 1000\nsubmit_per_minute = 6000\nlsf_calls_burst = 1000\n"
