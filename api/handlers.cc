@@ -454,6 +454,7 @@ void RegisterRoutes(Router& router, const Services& services) {
         const boost::beast::string_view kJson = "application/json";
         if (!content_type.empty() &&
             !boost::beast::iequals(content_type.substr(0, kJson.size()), kJson)) {
+          Audit(&*caller, ctx, "refused", {{"reason", "Content-Type is not application/json"}});
           return Reply(
               respond, req,
               MakeProblem(415, "Unsupported Media Type", "Content-Type must be application/json"));
@@ -474,7 +475,10 @@ void RegisterRoutes(Router& router, const Services& services) {
           context.run_as = std::move(*identity);
         }
         const auto snapshot = s->cache->Current();
-        if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
+        if (auto problem = NeedSnapshot(*snapshot)) {
+          Audit(&*caller, ctx, "refused", {{"reason", "no LSF snapshot yet"}});
+          return Reply(respond, req, *problem);
+        }
         // LSF unreachable and the snapshot too old to place on: say so at once
         // rather than make the caller wait for bsub's timeout.
         const auto stale = StaleReason(*snapshot, s->max_staleness, s->topology_interval,
@@ -485,6 +489,7 @@ void RegisterRoutes(Router& router, const Services& services) {
               Error{ErrorCode::kUnavailable, "LSF is not answering and the cached data is stale (" +
                                                  *stale + "); not submitting on it"});
           problem.set(http::field::retry_after, "15");
+          Audit(&*caller, ctx, "refused", {{"reason", "LSF down and the snapshot stale"}});
           return Reply(respond, req, std::move(problem));
         }
         const unsigned version = req.version();

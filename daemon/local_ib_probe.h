@@ -34,9 +34,12 @@ class LocalIbProbe {
   LocalIbProbe(boost::asio::any_io_executor executor, lsf::CommandRunner& runner,
                ClusterCache& cache, LocalIbProbeOptions options);
 
-  // Runs the probe now, then every interval until Stop.
+  // Runs the probe now, then every interval until Stop. The probe runs with
+  // the daemon's identity (root in multi-user mode).
   void Start();
-  // Cancels the timer; a run in progress still publishes.
+  // Cancels the timer and returns without waiting; a run in progress still
+  // publishes, and its callback uses this object, so destroy it only after
+  // the runner has shut down (the daemon does: runner.Shutdown() first).
   void Stop();
 
  private:
