@@ -81,6 +81,7 @@ void Authenticator::DecideSubmit(Caller& caller) const {
   if (!identity) {
     caller.can_submit = false;
     caller.submit_refusal = identity.error().message;
+    caller.submit_refusal_code = identity.error().code;
   }
 }
 
@@ -115,7 +116,12 @@ Result<Caller> Authenticator::Identify(const Request& req, const RequestContext&
     // placements for other users); other local users read and submit.
     caller.is_admin = ctx.peer->uid == policy_.daemon_uid || ctx.peer->uid == 0;
     caller.can_submit = identity.has_value();
-    if (!identity) caller.submit_refusal = identity.error().message;
+    if (!identity) {
+      caller.submit_refusal = identity.error().message;
+      if (identity.error().code == ErrorCode::kUnavailable) {
+        caller.submit_refusal_code = ErrorCode::kUnavailable;
+      }
+    }
     DecideSubmit(caller);
     return caller;
   }

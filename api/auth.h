@@ -38,8 +38,11 @@ struct Caller {
   bool can_read = false;
   bool can_submit = false;
   bool is_admin = false;  // may force a cache refresh
-  // Why submitting is refused, for the 403 (empty when can_submit).
+  // Why submitting is refused (empty when can_submit), and the code of the
+  // answer: kPermissionDenied (403), or kUnavailable (503) when the passwd
+  // database could not be asked.
   std::string submit_refusal;
+  ErrorCode submit_refusal_code = ErrorCode::kPermissionDenied;
 };
 
 // The daemon's side of identity: its mode and who it runs as.

@@ -432,8 +432,12 @@ void RegisterRoutes(Router& router, const Services& services) {
         }
         if (!caller->can_submit) {
           Audit(&*caller, ctx, "refused", {{"reason", caller->submit_refusal}});
-          return Reply(respond, req,
-                       MakeProblem(Error{ErrorCode::kPermissionDenied, caller->submit_refusal}));
+          Response problem =
+              MakeProblem(Error{caller->submit_refusal_code, caller->submit_refusal});
+          if (caller->submit_refusal_code == ErrorCode::kUnavailable) {
+            problem.set(http::field::retry_after, "15");
+          }
+          return Reply(respond, req, std::move(problem));
         }
         if (s->limiter) {
           const RateLimiter::Decision decision =

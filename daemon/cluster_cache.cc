@@ -191,14 +191,12 @@ void ClusterCache::StartLoad() {
   struct State {
     std::optional<Result<std::string>> bqueues;
     std::optional<Result<std::string>> bhosts;
-    std::optional<Result<std::string>> lsload;  // only with ib_from_lsload
     SteadyClock::time_point started = SteadyClock::now();
     SystemTime started_wall = std::chrono::system_clock::now();
   };
   auto state = std::make_shared<State>();
   auto finish = [this, state] {
     if (!state->bqueues || !state->bhosts) return;
-    if (options_.ib_from_lsload && !state->lsload) return;
     const auto duration =
         std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - state->started);
     Result<void> outcome;
@@ -220,15 +218,12 @@ void ClusterCache::StartLoad() {
       }
     }
     const bool ok = outcome.has_value();
-    std::shared_ptr<const IbHealthState> ib;
-    if (state->lsload) ib = IbFromLsload(*state->lsload, state->started_wall);
     Publish([&](ClusterSnapshot& snapshot) {
       RecordRun(snapshot.load_status, outcome, state->started_wall, duration);
       if (ok) {
         snapshot.load = load;
         snapshot.load_as_of = state->started_wall;
       }
-      if (ib) snapshot.ib = ib;
     });
     if (ok) {
       ledger_.OnLoadCounted(state->started);
@@ -251,11 +246,13 @@ void ClusterCache::StartLoad() {
     });
   });
   if (options_.ib_from_lsload) {
+    // Published on its own: LIM may hang while mbatchd answers, and the
+    // queue counters must not wait for the health data.
     RunQuery("lsload", {"-w", "-I", std::string(kIbOkIndex)},
-             [this, state, finish](Result<std::string> out) {
-               boost::asio::post(strand_, [state, finish, out = std::move(out)]() mutable {
-                 state->lsload = std::move(out);
-                 finish();
+             [this, state](Result<std::string> out) {
+               boost::asio::post(strand_, [this, state, out = std::move(out)] {
+                 auto ib = IbFromLsload(out, state->started_wall);
+                 Publish([&](ClusterSnapshot& snapshot) { snapshot.ib = std::move(ib); });
                });
              });
   }
@@ -278,6 +275,19 @@ std::shared_ptr<const IbHealthState> ClusterCache::IbFromLsload(const Result<std
   auto kept =
       previous ? std::make_shared<IbHealthState>(*previous) : std::make_shared<IbHealthState>();
   kept->source = "lsload";
+  // Verdicts older than a few load intervals no longer say anything about
+  // the host: a healthy one must not keep admitting it, nor a sick one keep
+  // it out forever.
+  const auto max_age = 3 * options_.load_interval;
+  for (auto& [host, health] : kept->hosts) {
+    if (health.health != IbHealth::kUnknown && started_wall - health.as_of > max_age) {
+      health.health = IbHealth::kUnknown;
+      health.reasons = {
+          "the last ib_ok reading is older than 3 load refreshes and lsload is "
+          "failing: " +
+          error};
+    }
+  }
   kept->last_error = std::move(error);
   return kept;
 }

@@ -42,8 +42,9 @@ struct CacheOptions {
   // daemon's own user in service-account mode).
   std::string prefetch_user;
   // Read hosts' InfiniBand health from the `ib_ok` load index with every load
-  // refresh (`lsload -w -I ib_ok`; [ib] source = "lsload"). Its failure does
-  // not fail the load tier: the previous health stays, with the error.
+  // refresh (`lsload -w -I ib_ok`; [ib] source = "lsload"), published on its
+  // own. Its failure does not fail the load tier: the previous health stays,
+  // with the error, and verdicts older than 3 load intervals become unknown.
   bool ib_from_lsload = false;
 };
 

@@ -228,7 +228,7 @@ Result<void> Daemon::Run() {
       kVersion, bound, *user,
       config.auth.mode == config::AuthMode::kMultiUser ? "multi-user" : "service-account",
       options_.config_source, lsf.Path(""), config.lsf.env_dir);
-  if (!options_.port_file.empty()) {
+  if (!options_.port_file.empty() && endpoint.port() != 0) {
     const std::string temp = options_.port_file + ".tmp";
     std::ofstream(temp) << endpoint.port() << "\n";
     std::rename(temp.c_str(), options_.port_file.c_str());

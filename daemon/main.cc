@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
   // The runner writes to children with MSG_NOSIGNAL; this guards any other
   // write to a vanished peer.
   std::signal(SIGPIPE, SIG_IGN);
+  // Until the daemon listens for SIGHUP (token reload), one must not kill it.
+  std::signal(SIGHUP, SIG_IGN);
 
   try {
     bplace::Daemon daemon(std::move(options));

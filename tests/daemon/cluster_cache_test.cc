@@ -10,8 +10,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
+#include <thread>
 
 #include "tests/fakes/fake_command_runner.h"
 
@@ -573,6 +575,7 @@ TEST_F(ClusterCacheTest, ReadsIbHealthFromLsloadWithEveryLoadRefresh) {
   fake_.OnArgv({"lsload", "-w", "-I", "ib_ok"}, FakeCommandRunner::Output(kLsloadIbOk));
   ASSERT_TRUE(RefreshTopology());
   ASSERT_TRUE(RefreshLoad());
+  RunUntil([&] { return Cache().Current()->ib != nullptr; });
   const auto snapshot = Cache().Current();
   ASSERT_TRUE(snapshot->ib);
   EXPECT_EQ(snapshot->ib->source, "lsload");
@@ -587,14 +590,32 @@ TEST_F(ClusterCacheTest, LsloadFailureKeepsLoadAndLastHealthWithTheError) {
   fake_.OnArgv({"lsload", "-w", "-I", "ib_ok"}, FakeCommandRunner::Output(kLsloadIbOk));
   ASSERT_TRUE(RefreshTopology());
   ASSERT_TRUE(RefreshLoad());
+  RunUntil([&] { return Cache().Current()->ib != nullptr; });
   fake_.OnArgv({"lsload", "-w", "-I", "ib_ok"},
                FakeCommandRunner::Output("", "lsload: Unknown resource name ib_ok\n", 255));
   ASSERT_TRUE(RefreshLoad());
+  RunUntil([&] { return !Cache().Current()->ib->last_error.empty(); });
   const auto snapshot = Cache().Current();
   EXPECT_EQ(snapshot->load_status.consecutive_failures, 0);
   ASSERT_TRUE(snapshot->ib);
   EXPECT_THAT(snapshot->ib->last_error, HasSubstr("Unknown resource name ib_ok"));
   EXPECT_EQ(HostIbVerdict(snapshot->ib.get(), "node068"), IbHealth::kUnhealthy);
+}
+
+TEST_F(ClusterCacheTest, OldIbVerdictsBecomeUnknownWhileLsloadKeepsFailing) {
+  options_.ib_from_lsload = true;
+  options_.load_interval = 1ms;  // every verdict is "old" at the next failed read
+  fake_.OnArgv({"lsload", "-w", "-I", "ib_ok"}, FakeCommandRunner::Output(kLsloadIbOk));
+  ASSERT_TRUE(RefreshTopology());
+  ASSERT_TRUE(RefreshLoad());
+  RunUntil([&] { return Cache().Current()->ib != nullptr; });
+  fake_.OnArgv({"lsload", "-w", "-I", "ib_ok"}, FakeCommandRunner::TimedOut());
+  std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(RefreshLoad());
+  RunUntil([&] { return !Cache().Current()->ib->last_error.empty(); });
+  const auto snapshot = Cache().Current();
+  EXPECT_EQ(HostIbVerdict(snapshot->ib.get(), "node068"), IbHealth::kUnknown);
+  EXPECT_THAT(snapshot->ib->Find("node068")->reasons[0], HasSubstr("older than 3 load refreshes"));
 }
 
 TEST_F(ClusterCacheTest, DoesNotRunLsloadWithoutTheLsloadSource) {
