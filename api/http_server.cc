@@ -987,8 +987,10 @@ Result<std::unique_ptr<Listener>> OpenUnixListener(net::io_context& ioc, const L
   listener->created_ino = status.st_ino;
   // Before listen: until then a connect is refused, so nobody gets in
   // through the permissions the umask gave the file. (fchmod on a socket fd
-  // does not reach the file on Linux, hence the path.)
-  if (chmod(path.c_str(), static_cast<mode_t>(spec.socket_mode)) != 0) {
+  // does not reach the file on Linux, hence the path; AT_SYMLINK_NOFOLLOW so
+  // that a symlink swapped in since the bind is refused, not followed.)
+  if (fchmodat(AT_FDCWD, path.c_str(), static_cast<mode_t>(spec.socket_mode),
+               AT_SYMLINK_NOFOLLOW) != 0) {
     const int error = errno;
     return Fail(ErrorCode::kUnavailable, where + ": chmod: " + ErrnoText(error));
   }
