@@ -278,21 +278,22 @@ void RegisterRoutes(Router& router, const Services& services) {
             // Without `user`, the caller's own placement (the daemon's user for
             // anonymous callers and without authentication).
             std::string caller_user = s->user;
+            bool is_admin = s->auth == nullptr;
             if (s->auth) {
-              if (auto caller = s->auth->Identify(req, ctx); caller && !caller->user.empty()) {
-                caller_user = caller->user;
+              // Guarded identified the caller already; this repeats only the
+              // cached lookup, to learn the name and the admin scope.
+              if (auto caller = s->auth->Identify(req, ctx)) {
+                if (!caller->user.empty()) caller_user = caller->user;
+                is_admin = caller->is_admin;
               }
             }
             request.user = std::string(params.Query("user").value_or(caller_user));
-            if (s->auth && request.user != caller_user) {
+            if (request.user != caller_user && !is_admin) {
               // Another user's permissions and bsub refusals are theirs.
-              auto caller = s->auth->Identify(req, ctx);
-              if (!caller || !caller->is_admin) {
-                return Reply(respond, req,
-                             MakeProblem(Error{ErrorCode::kPermissionDenied,
-                                               "user: placing for another user than yourself (" +
-                                                   caller_user + ") needs the `admin` scope"}));
-              }
+              return Reply(respond, req,
+                           MakeProblem(Error{ErrorCode::kPermissionDenied,
+                                             "user: placing for another user than yourself (" +
+                                                 caller_user + ") needs the `admin` scope"}));
             }
             request.require_ib = s->require_ib;
             if (auto host = params.Query("host")) request.host = std::string(*host);

@@ -631,7 +631,6 @@ INSTANTIATE_TEST_SUITE_P(
         BadListenCase{"[127.0.0.1]:80", "not an IPv6 address"},
         BadListenCase{"[::1]x80", "missing port"}));
 
-
 TEST(ParseListenAddressTest, AcceptsUnixSocketPath) {
   auto address = ParseListenAddress("unix:/run/bplace/bplace.sock");
   ASSERT_TRUE(address.has_value()) << address.error().message;
