@@ -33,14 +33,14 @@ void Authenticator::SetTokens(std::shared_ptr<const TokenStore> tokens) {
   tokens_.store(tokens ? std::move(tokens) : std::make_shared<const TokenStore>());
 }
 
-Result<lsf::UserIdentity> Authenticator::LookupUid(uid_t uid) const {
+Result<identity::UserIdentity> Authenticator::LookupUid(uid_t uid) const {
   const auto now = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(cache_mutex_);
     const auto it = by_uid_.find(uid);
     if (it != by_uid_.end() && it->second.expires > now) return it->second.identity;
   }
-  Result<lsf::UserIdentity> identity = lsf::LookupUserByUid(uid);
+  Result<identity::UserIdentity> identity = identity::LookupUserByUid(uid);
   std::lock_guard lock(cache_mutex_);
   if (by_uid_.size() >= kMaxCachedIdentities) by_uid_.clear();
   // A directory that is down (kUnavailable) is not remembered.
@@ -50,14 +50,14 @@ Result<lsf::UserIdentity> Authenticator::LookupUid(uid_t uid) const {
   return identity;
 }
 
-Result<lsf::UserIdentity> Authenticator::LookupName(const std::string& name) const {
+Result<identity::UserIdentity> Authenticator::LookupName(const std::string& name) const {
   const auto now = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(cache_mutex_);
     const auto it = by_name_.find(name);
     if (it != by_name_.end() && it->second.expires > now) return it->second.identity;
   }
-  Result<lsf::UserIdentity> identity = lsf::LookupUserByName(name);
+  Result<identity::UserIdentity> identity = identity::LookupUserByName(name);
   std::lock_guard lock(cache_mutex_);
   if (by_name_.size() >= kMaxCachedIdentities) by_name_.clear();
   if (identity || identity.error().code == ErrorCode::kNotFound) {
@@ -85,8 +85,8 @@ void Authenticator::DecideSubmit(Caller& caller) const {
   }
 }
 
-Result<lsf::UserIdentity> Authenticator::SubmitterIdentity(const Caller& caller) const {
-  Result<lsf::UserIdentity> identity =
+Result<identity::UserIdentity> Authenticator::SubmitterIdentity(const Caller& caller) const {
+  Result<identity::UserIdentity> identity =
       caller.uid ? LookupUid(*caller.uid) : LookupName(caller.user);
   if (!identity) {
     if (identity.error().code == ErrorCode::kNotFound) {
@@ -94,7 +94,7 @@ Result<lsf::UserIdentity> Authenticator::SubmitterIdentity(const Caller& caller)
     }
     return identity;
   }
-  if (auto allowed = lsf::CheckCaller(*identity, policy_.min_uid); !allowed) {
+  if (auto allowed = identity::CheckCaller(*identity, policy_.min_uid); !allowed) {
     return Fail(ErrorCode::kPermissionDenied, allowed.error().message);
   }
   return identity;

@@ -15,8 +15,8 @@
 #include "api/http_server.h"
 #include "api/token_store.h"
 #include "config/config.h"
-#include "daemon/common/result.h"
-#include "lsf_adapter/user_identity.h"
+#include "common/result.h"
+#include "identity/user_identity.h"
 
 namespace bplace::api {
 
@@ -79,20 +79,20 @@ class Authenticator {
   // The passwd entry of a caller who may submit, for running bsub as them
   // (multi-user mode). Errors: kPermissionDenied naming the rule broken
   // (uid 0, below min_uid, not in passwd). Blocks on NSS (cached).
-  Result<lsf::UserIdentity> SubmitterIdentity(const Caller& caller) const;
+  Result<identity::UserIdentity> SubmitterIdentity(const Caller& caller) const;
 
   void SetTokens(std::shared_ptr<const TokenStore> tokens);
 
   const AuthPolicy& policy() const { return policy_; }
 
  private:
-  Result<lsf::UserIdentity> LookupUid(uid_t uid) const;
-  Result<lsf::UserIdentity> LookupName(const std::string& name) const;
+  Result<identity::UserIdentity> LookupUid(uid_t uid) const;
+  Result<identity::UserIdentity> LookupName(const std::string& name) const;
   // The submit decision for a known user; fills can_submit/submit_refusal.
   void DecideSubmit(Caller& caller) const;
 
   struct Cached {
-    Result<lsf::UserIdentity> identity;
+    Result<identity::UserIdentity> identity;
     std::chrono::steady_clock::time_point expires;
   };
 

@@ -17,7 +17,7 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace::api {
 

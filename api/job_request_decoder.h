@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 #include "daemon/submitter.h"
 
 namespace bplace::api {

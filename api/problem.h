@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/http_server.h"
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace::api {
 

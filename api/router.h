@@ -11,7 +11,7 @@
 #include <boost/beast/http/verb.hpp>
 
 #include "api/http_server.h"
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace::api {
 

@@ -15,6 +15,8 @@
 #include <system_error>
 #include <utility>
 
+#include "common/small_file.h"
+
 namespace bplace::api {
 namespace {
 
@@ -189,70 +191,28 @@ Result<TokenStore> TokenStore::Parse(std::string_view text, std::string_view sou
 }
 
 Result<TokenStore> TokenStore::Load(const std::string& path) {
-  // O_NOFOLLOW: whoever may change a symbolic link (or its directory) could
-  // point the daemon at a file of their choosing, so the file itself must be
-  // named. O_NONBLOCK: a FIFO fails the regular-file check instead of blocking.
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ELOOP) {
-      return Fail(ErrorCode::kInvalidArgument, path + ": is a symbolic link; name the file itself");
+  // Symbolic links are refused: whoever may change a link (or its
+  // directory) could point the daemon at a file of their choosing.
+  SmallFileOptions options;
+  options.follow_symlinks = false;
+  options.check = [&path](const struct stat& info) -> Result<void> {
+    const uid_t euid = geteuid();
+    if (info.st_uid != 0 && info.st_uid != euid) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  path + ": owned by uid " + std::to_string(info.st_uid) +
+                      "; must be owned by root or by the daemon's user (uid " +
+                      std::to_string(euid) + ")");
     }
-    return Fail(ErrorCode::kNotFound, path + ": open: " + std::system_category().message(err));
-  }
-  struct Closer {
-    int fd;
-    ~Closer() { close(fd); }
-  } closer{fd};
-
-  // Every check is on the open descriptor: the file checked is the file read.
-  struct stat info {};
-  if (fstat(fd, &info) != 0) {
-    const int err = errno;
-    return Fail(ErrorCode::kNotFound, path + ": fstat: " + std::system_category().message(err));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    const char* kind = S_ISDIR(info.st_mode)    ? "directory"
-                       : S_ISFIFO(info.st_mode) ? "fifo"
-                       : S_ISSOCK(info.st_mode) ? "socket"
-                       : S_ISCHR(info.st_mode)  ? "character device"
-                       : S_ISBLK(info.st_mode)  ? "block device"
-                                                : "unknown type";
-    return Fail(ErrorCode::kInvalidArgument, path + ": not a regular file (" + kind + ")");
-  }
-  const uid_t euid = geteuid();
-  if (info.st_uid != 0 && info.st_uid != euid) {
-    return Fail(ErrorCode::kInvalidArgument,
-                path + ": owned by uid " + std::to_string(info.st_uid) +
-                    "; must be owned by root or by the daemon's user (uid " + std::to_string(euid) +
-                    ")");
-  }
-  // Group or other access of any kind is refused, not only reading: a
-  // writable file lets someone else mint tokens for any user.
-  if ((info.st_mode & 077) != 0) {
-    return Fail(ErrorCode::kInvalidArgument, path + ": " + DescribeOpenMode(info.st_mode));
-  }
-  const std::string too_large = path + ": larger than " + std::to_string(kMaxFileBytes) + " bytes";
-  if (static_cast<std::uintmax_t>(info.st_size) > kMaxFileBytes) {
-    return Fail(ErrorCode::kInvalidArgument, too_large);
-  }
-
-  // Read to end of file rather than trusting st_size: the file may grow
-  // between fstat and read. One byte past the limit tells us it grew too far.
-  std::string text;
-  char buffer[16384];
-  while (true) {
-    const ssize_t n = read(fd, buffer, sizeof buffer);
-    if (n < 0) {
-      const int err = errno;
-      if (err == EINTR) continue;
-      return Fail(ErrorCode::kNotFound, path + ": read: " + std::system_category().message(err));
+    // Group or other access of any kind is refused, not only reading: a
+    // writable file lets someone else mint tokens for any user.
+    if ((info.st_mode & 077) != 0) {
+      return Fail(ErrorCode::kInvalidArgument, path + ": " + DescribeOpenMode(info.st_mode));
     }
-    if (n == 0) break;
-    text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > kMaxFileBytes) return Fail(ErrorCode::kInvalidArgument, too_large);
-  }
-  return Parse(text, path);
+    return {};
+  };
+  auto text = ReadSmallFile(path, kMaxFileBytes, options);
+  if (!text) return tl::unexpected(text.error());
+  return Parse(*text, path);
 }
 
 std::optional<TokenGrant> TokenStore::Authenticate(std::string_view presented_token) const {

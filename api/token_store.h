@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace::api {
 

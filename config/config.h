@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace::config {
 
@@ -143,10 +143,10 @@ struct Config {
 // "FILE:LINE:COLUMN: syntax error: <toml++'s description>".
 Result<Config> ParseConfig(std::string_view text, std::string_view source_name);
 
-// Reads and parses the file at `path`; blocks on the read. Returns kNotFound
-// with "PATH: <errno text>" when the file cannot be opened or read, and
-// kInvalidArgument when it is not a regular file or is larger than 1 MiB;
-// otherwise as ParseConfig with FILE = `path`.
+// Reads and parses the file at `path`; blocks on the read. Errors of the
+// read as ReadSmallFile (common/small_file.h) with a 1 MiB limit ("PATH:
+// open: <errno text>", "PATH: not a regular file (directory)"); otherwise as
+// ParseConfig with FILE = `path`.
 Result<Config> LoadConfigFile(const std::string& path);
 
 }  // namespace bplace::config

@@ -21,6 +21,7 @@
 
 #include <toml++/toml.h>
 
+#include "common/small_file.h"
 #include "config/listen_address.h"
 
 // Debian's libtomlplusplus3 is built with exceptions (its symbols live in
@@ -645,50 +646,9 @@ Result<Config> ParseConfig(std::string_view text, std::string_view source_name) 
 }
 
 Result<Config> LoadConfigFile(const std::string& path) {
-  // O_NONBLOCK so that a FIFO given by mistake fails the regular-file check
-  // below instead of blocking start-up until some writer opens it.
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    const int err = errno;
-    return Fail(ErrorCode::kNotFound, path + ": " + std::system_category().message(err));
-  }
-  struct Closer {
-    int fd;
-    ~Closer() { close(fd); }
-  } closer{fd};
-
-  struct stat info {};
-  if (fstat(fd, &info) != 0) {
-    const int err = errno;
-    return Fail(ErrorCode::kNotFound, path + ": fstat: " + std::system_category().message(err));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    return Fail(ErrorCode::kInvalidArgument, path + ": not a regular file");
-  }
-  const std::string too_large =
-      path + ": larger than " + std::to_string(kMaxConfigFileBytes) + " bytes; not a config file";
-  if (static_cast<std::uintmax_t>(info.st_size) > kMaxConfigFileBytes) {
-    return Fail(ErrorCode::kInvalidArgument, too_large);
-  }
-
-  // Read to end of file rather than trusting st_size: the file may change
-  // between fstat and read. One byte past the limit tells us it grew too far.
-  std::string text;
-  char buffer[16384];
-  while (true) {
-    const ssize_t n = read(fd, buffer, sizeof buffer);
-    if (n < 0) {
-      const int err = errno;
-      if (err == EINTR) continue;
-      return Fail(ErrorCode::kNotFound, path + ": read: " + std::system_category().message(err));
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > kMaxConfigFileBytes) {
-      return Fail(ErrorCode::kInvalidArgument, too_large);
-    }
-  }
-  return ParseConfig(text, path);
+  auto text = ReadSmallFile(path, kMaxConfigFileBytes);
+  if (!text) return tl::unexpected(text.error());
+  return ParseConfig(*text, path);
 }
 
 }  // namespace bplace::config

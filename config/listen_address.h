@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace::config {
 

@@ -89,7 +89,7 @@ Result<std::shared_ptr<const UserPermissions>> ToPermissions(const std::string& 
 }  // namespace
 
 ClusterCache::ClusterCache(boost::asio::any_io_executor executor, lsf::CommandRunner& runner,
-                           const LsfInvoker& lsf, InflightLedger& ledger, CacheOptions options)
+                           const lsf::LsfInvoker& lsf, InflightLedger& ledger, CacheOptions options)
     : executor_(executor),
       strand_(boost::asio::make_strand(executor)),
       runner_(runner),

@@ -15,9 +15,9 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 #include "daemon/inflight_ledger.h"
-#include "daemon/lsf_invoker.h"
+#include "lsf_adapter/lsf_invoker.h"
 #include "daemon/snapshot.h"
 #include "lsf_adapter/command_runner.h"
 
@@ -66,7 +66,7 @@ class ClusterCache {
   using PermissionsDone = std::function<void(Result<std::shared_ptr<const UserPermissions>>)>;
 
   ClusterCache(boost::asio::any_io_executor executor, lsf::CommandRunner& runner,
-               const LsfInvoker& lsf, InflightLedger& ledger, CacheOptions options);
+               const lsf::LsfInvoker& lsf, InflightLedger& ledger, CacheOptions options);
   ~ClusterCache();
 
   ClusterCache(const ClusterCache&) = delete;
@@ -141,7 +141,7 @@ class ClusterCache {
   boost::asio::any_io_executor executor_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
   lsf::CommandRunner& runner_;
-  const LsfInvoker& lsf_;
+  const lsf::LsfInvoker& lsf_;
   InflightLedger& ledger_;
   CacheOptions options_;
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/common/string_map.h"
+#include "common/string_map.h"
 #include "lsf_adapter/lsf_types.h"
 
 namespace bplace {

@@ -7,7 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 #include "daemon/snapshot.h"
 #include "daemon/topology.h"
 

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "daemon/common/string_map.h"
+#include "common/string_map.h"
 #include "daemon/ib_health.h"
 #include "daemon/topology.h"
 #include "lsf_adapter/lsf_types.h"

@@ -61,7 +61,7 @@ struct Submitter::Run {
   SubmissionResult result;
 };
 
-Submitter::Submitter(lsf::CommandRunner& runner, const LsfInvoker& lsf, ClusterCache& cache,
+Submitter::Submitter(lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf, ClusterCache& cache,
                      InflightLedger& ledger, SubmitterOptions options)
     : runner_(runner), lsf_(lsf), cache_(cache), ledger_(ledger), options_(std::move(options)) {}
 

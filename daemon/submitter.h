@@ -12,9 +12,9 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include "daemon/cluster_cache.h"
-#include "daemon/common/result.h"
+#include "common/result.h"
 #include "daemon/inflight_ledger.h"
-#include "daemon/lsf_invoker.h"
+#include "lsf_adapter/lsf_invoker.h"
 #include "daemon/placement.h"
 #include "daemon/rate_limiter.h"
 #include "lsf_adapter/command_runner.h"
@@ -49,7 +49,7 @@ struct SubmitContext {
   std::string user;
   std::string request_id;
   // Multi-user mode: bsub runs as this user (SpecAs); unset: as the daemon.
-  std::optional<lsf::UserIdentity> run_as;
+  std::optional<identity::UserIdentity> run_as;
 };
 
 // One bsub call.
@@ -103,7 +103,7 @@ inline constexpr char kIbSelectOrUnknown[] = "select[!defined(ib_ok) || ib_ok==1
 // moment a queue is chosen. Thread-safe.
 class Submitter {
  public:
-  Submitter(lsf::CommandRunner& runner, const LsfInvoker& lsf, ClusterCache& cache,
+  Submitter(lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf, ClusterCache& cache,
             InflightLedger& ledger, SubmitterOptions options);
 
   // Ranks queues for `request` from the cached snapshot without running any
@@ -126,7 +126,7 @@ class Submitter {
   void Finish(std::shared_ptr<Run> run);
 
   lsf::CommandRunner& runner_;
-  const LsfInvoker& lsf_;
+  const lsf::LsfInvoker& lsf_;
   ClusterCache& cache_;
   InflightLedger& ledger_;
   SubmitterOptions options_;

@@ -5,7 +5,7 @@ set -euo pipefail
 build_dir=${1:?usage: deploy/install.sh BUILD_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 
-install -m 0755 "$build_dir/daemon/bplaced" /usr/local/bin/bplaced
+install -m 0755 "$build_dir/bplaced/bplaced" /usr/local/bin/bplaced
 install -d -m 0755 /etc/bplace /usr/local/share/doc/bplace
 if [ ! -f /etc/bplace/bplaced.toml ]; then
   install -m 0644 "$here/../config/bplaced.example.toml" /etc/bplace/bplaced.toml

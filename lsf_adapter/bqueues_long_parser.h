@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 #include "lsf_adapter/lsf_types.h"
 
 namespace bplace::lsf {

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace::lsf {
 
 // Who a command runs as, when the runner runs it as another user (the daemon
 // runs as root and runs `bsub` as the calling user). The runner takes these
 // values as given and looks nothing up: build one with RunAsFor
-// (lsf_adapter/user_identity.h), which fills it from the passwd and group
+// (lsf_adapter/lsf_invoker.h), which fills it from the passwd and group
 // databases.
 struct RunAs {
   // The login name; only used in error messages.

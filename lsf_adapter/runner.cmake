@@ -1,2 +1,2 @@
 # Command runner sources: target_sources(bplace_lsf PRIVATE ...)
-target_sources(bplace_lsf PRIVATE subprocess_command_runner.cc user_identity.cc)
+target_sources(bplace_lsf PRIVATE lsf_invoker.cc subprocess_command_runner.cc)

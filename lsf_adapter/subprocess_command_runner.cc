@@ -34,6 +34,8 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 
+#include "common/unique_fd.h"
+
 namespace bplace::lsf {
 namespace {
 
@@ -43,33 +45,6 @@ using Strand = boost::asio::strand<boost::asio::any_io_executor>;
 constexpr std::size_t kReadChunkBytes = 64 * 1024;
 constexpr std::chrono::milliseconds kFirstPollInterval{1};
 constexpr std::chrono::milliseconds kMaxPollInterval{100};
-
-// Owns one file descriptor; closes it unless released.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : fd_(other.Release()) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept {
-    if (this != &other) Reset(other.Release());
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() { Reset(-1); }
-
-  int Get() const { return fd_; }
-  bool Valid() const { return fd_ >= 0; }
-  int Release() { return std::exchange(fd_, -1); }
-  void Reset(int fd) {
-    // No retry on EINTR: on Linux the descriptor is gone whatever close says.
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 tl::unexpected<Error> FailedCall(std::string_view call, int error) {
   return Fail(ErrorCode::kCommandFailed,

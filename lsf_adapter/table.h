@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace::lsf {
 

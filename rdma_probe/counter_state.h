@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 #include "rdma_probe/counter_judge.h"
 
 namespace bplace::rdma {

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 #include "rdma_probe/verbs_api.h"
 
 namespace bplace::rdma {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "daemon/common/result.h"
+#include "common/result.h"
 #include "rdma_probe/clock.h"
 #include "rdma_probe/report.h"
 #include "rdma_probe/verbs_api.h"

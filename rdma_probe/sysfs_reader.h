@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace::rdma {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace::rdma {
 

@@ -17,7 +17,7 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBPLACE_BUILD_BE
 cmake --build "$build_dir" -j"$(nproc)" --target bplaced lsfsim
 
 listen=${BPLACE_LISTEN:-127.0.0.1:8080}
-bplaced="$build_dir/daemon/bplaced"
+bplaced="$build_dir/bplaced/bplaced"
 
 have_lsf=0
 if [ -n "${LSF_ENVDIR:-}" ] && [ -f "${LSF_ENVDIR}/lsf.conf" ]; then
@@ -48,7 +48,7 @@ if [ "$(id -u)" -eq 0 ]; then
   service_user=nobody
   run_as=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
   chmod -R a+rwX "$root/build/demo"
-  if ! "${run_as[@]}" test -x "$root/$build_dir/daemon/bplaced"; then
+  if ! "${run_as[@]}" test -x "$root/$build_dir/bplaced/bplaced"; then
     echo "run-demo: user nobody cannot reach $root/$build_dir; make the directories above it" \
          "searchable (chmod o+x) or run as an ordinary user" >&2
     exit 1

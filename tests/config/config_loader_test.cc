@@ -536,14 +536,14 @@ TEST_F(LoadConfigFileTest, MissingFileIsNotFound) {
   auto config = LoadConfigFile(path);
   ASSERT_FALSE(config.has_value());
   EXPECT_EQ(config.error().code, ErrorCode::kNotFound);
-  EXPECT_EQ(config.error().message, path + ": No such file or directory");
+  EXPECT_EQ(config.error().message, path + ": open: No such file or directory");
 }
 
 TEST_F(LoadConfigFileTest, DirectoryIsRefused) {
   auto config = LoadConfigFile(dir_);
   ASSERT_FALSE(config.has_value());
   EXPECT_EQ(config.error().code, ErrorCode::kInvalidArgument);
-  EXPECT_EQ(config.error().message, dir_ + ": not a regular file");
+  EXPECT_EQ(config.error().message, dir_ + ": not a regular file (directory)");
 }
 
 TEST_F(LoadConfigFileTest, FifoIsRefusedWithoutBlocking) {
@@ -551,7 +551,7 @@ TEST_F(LoadConfigFileTest, FifoIsRefusedWithoutBlocking) {
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
   auto config = LoadConfigFile(path);
   ASSERT_FALSE(config.has_value());
-  EXPECT_EQ(config.error().message, path + ": not a regular file");
+  EXPECT_EQ(config.error().message, path + ": not a regular file (fifo)");
 }
 
 TEST_F(LoadConfigFileTest, FileOverOneMebibyteIsRefused) {

@@ -183,7 +183,7 @@ class ClusterCacheTest : public ::testing::Test {
 
   boost::asio::io_context io_;
   FakeCommandRunner fake_{io_.get_executor()};
-  LsfInvoker lsf_{"", "", 7000ms, {}};
+  lsf::LsfInvoker lsf_{"", "", 7000ms, {}};
   InflightLedger ledger_;
   CacheOptions options_;
   std::unique_ptr<ClusterCache> cache_;

@@ -179,7 +179,7 @@ class SubmitterTest : public ::testing::Test {
 
   boost::asio::io_context io_;
   FakeCommandRunner fake_{io_.get_executor()};
-  LsfInvoker lsf_{"", "", 9000ms, {}};
+  lsf::LsfInvoker lsf_{"", "", 9000ms, {}};
   InflightLedger ledger_;
   SubmitterOptions options_;
   std::unique_ptr<ClusterCache> cache_;

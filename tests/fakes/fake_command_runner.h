@@ -16,7 +16,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/post.hpp>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 #include "lsf_adapter/command_runner.h"
 
 namespace bplace::testing {

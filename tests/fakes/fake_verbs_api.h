@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/common/result.h"
+#include "common/result.h"
 #include "rdma_probe/verbs_api.h"
 
 namespace bplace::testing {

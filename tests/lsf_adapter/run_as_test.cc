@@ -27,11 +27,17 @@
 #include <gtest/gtest.h>
 #include <boost/asio/io_context.hpp>
 
+#include "identity/user_identity.h"
+#include "lsf_adapter/lsf_invoker.h"
 #include "lsf_adapter/subprocess_command_runner.h"
-#include "lsf_adapter/user_identity.h"
 
 namespace bplace::lsf {
 namespace {
+
+using identity::CheckCaller;
+using identity::LookupUserByName;
+using identity::LookupUserByUid;
+using identity::UserIdentity;
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;

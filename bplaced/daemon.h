@@ -5,7 +5,7 @@
 #include <string>
 
 #include "config/config.h"
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace {
 

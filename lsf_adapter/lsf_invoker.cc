@@ -1,10 +1,11 @@
-#include "daemon/lsf_invoker.h"
+#include "lsf_adapter/lsf_invoker.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <utility>
 
-namespace bplace {
+namespace bplace::lsf {
 namespace {
 
 bool StartsWith(std::string_view text, std::string_view prefix) {
@@ -50,15 +51,15 @@ LsfInvoker::LsfInvoker(std::string bin_dir, std::string env_dir, std::chrono::mi
   if (!env_dir.empty()) env_.push_back("LSF_ENVDIR=" + env_dir);
 }
 
-lsf::CommandSpec LsfInvoker::SpecAs(const lsf::UserIdentity& user, std::string_view command,
-                                    std::vector<std::string> args,
-                                    std::optional<std::string> stdin_data) const {
-  lsf::CommandSpec spec = Spec(command, std::move(args), std::move(stdin_data));
+CommandSpec LsfInvoker::SpecAs(const identity::UserIdentity& user, std::string_view command,
+                               std::vector<std::string> args,
+                               std::optional<std::string> stdin_data) const {
+  CommandSpec spec = Spec(command, std::move(args), std::move(stdin_data));
   // Nothing of the daemon's environment: the child is the caller's, and a
   // variable of root's could change what LSF does for them.
   spec.env = {"HOME=" + user.home, "USER=" + user.name, "LOGNAME=" + user.name, "PATH=" + path_};
   if (!env_dir_.empty()) spec.env.push_back("LSF_ENVDIR=" + env_dir_);
-  spec.run_as = lsf::RunAsFor(user);
+  spec.run_as = RunAsFor(user);
   return spec;
 }
 
@@ -67,9 +68,9 @@ std::string LsfInvoker::Path(std::string_view command) const {
   return bin_dir_ + "/" + std::string(command);
 }
 
-lsf::CommandSpec LsfInvoker::Spec(std::string_view command, std::vector<std::string> args,
-                                  std::optional<std::string> stdin_data) const {
-  lsf::CommandSpec spec;
+CommandSpec LsfInvoker::Spec(std::string_view command, std::vector<std::string> args,
+                             std::optional<std::string> stdin_data) const {
+  CommandSpec spec;
   spec.argv.reserve(args.size() + 1);
   spec.argv.push_back(Path(command));
   for (std::string& arg : args) spec.argv.push_back(std::move(arg));
@@ -77,6 +78,17 @@ lsf::CommandSpec LsfInvoker::Spec(std::string_view command, std::vector<std::str
   spec.stdin_data = std::move(stdin_data);
   spec.timeout = timeout_;
   return spec;
+}
+
+RunAs RunAsFor(const identity::UserIdentity& user) {
+  struct stat st {};
+  const bool home_is_dir =
+      !user.home.empty() && ::stat(user.home.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return RunAs{.user = user.name,
+               .uid = user.uid,
+               .gid = user.gid,
+               .groups = user.groups,
+               .work_dir = home_is_dir ? user.home : "/"};
 }
 
 std::vector<std::string> CurrentEnvironment() {
@@ -87,4 +99,4 @@ std::vector<std::string> CurrentEnvironment() {
   return env;
 }
 
-}  // namespace bplace
+}  // namespace bplace::lsf

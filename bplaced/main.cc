@@ -12,7 +12,7 @@
 
 #include "config/config.h"
 #include "config/listen_address.h"
-#include "daemon/daemon.h"
+#include "bplaced/daemon.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"bplaced: LSF placement and submission service"};

@@ -6,10 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/common/result.h"
-#include "lsf_adapter/command_runner.h"
+#include "common/result.h"
 
-namespace bplace::lsf {
+namespace bplace::identity {
 
 // A local or directory (LDAP, SSSD) user as the passwd and group databases
 // describe it: whom a job is submitted as.
@@ -44,11 +43,4 @@ Result<UserIdentity> LookupUserByName(std::string_view name);
 // the minimum uid 1000".
 Result<void> CheckCaller(const UserIdentity& user, uid_t min_uid);
 
-// What the runner needs to run a command as `user` (CommandSpec::run_as):
-// its ids and groups, and its home directory as working directory when that
-// is a directory, else "/" (a home that does not exist, or one the daemon
-// cannot see). Blocks: it stats the home directory, which may be on NFS.
-// Thread-safe.
-RunAs RunAsFor(const UserIdentity& user);
-
-}  // namespace bplace::lsf
+}  // namespace bplace::identity

@@ -1,4 +1,4 @@
-#include "daemon/common/result.h"
+#include "common/result.h"
 
 namespace bplace {
 

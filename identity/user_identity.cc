@@ -1,8 +1,7 @@
-#include "lsf_adapter/user_identity.h"
+#include "identity/user_identity.h"
 
 #include <grp.h>
 #include <pwd.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace bplace::lsf {
+namespace bplace::identity {
 namespace {
 
 // glibc's suggestion for the getpw*_r buffer when sysconf has none; it grows
@@ -109,15 +108,4 @@ Result<void> CheckCaller(const UserIdentity& user, uid_t min_uid) {
   return {};
 }
 
-RunAs RunAsFor(const UserIdentity& user) {
-  struct stat st {};
-  const bool home_is_dir =
-      !user.home.empty() && ::stat(user.home.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-  return RunAs{.user = user.name,
-               .uid = user.uid,
-               .gid = user.gid,
-               .groups = user.groups,
-               .work_dir = home_is_dir ? user.home : "/"};
-}
-
-}  // namespace bplace::lsf
+}  // namespace bplace::identity

@@ -1,4 +1,4 @@
-#include "daemon/daemon.h"
+#include "bplaced/daemon.h"
 
 #include <pwd.h>
 #include <systemd/sd-daemon.h>
@@ -24,7 +24,7 @@
 #include "daemon/cluster_cache.h"
 #include "daemon/inflight_ledger.h"
 #include "daemon/local_ib_probe.h"
-#include "daemon/lsf_invoker.h"
+#include "lsf_adapter/lsf_invoker.h"
 #include "daemon/rate_limiter.h"
 #include "daemon/submitter.h"
 #include "lsf_adapter/subprocess_command_runner.h"
@@ -161,10 +161,10 @@ Result<void> Daemon::Run() {
   const int threads = std::max(1, config.server.threads);
   boost::asio::io_context ioc(threads);
   lsf::SubprocessCommandRunner runner(ioc.get_executor());
-  const LsfInvoker lsf(
+  const lsf::LsfInvoker lsf(
       config.lsf.bin_dir, config.lsf.env_dir,
       std::chrono::duration_cast<std::chrono::milliseconds>(config.lsf.command_timeout),
-      CurrentEnvironment());
+      lsf::CurrentEnvironment());
   InflightLedger ledger;
   CacheOptions cache_options;
   cache_options.load_interval = config.lsf.load_refresh;

@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include "identity/user_identity.h"
 #include "lsf_adapter/command_runner.h"
-#include "lsf_adapter/user_identity.h"
 
-namespace bplace {
+namespace bplace::lsf {
 
 // Builds the CommandSpec of every LSF command the daemon runs: where the
 // binary is, the environment it gets, its timeout. Immutable; thread-safe.
@@ -26,16 +26,16 @@ class LsfInvoker {
              const std::vector<std::string>& parent_env);
 
   // The spec for `command` (e.g. "bqueues") with `args`.
-  lsf::CommandSpec Spec(std::string_view command, std::vector<std::string> args,
-                        std::optional<std::string> stdin_data = std::nullopt) const;
+  CommandSpec Spec(std::string_view command, std::vector<std::string> args,
+                   std::optional<std::string> stdin_data = std::nullopt) const;
 
   // The spec for `command` run as `user` (multi-user mode): the child drops
   // to the user's uid, gid and groups before exec, starts in their home (or
   // "/"), and gets a clean environment: HOME, USER, LOGNAME, PATH (bin_dir
   // first) and LSF_ENVDIR only. Blocks briefly (stats the home directory).
-  lsf::CommandSpec SpecAs(const lsf::UserIdentity& user, std::string_view command,
-                          std::vector<std::string> args,
-                          std::optional<std::string> stdin_data = std::nullopt) const;
+  CommandSpec SpecAs(const identity::UserIdentity& user, std::string_view command,
+                     std::vector<std::string> args,
+                     std::optional<std::string> stdin_data = std::nullopt) const;
 
   // Where `command` runs from: "<bin_dir>/<command>", or the bare name.
   std::string Path(std::string_view command) const;
@@ -51,7 +51,14 @@ class LsfInvoker {
   std::string env_dir_;  // LSF_ENVDIR, or empty
 };
 
+// What the runner needs to run a command as `user` (CommandSpec::run_as):
+// its ids and groups, and its home directory as working directory when that
+// is a directory, else "/" (a home that does not exist, or one the daemon
+// cannot see). Blocks: it stats the home directory, which may be on NFS.
+// Thread-safe.
+RunAs RunAsFor(const identity::UserIdentity& user);
+
 // The current process environment as "NAME=value" strings.
 std::vector<std::string> CurrentEnvironment();
 
-}  // namespace bplace
+}  // namespace bplace::lsf
