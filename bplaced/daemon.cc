@@ -24,9 +24,9 @@
 #include "daemon/cluster_cache.h"
 #include "daemon/inflight_ledger.h"
 #include "daemon/local_ib_probe.h"
-#include "lsf_adapter/lsf_invoker.h"
 #include "daemon/rate_limiter.h"
 #include "daemon/submitter.h"
+#include "lsf_adapter/lsf_invoker.h"
 #include "lsf_adapter/subprocess_command_runner.h"
 
 namespace bplace {
@@ -130,6 +130,21 @@ Result<std::vector<api::ListenerSpec>> Listeners(const config::ServerConfig& ser
   return listeners;
 }
 
+// Runs the event loop until it is stopped. The last exception boundary:
+// a throw that escapes a handler is logged and the loop goes on, rather than
+// end the daemon (the refresh tiers, HTTP sessions and bsub callbacks have
+// their own boundaries; this one catches what they miss).
+void RunGuarded(boost::asio::io_context& ioc) {
+  for (;;) {
+    try {
+      ioc.run();
+      return;
+    } catch (const std::exception& e) {
+      spdlog::error("internal error escaped to the event loop (serving on): {}", e.what());
+    }
+  }
+}
+
 }  // namespace
 
 Daemon::Daemon(DaemonOptions options) : options_(std::move(options)) {}
@@ -171,7 +186,9 @@ Result<void> Daemon::Run() {
   cache_options.topology_interval = config.lsf.topology_refresh;
   cache_options.prefetch_user = *user;
   cache_options.ib_from_lsload = config.ib.source == config::IbSource::kLsload;
-  ClusterCache cache(ioc.get_executor(), runner, lsf, ledger, cache_options);
+  RealClock clock;
+  ClusterCache cache(ioc.get_executor(), runner, lsf, ledger, clock, cache_options);
+  RefusalMemory memory;
   SubmitterOptions submitter_options;
   submitter_options.max_attempts = config.submit.max_attempts;
   submitter_options.excluded_queues = std::unordered_set<std::string>(
@@ -180,7 +197,7 @@ Result<void> Daemon::Run() {
   submitter_options.allow_unknown_ib = config.ib.allow_unknown;
   submitter_options.ib_select = config.ib.source == config::IbSource::kLsload;
   submitter_options.limiter = &limiter;
-  Submitter submitter(runner, lsf, cache, ledger, submitter_options);
+  Submitter submitter(runner, lsf, cache, ledger, memory, clock, submitter_options);
 
   api::Services services;
   services.cache = &cache;
@@ -292,8 +309,8 @@ Result<void> Daemon::Run() {
   });
 
   std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back([&ioc] { ioc.run(); });
-  ioc.run();
+  for (int i = 1; i < threads; ++i) pool.emplace_back([&ioc] { RunGuarded(ioc); });
+  RunGuarded(ioc);
   for (auto& thread : pool) thread.join();
   return {};
 }

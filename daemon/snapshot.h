@@ -9,14 +9,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/string_map.h"
 #include "daemon/ib_health.h"
 #include "daemon/topology.h"
 #include "lsf_adapter/lsf_types.h"
 
 namespace bplace {
-
-using SystemTime = std::chrono::system_clock::time_point;
 
 // What the load tier knows: `bqueues -w` counters and `bhosts -w` status.
 // Immutable once published.
@@ -45,6 +44,10 @@ struct TierStatus {
   std::string last_error;  // empty after a success
   int consecutive_failures = 0;
   std::chrono::milliseconds last_duration{0};
+  // Successful runs since start: a generation number that changes exactly
+  // when the tier published new data (memories keyed to "until the next
+  // refresh" compare it).
+  std::uint64_t successes = 0;
 };
 
 // Identity of the cluster from `lsid`; empty when lsid failed.
@@ -73,6 +76,9 @@ struct ClusterSnapshot {
   SystemTime load_as_of{};
   TierStatus topology_status;
   TierStatus load_status;
+  // The InfiniBand tier ([ib] source = "lsload"), published apart from the
+  // load tier; its errors are also in ib->last_error.
+  TierStatus ib_status;
   ClusterIdentity identity;
   // Hosts' InfiniBand health; null when no source is configured or it has
   // not answered yet (every host is then unknown).

@@ -8,20 +8,6 @@
 namespace bplace {
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
-
-// Rejections that say something about this user and queue beyond the one
-// job, so placement should skip the queue until the topology is re-read.
-// Host-specific refusals ("Host or host group is not used by the queue",
-// "Bad host name ...") are left out: they would wrongly hide the queue for
-// jobs aimed at other hosts.
-bool WorthRemembering(const std::string& message) {
-  return message.find("User cannot use the queue") != std::string::npos ||
-         message.find("No such queue") != std::string::npos ||
-         message.find("Queue has been closed") != std::string::npos ||
-         message.find("queue windows are closed") != std::string::npos;
-}
-
 lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue,
                             const std::string& request_id, const char* ib_select) {
   lsf::BsubOptions options;
@@ -52,6 +38,68 @@ lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue,
 
 }  // namespace
 
+Verdict Judge(const Result<lsf::CommandResult>& result, const std::string& tag) {
+  Verdict verdict;
+  if (!result) {
+    verdict.outcome = "failed";
+    verdict.message = result.error().message;
+    verdict.error =
+        Error{ErrorCode::kUnavailable, "bsub could not be started: " + result.error().message};
+    return verdict;
+  }
+  if (result->timed_out) {
+    // The job may exist: never resubmit.
+    verdict.outcome = "timeout";
+    verdict.message = "no answer within " + std::to_string(result->elapsed.count()) + " ms";
+    verdict.job_may_exist = true;
+    verdict.error = Error{ErrorCode::kTimeout,
+                          "bsub did not answer in time; the outcome is unknown and the job was "
+                          "not resubmitted. Look for it with: bjobs -a -o \"jobid stat queue "
+                          "job_description\" | grep " +
+                              tag};
+    return verdict;
+  }
+  const lsf::BsubReply reply = lsf::ClassifyBsubReply(result->exit_code, result->out, result->err);
+  verdict.message = reply.Explanation();
+  switch (reply.scope) {
+    case lsf::BsubScope::kNone:
+      verdict.next = Verdict::Next::kSubmitted;
+      verdict.outcome = "submitted";
+      verdict.message = "Job <" + reply.job_id + "> is submitted to queue <" + reply.queue + ">";
+      verdict.job_may_exist = true;
+      verdict.job_id = reply.job_id;
+      verdict.queue = reply.queue;
+      return verdict;
+    case lsf::BsubScope::kUserQueue:
+    case lsf::BsubScope::kHostQueue:
+      // Another queue may well accept it: LSF judged the queue, not the job.
+      // Only lasting refusals about this user and queue are remembered; a
+      // host-specific one says nothing about other hosts, a limit nothing
+      // about the next minute.
+      verdict.next = Verdict::Next::kTryNextQueue;
+      verdict.outcome = "queue_rejected";
+      verdict.remember_refusal = reply.scope == lsf::BsubScope::kUserQueue &&
+                                 (reply.cause == lsf::BsubCause::kPermission ||
+                                  reply.cause == lsf::BsubCause::kQueueClosed);
+      return verdict;
+    case lsf::BsubScope::kJob:
+      verdict.outcome = "job_rejected";
+      verdict.error = Error{ErrorCode::kRejected, "LSF rejected the job: " + verdict.message};
+      return verdict;
+    case lsf::BsubScope::kLsfUnavailable:
+      verdict.outcome = "unavailable";
+      verdict.error = Error{ErrorCode::kUnavailable, "LSF is unavailable: " + verdict.message};
+      return verdict;
+    case lsf::BsubScope::kUnknown:
+      break;
+  }
+  verdict.outcome = "failed";
+  verdict.error = Error{ErrorCode::kCommandFailed,
+                        "bsub exited with status " + std::to_string(result->exit_code) +
+                            " and no recognisable reply: " + verdict.message};
+  return verdict;
+}
+
 struct Submitter::Run {
   JobRequest job;
   SubmitContext context;
@@ -62,19 +110,26 @@ struct Submitter::Run {
 };
 
 Submitter::Submitter(lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf, ClusterCache& cache,
-                     InflightLedger& ledger, SubmitterOptions options)
-    : runner_(runner), lsf_(lsf), cache_(cache), ledger_(ledger), options_(std::move(options)) {}
+                     InflightLedger& ledger, RefusalMemory& memory, Clock& clock,
+                     SubmitterOptions options)
+    : runner_(runner),
+      lsf_(lsf),
+      cache_(cache),
+      ledger_(ledger),
+      memory_(memory),
+      clock_(clock),
+      options_(std::move(options)) {}
 
 Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
                                          const std::unordered_set<std::string>* permitted,
                                          const std::unordered_set<std::string>& tried) const {
   const auto snapshot = cache_.Current();
   const auto inflight = ledger_.Counts();
-  auto rejections = cache_.Rejections(request.user);
+  auto rejections = memory_.Refusals(*snapshot, request.user);
   for (const std::string& queue : tried) {
     rejections.emplace(queue, "already tried for this request (see attempts)");
   }
-  const auto rewrites = cache_.Rewrites();
+  const auto rewrites = memory_.Rewrites(*snapshot);
   PlacementContext context;
   context.permitted_queues = permitted;
   context.inflight_slots = &inflight;
@@ -123,7 +178,7 @@ void Submitter::Submit(JobRequest job, SubmitContext context,
 
 bool Submitter::AdmitLsfCall(Run& run) {
   if (options_.limiter == nullptr) return true;
-  const RateLimiter::Decision decision = options_.limiter->AdmitLsfCall(SteadyClock::now());
+  const RateLimiter::Decision decision = options_.limiter->AdmitLsfCall(clock_.SteadyNow());
   if (decision.allowed) return true;
   run.result.retry_after = decision.retry_after;
   run.result.error =
@@ -179,7 +234,7 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
   run->tried.insert(queue);
 
   if (!AdmitLsfCall(*run)) {
-    ledger_.Finish(ticket, false, SteadyClock::now());
+    ledger_.Finish(ticket, false, clock_.SteadyNow());
     Finish(std::move(run));
     return;
   }
@@ -200,93 +255,57 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
 
   runner_.Run(std::move(spec), [this, run, ticket, attempt = std::move(attempt)](
                                    Result<lsf::CommandResult> outcome) mutable {
-    SubmissionResult& result = run->result;
-    const auto now = SteadyClock::now();
-    if (!outcome) {
-      ledger_.Finish(ticket, false, now);
-      attempt.outcome = "failed";
-      attempt.message = outcome.error().message;
-      result.attempts.push_back(std::move(attempt));
-      result.error =
-          Error{ErrorCode::kUnavailable, "bsub could not be started: " + outcome.error().message};
-      Finish(std::move(run));
-      return;
+    const std::string tag = "bplace:" + run->context.request_id;
+    Verdict verdict;
+    try {
+      verdict = Judge(outcome, tag);
+      attempt.elapsed = outcome ? outcome->elapsed : std::chrono::milliseconds(0);
+    } catch (const std::exception& e) {
+      // The exception boundary of a bsub callback: the job may exist.
+      verdict = Verdict{};
+      verdict.outcome = "failed";
+      verdict.message = e.what();
+      verdict.job_may_exist = true;
+      verdict.error = Error{ErrorCode::kInternal,
+                            std::string("internal error reading bsub's reply (") + e.what() +
+                                "); the job may have been submitted: look for " + tag};
     }
-    attempt.elapsed = outcome->elapsed;
-    if (outcome->timed_out) {
-      // The job may exist: never resubmit. Its slots stay counted until a
-      // refresh can show it.
-      ledger_.Finish(ticket, true, now);
-      attempt.outcome = "timeout";
-      attempt.message = "no answer within " + std::to_string(outcome->elapsed.count()) + " ms";
-      result.attempts.push_back(std::move(attempt));
-      result.error = Error{ErrorCode::kTimeout,
-                           "bsub did not answer in time; the outcome is unknown and the job was "
-                           "not resubmitted. Look for it with: bjobs -a -o \"jobid stat queue "
-                           "job_description\" | grep bplace:" +
-                               run->context.request_id};
-      Finish(std::move(run));
-      return;
-    }
-    const lsf::BsubReply reply =
-        lsf::ClassifyBsubReply(outcome->exit_code, outcome->out, outcome->err);
-    attempt.message = reply.message;
-    switch (reply.outcome) {
-      case lsf::BsubOutcome::kSubmitted:
-        if (!reply.queue.empty() && reply.queue != attempt.queue) {
-          spdlog::info("request_id={}: LSF put the job in queue {} instead of {} (esub rewrite?)",
-                       run->context.request_id, reply.queue, attempt.queue);
-          cache_.RememberRewrite(attempt.queue, reply.queue);
-        }
-        ledger_.Finish(ticket, true, now, reply.queue);
-        attempt.outcome = "submitted";
-        attempt.message = "Job <" + reply.job_id + "> is submitted to queue <" + reply.queue + ">";
-        result.attempts.push_back(std::move(attempt));
-        result.job_id = reply.job_id;
-        result.queue = reply.queue;
-        Finish(std::move(run));
-        return;
-      case lsf::BsubOutcome::kQueueRejected: {
-        // Another queue may well accept it: LSF judged the queue, not the job.
-        ledger_.Finish(ticket, false, now);
-        attempt.outcome = "queue_rejected";
-        const std::string rejected_queue = attempt.queue;
-        result.attempts.push_back(std::move(attempt));
-        if (WorthRemembering(reply.message)) {
-          cache_.RememberRejection(run->context.user, rejected_queue,
-                                   "bsub refused it for " + run->context.user + ": " +
-                                       reply.message +
-                                       " (remembered until the next topology "
-                                       "refresh)");
-        }
-        Attempt(std::move(run));
-        return;
-      }
-      case lsf::BsubOutcome::kJobRejected:
-        ledger_.Finish(ticket, false, now);
-        attempt.outcome = "job_rejected";
-        result.attempts.push_back(std::move(attempt));
-        result.error = Error{ErrorCode::kRejected, "LSF rejected the job: " + reply.message};
-        Finish(std::move(run));
-        return;
-      case lsf::BsubOutcome::kUnavailable:
-        ledger_.Finish(ticket, false, now);
-        attempt.outcome = "unavailable";
-        result.attempts.push_back(std::move(attempt));
-        result.error = Error{ErrorCode::kUnavailable, "LSF is unavailable: " + reply.message};
-        Finish(std::move(run));
-        return;
-      case lsf::BsubOutcome::kUnknown:
-        ledger_.Finish(ticket, false, now);
-        attempt.outcome = "failed";
-        result.attempts.push_back(std::move(attempt));
-        result.error = Error{ErrorCode::kCommandFailed,
-                             "bsub exited with status " + std::to_string(outcome->exit_code) +
-                                 " and no recognisable reply: " + reply.message};
-        Finish(std::move(run));
-        return;
-    }
+    Apply(std::move(run), ticket, std::move(attempt), std::move(verdict));
   });
+}
+
+void Submitter::Apply(std::shared_ptr<Run> run, InflightLedger::Ticket ticket,
+                      SubmitAttempt attempt, Verdict verdict) {
+  SubmissionResult& result = run->result;
+  const auto snapshot = cache_.Current();
+  if (verdict.next == Verdict::Next::kSubmitted && !verdict.queue.empty() &&
+      verdict.queue != attempt.queue) {
+    spdlog::info("request_id={}: LSF put the job in queue {} instead of {} (esub rewrite?)",
+                 run->context.request_id, verdict.queue, attempt.queue);
+    memory_.RememberRewrite(*snapshot, attempt.queue, verdict.queue);
+  }
+  ledger_.Finish(ticket, verdict.job_may_exist, clock_.SteadyNow(), verdict.queue);
+  if (verdict.remember_refusal) {
+    memory_.RememberRefusal(*snapshot, run->context.user, attempt.queue,
+                            "bsub refused it for " + run->context.user + ": " + verdict.message +
+                                " (remembered until the next topology refresh)");
+  }
+  attempt.outcome = verdict.outcome;
+  attempt.message = verdict.message;
+  result.attempts.push_back(std::move(attempt));
+  switch (verdict.next) {
+    case Verdict::Next::kTryNextQueue:
+      Attempt(std::move(run));
+      return;
+    case Verdict::Next::kSubmitted:
+      result.job_id = verdict.job_id;
+      result.queue = verdict.queue;
+      break;
+    case Verdict::Next::kStop:
+      result.error = std::move(verdict.error);
+      break;
+  }
+  Finish(std::move(run));
 }
 
 void Submitter::Finish(std::shared_ptr<Run> run) {

@@ -11,13 +11,15 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
-#include "daemon/cluster_cache.h"
+#include "common/clock.h"
 #include "common/result.h"
+#include "daemon/cluster_cache.h"
 #include "daemon/inflight_ledger.h"
-#include "lsf_adapter/lsf_invoker.h"
 #include "daemon/placement.h"
 #include "daemon/rate_limiter.h"
+#include "daemon/refusal_memory.h"
 #include "lsf_adapter/command_runner.h"
+#include "lsf_adapter/lsf_invoker.h"
 
 namespace bplace {
 
@@ -77,10 +79,13 @@ struct SubmissionResult {
   std::chrono::seconds retry_after{0};
 };
 
+// How submissions are made. Defaults as in config/bplaced.example.toml.
 struct SubmitterOptions {
-  int max_attempts = 3;
-  std::unordered_set<std::string> excluded_queues;
-  bool require_ib = false;       // [ib] require_ib: default of JobRequest::require_ib
+  int max_attempts = 3;  // bsub calls per request ([submit] max_attempts)
+  std::unordered_set<std::string> excluded_queues;  // [placement] exclude_queues
+  // [ib] require_ib: keep hosts with unhealthy InfiniBand out, unless a
+  // request's `require_ib` says otherwise. One default for every caller.
+  bool require_ib = true;
   bool allow_unknown_ib = true;  // [ib] allow_unknown
   // [ib] source = "lsload": with require_ib, bsub also gets
   // -R "select[ib_ok==1]" so that LSF itself keeps the job off sick hosts.
@@ -89,6 +94,37 @@ struct SubmitterOptions {
   // null: unlimited. Not owned.
   RateLimiter* limiter = nullptr;
 };
+
+// What the submitter does after one bsub call: the pure judgement of its
+// result (Judge), applied by one tail in Submitter.
+struct Verdict {
+  enum class Next {
+    kSubmitted,     // LSF took the job: answer with it
+    kTryNextQueue,  // LSF judged the queue (or host and queue): try the next one
+    kStop,          // the request ends with `error`
+  };
+  Next next = Next::kStop;
+  std::string outcome;  // the attempt's outcome: submitted, queue_rejected, ...
+  std::string message;  // LSF's words (with an esub's own reason)
+  std::optional<Error> error;
+  // The job may exist in LSF (submitted, or bsub timed out): its slots stay
+  // charged in the ledger until a load refresh can count it.
+  bool job_may_exist = false;
+  std::string job_id;
+  std::string queue;  // as LSF reported it (kSubmitted)
+  // Remember the refusal of this queue for this user until the queue
+  // definitions are read again (RefusalMemory).
+  bool remember_refusal = false;
+};
+
+// Judges one bsub call: the runner's
+// error (bsub could not start) is 503-worthy kUnavailable; a timeout is
+// kTimeout ("outcome unknown", never resubmitted; the detail names the
+// `tag` to look for); otherwise the reply as lsf::ClassifyBsubReply reads
+// it, by scope: user x queue and host x queue refusals try the next queue
+// (permission and closed-queue refusals are remembered), a job refusal is
+// kRejected, LSF down is kUnavailable, anything else kCommandFailed. Pure.
+Verdict Judge(const Result<lsf::CommandResult>& result, const std::string& tag);
 
 // The -R strings that keep a job on hosts whose elim reports ib_ok 1, and
 // (allow_unknown) also on hosts that report no ib_ok at all.
@@ -103,8 +139,9 @@ inline constexpr char kIbSelectOrUnknown[] = "select[!defined(ib_ok) || ib_ok==1
 // moment a queue is chosen. Thread-safe.
 class Submitter {
  public:
+  // All references must outlive the submitter.
   Submitter(lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf, ClusterCache& cache,
-            InflightLedger& ledger, SubmitterOptions options);
+            InflightLedger& ledger, RefusalMemory& memory, Clock& clock, SubmitterOptions options);
 
   // Ranks queues for `request` from the cached snapshot without running any
   // LSF command. Uses LSF's permission answer for the user when cached,
@@ -112,7 +149,9 @@ class Submitter {
   Result<Placement> DryRun(const PlacementRequest& request) const;
 
   // Submits `job` for `context.user`. Returns at once; `done` is called once,
-  // on a runner thread, with the result.
+  // on a runner thread, with the result. A throw while handling bsub's reply
+  // ends the request with kInternal (the job may exist; its slots stay
+  // charged) instead of escaping onto the runner's thread.
   void Submit(JobRequest job, SubmitContext context, std::function<void(SubmissionResult)> done);
 
  private:
@@ -123,12 +162,17 @@ class Submitter {
   // Takes one call from the LSF budget; false (with the error set) when empty.
   bool AdmitLsfCall(Run& run);
   void Attempt(std::shared_ptr<Run> run);
+  // Applies the verdict of one bsub call; continues or finishes the run.
+  void Apply(std::shared_ptr<Run> run, InflightLedger::Ticket ticket, SubmitAttempt attempt,
+             Verdict verdict);
   void Finish(std::shared_ptr<Run> run);
 
   lsf::CommandRunner& runner_;
   const lsf::LsfInvoker& lsf_;
   ClusterCache& cache_;
   InflightLedger& ledger_;
+  RefusalMemory& memory_;
+  Clock& clock_;
   SubmitterOptions options_;
   // Makes "rank with the current in-flight counts, then reserve the winner"
   // one step, so concurrent requests see each other's reservations.

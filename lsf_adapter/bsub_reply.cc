@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lsf_adapter/lsf_messages.h"
 #include "lsf_adapter/table.h"
 
 namespace bplace::lsf {
@@ -13,37 +14,39 @@ namespace bplace::lsf {
 namespace {
 
 constexpr std::string_view kNotSubmitted = "Job not submitted.";
+constexpr std::string_view kEsubAbort = "Request aborted by esub";
 constexpr int kSigpipeExit = 141;  // 128 + SIGPIPE, as the shell reports it
+constexpr std::size_t kMaxEsubLines = 5;
 
-// Reasons that judge the queue (or the host/queue pair): another queue may
-// accept the same job.
-constexpr std::string_view kQueueReasons[] = {
-    "User cannot use the queue",
-    "No such queue",
-    "Queue has been closed",
-    "Not activated because queue windows are closed",
-    "Host or host group is not used by the queue",
-    "Bad host name, host group name or cluster name",
-    "The destination queue has reached its job limit",
-    "Queue does not have enough per-user job slots",
-    "User or one of user's groups does not have enough job slots",
-    "Too many processors requested",
+// Every reason bsub gives that we act on, with what it is about
+// (FORMATS.md "bsub"). Queue reasons judge the queue or the host/queue
+// pair: another queue may accept the same job. Job reasons judge the job or
+// the user: no other queue will help. "Failed in an LSF library call" comes
+// before the other unavailable phrases: its text goes on with ": LIM is
+// down", which must not make it look like a prefix.
+struct Reason {
+  std::string_view text;
+  BsubScope scope;
+  BsubCause cause;
 };
-
-// Reasons that judge the job or the user: no other queue will help.
-constexpr std::string_view kJobReasons[] = {
-    "Bad resource requirement syntax",
-    "Request aborted by esub",
-    "Unknown user",
-    "User permission denied",
-};
-
-// LSF itself is down or the environment is broken. "Failed in an LSF library
-// call" comes first: its own text goes on with ": LIM is down", which must not
-// make "Failed in an LSF library call" look like a prefix.
-constexpr std::string_view kUnavailableReasons[] = {
-    "Failed in an LSF library call", "LIM is down", "Connection refused by server",
-    "daemon not responding",         "LSF is down", "Cannot connect to LSF",
+constexpr Reason kReasons[] = {
+    {"User cannot use the queue", BsubScope::kUserQueue, BsubCause::kPermission},
+    {"No such queue", BsubScope::kUserQueue, BsubCause::kPermission},
+    {"Queue has been closed", BsubScope::kUserQueue, BsubCause::kQueueClosed},
+    {"Not activated because queue windows are closed", BsubScope::kUserQueue,
+     BsubCause::kQueueClosed},
+    {"Host or host group is not used by the queue", BsubScope::kHostQueue, BsubCause::kHost},
+    {"Bad host name, host group name or cluster name", BsubScope::kHostQueue, BsubCause::kHost},
+    {"The destination queue has reached its job limit", BsubScope::kUserQueue, BsubCause::kLimit},
+    {"Queue does not have enough per-user job slots", BsubScope::kUserQueue, BsubCause::kLimit},
+    {"User or one of user's groups does not have enough job slots", BsubScope::kUserQueue,
+     BsubCause::kLimit},
+    {"Too many processors requested", BsubScope::kUserQueue, BsubCause::kLimit},
+    {"Bad resource requirement syntax", BsubScope::kJob, BsubCause::kRequest},
+    {kEsubAbort, BsubScope::kJob, BsubCause::kEsub},
+    {"Unknown user", BsubScope::kJob, BsubCause::kIdentity},
+    {"User permission denied", BsubScope::kJob, BsubCause::kIdentity},
+    {"Failed in an LSF library call", BsubScope::kLsfUnavailable, BsubCause::kUnavailable},
 };
 
 struct Submitted {
@@ -87,25 +90,10 @@ std::optional<Submitted> FindSubmitted(std::string_view text) {
   return std::nullopt;
 }
 
-bool IsChatter(std::string_view line) { return line.find("Please wait") != std::string_view::npos; }
-
-// The last non-blank line that is not retry chatter; the last chatter line when
-// there is nothing else; empty when `text` is blank.
-std::string_view LastMeaningfulLine(std::string_view text) {
-  const std::vector<Line> lines = SplitLines(text);
-  std::string_view chatter;
-  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-    const std::string_view line = Trim(it->text);
-    if (line.empty()) continue;
-    if (!IsChatter(line)) return line;
-    if (chatter.empty()) chatter = line;
-  }
-  return chatter;
-}
-
 // A rejection line taken apart.
 struct Rejection {
-  BsubOutcome outcome = BsubOutcome::kUnknown;
+  BsubScope scope = BsubScope::kUnknown;
+  BsubCause cause = BsubCause::kUnknown;
   std::string_view prefix;
   std::string_view message;
 };
@@ -123,36 +111,33 @@ std::string_view WithoutNotSubmitted(std::string_view line, bool& had_suffix) {
   return Trim(line);
 }
 
+// A known reason found at `at` in `body`: "<prefix>: <reason>" puts
+// whatever precedes the reason into the prefix.
+Rejection Known(std::string_view body, std::size_t at, BsubScope scope, BsubCause cause) {
+  Rejection rejection{scope, cause, {}, body};
+  if (at >= 2 && body.substr(at - 2, 2) == ": ") {
+    rejection.prefix = Trim(body.substr(0, at - 2));
+    rejection.message = body.substr(at);
+  }
+  return rejection;
+}
+
 Rejection Dissect(std::string_view line) {
   bool had_suffix = false;
   const std::string_view body = WithoutNotSubmitted(Trim(line), had_suffix);
-
-  struct Table {
-    BsubOutcome outcome;
-    const std::string_view* begin;
-    const std::string_view* end;
-  };
-  const Table tables[] = {
-      {BsubOutcome::kQueueRejected, std::begin(kQueueReasons), std::end(kQueueReasons)},
-      {BsubOutcome::kJobRejected, std::begin(kJobReasons), std::end(kJobReasons)},
-      {BsubOutcome::kUnavailable, std::begin(kUnavailableReasons), std::end(kUnavailableReasons)},
-  };
-  for (const Table& table : tables) {
-    for (const std::string_view* reason = table.begin; reason != table.end; ++reason) {
-      const std::size_t at = body.find(*reason);
-      if (at == std::string_view::npos) continue;
-      Rejection rejection{table.outcome, {}, body};
-      // "<prefix>: <reason>": the prefix is whatever precedes the reason.
-      if (at >= 2 && body.substr(at - 2, 2) == ": ") {
-        rejection.prefix = Trim(body.substr(0, at - 2));
-        rejection.message = body.substr(at);
-      }
-      return rejection;
-    }
+  for (const Reason& reason : kReasons) {
+    const std::size_t at = body.find(reason.text);
+    if (at != std::string_view::npos) return Known(body, at, reason.scope, reason.cause);
+  }
+  if (const std::size_t at = FindUnavailablePhrase(body); at != std::string_view::npos) {
+    return Known(body, at, BsubScope::kLsfUnavailable, BsubCause::kUnavailable);
   }
 
   // An unknown reason: a prefix is one blank-free word before the first ": ".
-  Rejection rejection{had_suffix ? BsubOutcome::kJobRejected : BsubOutcome::kUnknown, {}, body};
+  Rejection rejection{had_suffix ? BsubScope::kJob : BsubScope::kUnknown,
+                      had_suffix ? BsubCause::kRequest : BsubCause::kUnknown,
+                      {},
+                      body};
   const std::size_t colon = body.find(": ");
   if (colon != std::string_view::npos && colon > 0) {
     const std::string_view word = body.substr(0, colon);
@@ -166,7 +151,97 @@ Rejection Dissect(std::string_view line) {
   return rejection;
 }
 
+// The esub's own lines before its abort line `abort` in the stream that
+// holds it: at most kMaxEsubLines, chatter left out, joined with "; ".
+std::string EsubLines(std::string_view stream, std::string_view abort) {
+  const std::vector<Line> lines = SplitLines(stream);
+  std::vector<std::string_view> mine;
+  for (const Line& line : lines) {
+    const std::string_view text = Trim(line.text);
+    if (text.data() >= abort.data() && text.data() < abort.data() + abort.size()) break;
+    if (!text.empty() && !IsRetryChatter(text)) mine.push_back(text);
+  }
+  if (mine.size() > kMaxEsubLines) mine.erase(mine.begin(), mine.end() - kMaxEsubLines);
+  std::string joined;
+  for (std::string_view text : mine) {
+    if (!joined.empty()) joined += "; ";
+    joined += text;
+  }
+  return joined;
+}
+
+bool PointsInto(std::string_view part, std::string_view whole) {
+  return !part.empty() && part.data() >= whole.data() &&
+         part.data() + part.size() <= whole.data() + whole.size();
+}
+
 }  // namespace
+
+const char* BsubScopeName(BsubScope scope) {
+  switch (scope) {
+    case BsubScope::kNone:
+      return "none";
+    case BsubScope::kUserQueue:
+      return "user_queue";
+    case BsubScope::kHostQueue:
+      return "host_queue";
+    case BsubScope::kJob:
+      return "job";
+    case BsubScope::kLsfUnavailable:
+      return "lsf_unavailable";
+    case BsubScope::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+const char* BsubCauseName(BsubCause cause) {
+  switch (cause) {
+    case BsubCause::kNone:
+      return "none";
+    case BsubCause::kPermission:
+      return "permission";
+    case BsubCause::kQueueClosed:
+      return "queue_closed";
+    case BsubCause::kHost:
+      return "host";
+    case BsubCause::kLimit:
+      return "limit";
+    case BsubCause::kEsub:
+      return "esub";
+    case BsubCause::kRequest:
+      return "request";
+    case BsubCause::kIdentity:
+      return "identity";
+    case BsubCause::kUnavailable:
+      return "unavailable";
+    case BsubCause::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+BsubOutcome BsubReply::outcome() const {
+  switch (scope) {
+    case BsubScope::kNone:
+      return BsubOutcome::kSubmitted;
+    case BsubScope::kUserQueue:
+    case BsubScope::kHostQueue:
+      return BsubOutcome::kQueueRejected;
+    case BsubScope::kJob:
+      return BsubOutcome::kJobRejected;
+    case BsubScope::kLsfUnavailable:
+      return BsubOutcome::kUnavailable;
+    case BsubScope::kUnknown:
+      break;
+  }
+  return BsubOutcome::kUnknown;
+}
+
+std::string BsubReply::Explanation() const {
+  if (esub_message.empty()) return message;
+  return message + " (" + esub_message + ")";
+}
 
 std::string_view BsubRejectionPrefix(std::string_view line) { return Dissect(line).prefix; }
 
@@ -175,32 +250,36 @@ BsubReply ClassifyBsubReply(int exit_code, std::string_view out, std::string_vie
   std::optional<Submitted> submitted = FindSubmitted(out);
   if (!submitted) submitted = FindSubmitted(err);
   if (submitted) {
-    reply.outcome = BsubOutcome::kSubmitted;
+    reply.scope = BsubScope::kNone;
+    reply.cause = BsubCause::kNone;
     reply.job_id = std::move(submitted->job_id);
     reply.queue = std::move(submitted->queue);
     return reply;
   }
 
-  std::string_view line = LastMeaningfulLine(err);
-  if (line.empty()) line = LastMeaningfulLine(out);
+  const std::string_view line = ReasonLine(out, err);
   if (line.empty()) {
     if (exit_code == kSigpipeExit) {
-      reply.outcome = BsubOutcome::kJobRejected;
+      reply.scope = BsubScope::kJob;
+      reply.cause = BsubCause::kIdentity;
       reply.message =
           "bsub exited with status 141 and no output (LSF closed the connection; OpenLava does "
           "this when it rejects root without LSF_ROOT_REX)";
     } else {
-      reply.outcome = BsubOutcome::kUnknown;
       reply.message = "bsub exited with status " + std::to_string(exit_code) + " and no output";
     }
     return reply;
   }
 
   const Rejection rejection = Dissect(line);
-  reply.outcome = rejection.outcome;
+  reply.scope = rejection.scope;
+  reply.cause = rejection.cause;
   reply.prefix = std::string(rejection.prefix);
   reply.message = std::string(rejection.message);
   reply.raw_line = std::string(line);
+  if (rejection.cause == BsubCause::kEsub) {
+    reply.esub_message = EsubLines(PointsInto(line, err) ? err : out, line);
+  }
   return reply;
 }
 

@@ -13,30 +13,33 @@ namespace bplace::lsf {
 // of LSF 10.1 and OpenLava/volclava 2.2; see lsf/FORMATS.md "bsub" and
 // openlava-samples.md "Submissions").
 //
-// kSubmitted when "Job <N> is submitted to [default ]queue <Q>" appears
-// anywhere in `out`, or in `err` (BSUB_STDERR), whatever the exit status;
-// job_id and queue come from that line (an esub may have rewritten -q).
+// Submitted (scope kNone) when "Job <N> is submitted to [default ]queue <Q>"
+// appears anywhere in `out`, or in `err` (BSUB_STDERR), whatever the exit
+// status; job_id and queue come from that line (an esub may have rewritten
+// -q).
 //
-// Otherwise the last meaningful line of `err` (of `out` when `err` has none)
-// decides; retry chatter ("... Please wait ...") counts only when nothing else
-// was printed. Its "<prefix>: " and trailing ". Job not submitted." are
-// removed into `prefix` and `message`; `raw_line` keeps the line:
-//   kQueueRejected: User cannot use the queue; No such queue; Queue has been
-//     closed; Not activated because queue windows are closed; Host or host
-//     group is not used by the queue; Bad host name, host group name or
-//     cluster name; The destination queue has reached its job limit; Queue
-//     does not have enough per-user job slots; User or one of user's groups
-//     does not have enough job slots; Too many processors requested.
-//   kJobRejected: Bad resource requirement syntax; Request aborted by esub;
-//     Unknown user; User permission denied; and any other line ending in
-//     "Job not submitted." (an unknown reason stops the search rather than
-//     sending the same job to every queue).
-//   kUnavailable: Failed in an LSF library call (lsb_init); LIM is down;
-//     Connection refused by server; ... daemon not responding ...; LSF is
-//     down; Cannot connect to LSF.
-// With no output at all: exit status 141 is kJobRejected (OpenLava's mbatchd
-// closes the socket when it rejects root without LSF_ROOT_REX, and bsub dies
-// of SIGPIPE); any other status is kUnknown. Any other line is kUnknown with
+// Otherwise lsf::ReasonLine of both streams decides (the last line that is
+// not retry chatter, of `err` first, then of `out`: bsub may print its
+// refusal on one stream and "Please wait" chatter on the other). Its
+// "<prefix>: " and trailing ". Job not submitted." are removed into
+// `prefix` and `message`; `raw_line` keeps the line. Scope and cause:
+//   kUserQueue: User cannot use the queue, No such queue (kPermission);
+//     Queue has been closed, Not activated because queue windows are closed
+//     (kQueueClosed); The destination queue has reached its job limit,
+//     Queue does not have enough per-user job slots, User or one of user's
+//     groups does not have enough job slots, Too many processors requested
+//     (kLimit).
+//   kHostQueue: Host or host group is not used by the queue; Bad host name,
+//     host group name or cluster name (kHost).
+//   kJob: Bad resource requirement syntax (kRequest); Request aborted by
+//     esub (kEsub, with the esub's own preceding lines in esub_message);
+//     Unknown user, User permission denied (kIdentity); any other line
+//     ending in "Job not submitted." (kRequest: an unknown reason stops the
+//     search rather than sending the same job to every queue).
+//   kLsfUnavailable: the phrases of lsf::SaysLsfUnavailable.
+// With no output at all: exit status 141 is kJob (OpenLava's mbatchd closes
+// the socket when it rejects root without LSF_ROOT_REX, and bsub dies of
+// SIGPIPE); any other status is kUnknown. Any other line is kUnknown with
 // the line as message. Never fails, never throws.
 BsubReply ClassifyBsubReply(int exit_code, std::string_view out, std::string_view err);
 

@@ -100,12 +100,42 @@ enum class BsubOutcome {
   kUnknown,        // exit status and output fit nothing above
 };
 
-// What one bsub call returned, classified. For kSubmitted `job_id` and `queue`
-// are set (queue as LSF reports it: an esub may have rewritten -q). For a
-// rejection `message` holds LSF's reason without the prefix and the trailing
-// "Job not submitted.", e.g. "User cannot use the queue".
+// What a bsub refusal is about, which decides what the submitter does next
+// and what it remembers. kNone when LSF took the job.
+enum class BsubScope {
+  kNone,            // submitted
+  kUserQueue,       // this user in this queue: another queue may take the job
+  kHostQueue,       // this host in this queue: says nothing about other hosts
+  kJob,             // the job itself (or its user): no other queue will help
+  kLsfUnavailable,  // the batch system is not answering: try again later
+  kUnknown,         // nothing recognisable: stop, report it
+};
+
+// Why LSF refused, finer than the scope: how long a refusal stays true.
+enum class BsubCause {
+  kNone,         // submitted
+  kPermission,   // User cannot use the queue; No such queue (until the queue definitions change)
+  kQueueClosed,  // Queue has been closed; queue windows are closed
+  kHost,         // Bad host name ...; Host or host group is not used by the queue
+  kLimit,        // job limit reached; not enough (per-user) job slots; too many processors
+  kEsub,         // Request aborted by esub
+  kRequest,      // Bad resource requirement syntax, or another "Job not submitted." reason
+  kIdentity,     // Unknown user; User permission denied
+  kUnavailable,  // LSF is down, lsb_init failed, ...
+  kUnknown,
+};
+
+// Short lowercase names ("user_queue", "permission"), for logs and JSON.
+const char* BsubScopeName(BsubScope scope);
+const char* BsubCauseName(BsubCause cause);
+
+// What one bsub call returned, classified. For a submission `job_id` and
+// `queue` are set (queue as LSF reports it: an esub may have rewritten -q).
+// For a rejection `message` holds LSF's reason without the prefix and the
+// trailing "Job not submitted.", e.g. "User cannot use the queue".
 struct BsubReply {
-  BsubOutcome outcome = BsubOutcome::kUnknown;
+  BsubScope scope = BsubScope::kUnknown;
+  BsubCause cause = BsubCause::kUnknown;
   std::string job_id;
   std::string queue;
   std::string message;
@@ -114,8 +144,18 @@ struct BsubReply {
   // Empty when the line had none.
   std::string prefix;
   // The line the classification was made from, as printed (trailing blanks
-  // and CR removed); empty for kSubmitted and when bsub printed nothing.
+  // and CR removed); empty for a submission and when bsub printed nothing.
   std::string raw_line;
+  // For kEsub: the esub's own lines printed before "Request aborted by
+  // esub" (its reason, e.g. "esub: project code missing: use -P"), joined
+  // with "; "; empty when it printed none.
+  std::string esub_message;
+
+  // The coarse class of the reply, derived from `scope`.
+  BsubOutcome outcome() const;
+  // `message`, followed by the esub's own words when there are any:
+  // "Request aborted by esub (esub: project code missing: use -P)".
+  std::string Explanation() const;
 };
 
 // What `lsid` says about the cluster (LSF 10.1 and OpenLava family).

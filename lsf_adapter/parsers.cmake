@@ -5,9 +5,11 @@ target_sources(bplace_lsf PRIVATE
   bqueues_long_parser.cc
   bqueues_parser.cc
   bsub_reply.cc
+  command_failure.cc
   group_parser.cc
   lsid_parser.cc
   lsload_parser.cc
+  lsf_messages.cc
   table.cc
 )
 # ParseBqueuesJson reads `bqueues -o ... -json` with nlohmann::json.

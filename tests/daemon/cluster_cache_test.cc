@@ -15,6 +15,8 @@
 #include <boost/asio/io_context.hpp>
 #include <thread>
 
+#include "common/manual_clock.h"
+#include "daemon/refusal_memory.h"
 #include "tests/fakes/fake_command_runner.h"
 
 namespace bplace {
@@ -136,7 +138,8 @@ class ClusterCacheTest : public ::testing::Test {
 
   ClusterCache& Cache() {
     if (!cache_)
-      cache_ = std::make_unique<ClusterCache>(io_.get_executor(), fake_, lsf_, ledger_, options_);
+      cache_ = std::make_unique<ClusterCache>(io_.get_executor(), fake_, lsf_, ledger_, clock_,
+                                              options_);
     return *cache_;
   }
 
@@ -185,6 +188,7 @@ class ClusterCacheTest : public ::testing::Test {
   FakeCommandRunner fake_{io_.get_executor()};
   lsf::LsfInvoker lsf_{"", "", 7000ms, {}};
   InflightLedger ledger_;
+  ManualClock clock_;
   CacheOptions options_;
   std::unique_ptr<ClusterCache> cache_;
 };
@@ -302,7 +306,6 @@ TEST_F(ClusterCacheTest, ReadsNeverRunCommands) {
   for (int i = 0; i < 1000; ++i) {
     EXPECT_TRUE(Cache().Current()->complete());
     (void)Cache().Permissions("carol");
-    (void)Cache().Rejections("carol");
   }
   io_.restart();
   io_.poll();
@@ -450,7 +453,7 @@ TEST_F(ClusterCacheTest, LoadRefreshDropsInflightSlotsLsfHasCounted) {
   const auto pending = ledger_.Reserve("normal", 3);
   const auto running = ledger_.Reserve("small", 5);
   ledger_.Finish(counted, true, InflightLedger::Clock::time_point{});
-  ledger_.Finish(pending, true, InflightLedger::Clock::now() + 1h);
+  ledger_.Finish(pending, true, clock_.SteadyNow() + 1h);
   (void)running;
   ASSERT_TRUE(RefreshLoad());
   EXPECT_THAT(ledger_.Counts(),
@@ -519,24 +522,27 @@ TEST_F(ClusterCacheTest, ReportsPermissionFetchFailureToEveryWaiter) {
 }
 
 TEST_F(ClusterCacheTest, RejectionLastsUntilNextSuccessfulTopologyRefresh) {
+  RefusalMemory memory;
   ASSERT_TRUE(RefreshTopology());
-  Cache().RememberRejection("alice", "small", "User cannot use the queue");
-  Cache().RememberRejection("bob", "normal", "Queue has been closed");
-  EXPECT_THAT(Cache().Rejections("alice"),
+  memory.RememberRefusal(*Cache().Current(), "alice", "small", "User cannot use the queue");
+  memory.RememberRefusal(*Cache().Current(), "bob", "normal", "Queue has been closed");
+  EXPECT_THAT(memory.Refusals(*Cache().Current(), "alice"),
               UnorderedElementsAre(::testing::Pair("small", "User cannot use the queue")));
-  EXPECT_THAT(Cache().Rejections("carol"), IsEmpty());
+  EXPECT_THAT(memory.Refusals(*Cache().Current(), "carol"), IsEmpty());
 
   ASSERT_TRUE(RefreshLoad());
-  EXPECT_EQ(Cache().Rejections("alice").size(), 1u) << "a load refresh keeps rejections";
+  EXPECT_EQ(memory.Refusals(*Cache().Current(), "alice").size(), 1u)
+      << "a load refresh keeps rejections";
 
   fake_.OnArgv(kTopologyQuery, FakeCommandRunner::Output("", "LSF is down.\n", 255));
   EXPECT_FALSE(RefreshTopology());
-  EXPECT_EQ(Cache().Rejections("alice").size(), 1u) << "a failed topology refresh keeps them";
+  EXPECT_EQ(memory.Refusals(*Cache().Current(), "alice").size(), 1u)
+      << "a failed topology refresh keeps them";
 
   fake_.OnArgv(kTopologyQuery, FakeCommandRunner::Output(kBqueuesL));
   ASSERT_TRUE(RefreshTopology());
-  EXPECT_THAT(Cache().Rejections("alice"), IsEmpty());
-  EXPECT_THAT(Cache().Rejections("bob"), IsEmpty());
+  EXPECT_THAT(memory.Refusals(*Cache().Current(), "alice"), IsEmpty());
+  EXPECT_THAT(memory.Refusals(*Cache().Current(), "bob"), IsEmpty());
 }
 
 TEST_F(ClusterCacheTest, RateLimitsManualRefresh) {
@@ -610,7 +616,7 @@ TEST_F(ClusterCacheTest, OldIbVerdictsBecomeUnknownWhileLsloadKeepsFailing) {
   ASSERT_TRUE(RefreshLoad());
   RunUntil([&] { return Cache().Current()->ib != nullptr; });
   fake_.OnArgv({"lsload", "-w", "-I", "ib_ok"}, FakeCommandRunner::TimedOut());
-  std::this_thread::sleep_for(5ms);
+  clock_.Advance(5ms);
   ASSERT_TRUE(RefreshLoad());
   RunUntil([&] { return !Cache().Current()->ib->last_error.empty(); });
   const auto snapshot = Cache().Current();

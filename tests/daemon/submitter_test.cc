@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
 
+#include "common/manual_clock.h"
 #include "tests/fakes/fake_command_runner.h"
 
 namespace bplace {
@@ -110,8 +111,8 @@ class SubmitterTest : public ::testing::Test {
   // Refreshes both tiers of the cache and builds the submitter.
   Submitter& Ready() {
     if (submitter_) return *submitter_;
-    cache_ =
-        std::make_unique<ClusterCache>(io_.get_executor(), fake_, lsf_, ledger_, CacheOptions{});
+    cache_ = std::make_unique<ClusterCache>(io_.get_executor(), fake_, lsf_, ledger_, clock_,
+                                            CacheOptions{});
     int done = 0;
     cache_->RefreshTopology([&](Result<void> r) {
       EXPECT_TRUE(r) << r.error().message;
@@ -122,7 +123,8 @@ class SubmitterTest : public ::testing::Test {
       ++done;
     });
     RunUntil([&] { return done == 2; });
-    submitter_ = std::make_unique<Submitter>(fake_, lsf_, *cache_, ledger_, options_);
+    submitter_ =
+        std::make_unique<Submitter>(fake_, lsf_, *cache_, ledger_, memory_, clock_, options_);
     return *submitter_;
   }
 
@@ -181,6 +183,8 @@ class SubmitterTest : public ::testing::Test {
   FakeCommandRunner fake_{io_.get_executor()};
   lsf::LsfInvoker lsf_{"", "", 9000ms, {}};
   InflightLedger ledger_;
+  ManualClock clock_;
+  RefusalMemory memory_;
   SubmitterOptions options_;
   std::unique_ptr<ClusterCache> cache_;
   std::unique_ptr<Submitter> submitter_;
@@ -270,7 +274,7 @@ TEST_F(SubmitterTest, TriesNextQueueAfterQueueRejectionAndRemembersIt) {
   EXPECT_EQ(result.attempts[0].message, "User cannot use the queue");
   EXPECT_EQ(result.attempts[1].queue, "qb");
   EXPECT_EQ(result.attempts[1].outcome, "submitted");
-  EXPECT_THAT(cache_->Rejections("alice"),
+  EXPECT_THAT(memory_.Refusals(*cache_->Current(), "alice"),
               UnorderedElementsAre(Pair("qa", HasSubstr("User cannot use the queue"))));
   // The refused bsub's slots are not counted; the accepted one's are.
   EXPECT_THAT(ledger_.Counts(), UnorderedElementsAre(Pair("qb", 1)));
@@ -281,6 +285,58 @@ TEST_F(SubmitterTest, TriesNextQueueAfterQueueRejectionAndRemembersIt) {
   ASSERT_EQ(next.attempts.size(), 1u);
   EXPECT_EQ(next.attempts[0].queue, "qb");
   EXPECT_EQ(BsubCalls().size(), 3u);
+}
+
+// Issue 8: the refusal on stdout with chatter on stderr gave 502.
+TEST_F(SubmitterTest, ClosedQueueRefusalPastChatterTriesTheNextQueue) {
+  BsubReplies("qa",
+              FakeCommandRunner::Output("qa: Queue has been closed. Job not submitted.\n",
+                                        "LSF is processing your request. Please wait...\n", 255));
+  const SubmissionResult result = Submit(Command("true"));
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_EQ(result.queue, "qb");
+  EXPECT_EQ(result.attempts[0].outcome, "queue_rejected");
+}
+
+// Issue 8: an esub abort next to "Cannot connect to LSF" chatter gave 503
+// (clients retried forever), and the esub's own reason was dropped.
+TEST_F(SubmitterTest, EsubAbortPastChatterIsAJobRefusalWithTheEsubsReason) {
+  BsubReplies("qa", FakeCommandRunner::Output(
+                        "Cannot connect to LSF. Please wait ...\n",
+                        "esub: no licence for this project\nRequest aborted by esub. Job not "
+                        "submitted.\n",
+                        255));
+  const SubmissionResult result = Submit(Command("true"));
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kRejected);
+  EXPECT_THAT(result.error->message, HasSubstr("esub: no licence for this project"));
+  EXPECT_THAT(result.attempts[0].message,
+              HasSubstr("Request aborted by esub (esub: no licence for this project)"));
+}
+
+TEST(JudgeTest, ABsubThatCannotStartOrTimesOutEndsTheRequest) {
+  const Verdict failed = Judge(Fail(ErrorCode::kCommandFailed, "execve: ENOENT"), "bplace:r1");
+  EXPECT_EQ(failed.next, Verdict::Next::kStop);
+  EXPECT_EQ(failed.error->code, ErrorCode::kUnavailable);
+  EXPECT_FALSE(failed.job_may_exist);
+  const Verdict timed_out = Judge(FakeCommandRunner::TimedOut(), "bplace:r1");
+  EXPECT_EQ(timed_out.error->code, ErrorCode::kTimeout);
+  EXPECT_TRUE(timed_out.job_may_exist) << "its slots stay charged";
+  EXPECT_THAT(timed_out.error->message, HasSubstr("bplace:r1"));
+}
+
+TEST(JudgeTest, RemembersOnlyLastingRefusalsOfTheUserInTheQueue) {
+  auto judge = [](const char* err) {
+    return Judge(FakeCommandRunner::Output("", std::string(err) + "\n", 255), "bplace:x");
+  };
+  EXPECT_TRUE(judge("q: User cannot use the queue. Job not submitted.").remember_refusal);
+  EXPECT_TRUE(judge("q: Queue has been closed. Job not submitted.").remember_refusal);
+  EXPECT_FALSE(
+      judge("h: Host or host group is not used by the queue. Job not submitted.").remember_refusal);
+  EXPECT_FALSE(judge("q: The destination queue has reached its job limit. Job not submitted.")
+                   .remember_refusal);
+  EXPECT_EQ(judge("q: The destination queue has reached its job limit. Job not submitted.").next,
+            Verdict::Next::kTryNextQueue);
 }
 
 TEST_F(SubmitterTest, HostRejectionTriesNextQueueWithoutRemembering) {
@@ -294,7 +350,7 @@ TEST_F(SubmitterTest, HostRejectionTriesNextQueueWithoutRemembering) {
   const SubmissionResult result = Submit(job);
   ASSERT_FALSE(result.error) << result.error->message;
   EXPECT_EQ(result.queue, "qb");
-  EXPECT_THAT(cache_->Rejections("alice"), IsEmpty());
+  EXPECT_THAT(memory_.Refusals(*cache_->Current(), "alice"), IsEmpty());
 }
 
 TEST_F(SubmitterTest, StopsOnJobRejection) {
@@ -310,7 +366,7 @@ TEST_F(SubmitterTest, StopsOnJobRejection) {
   EXPECT_EQ(result.attempts[0].outcome, "job_rejected");
   EXPECT_EQ(BsubCalls().size(), 1u);
   EXPECT_THAT(ledger_.Counts(), IsEmpty());
-  EXPECT_THAT(cache_->Rejections("alice"), IsEmpty());
+  EXPECT_THAT(memory_.Refusals(*cache_->Current(), "alice"), IsEmpty());
 }
 
 TEST_F(SubmitterTest, NeverResubmitsAfterTimeoutAndKeepsSlotsCounted) {

@@ -300,10 +300,10 @@ int FuzzBsubReply(const std::uint8_t* data, std::size_t size) {
         nul == std::string_view::npos ? std::string_view() : rest.substr(nul + 1);
     const lsf::BsubReply reply = lsf::ClassifyBsubReply(exit_code, out, err);
     const lsf::BsubReply crlf = lsf::ClassifyBsubReply(exit_code, WithCrlf(out), WithCrlf(err));
-    FUZZ_CHECK(crlf.outcome == reply.outcome && crlf.job_id == reply.job_id &&
+    FUZZ_CHECK(crlf.outcome() == reply.outcome() && crlf.job_id == reply.job_id &&
                crlf.queue == reply.queue && crlf.prefix == reply.prefix &&
                crlf.message == reply.message);
-    if (reply.outcome == lsf::BsubOutcome::kSubmitted) {
+    if (reply.outcome() == lsf::BsubOutcome::kSubmitted) {
       FUZZ_CHECK(!reply.job_id.empty());
       FUZZ_CHECK(reply.job_id.find_first_not_of("0123456789") == std::string::npos);
       FUZZ_CHECK(IsToken(reply.queue));

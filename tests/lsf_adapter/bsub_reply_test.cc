@@ -32,7 +32,7 @@ std::string OutcomeName(BsubOutcome outcome) {
 
 void ExpectCase(const BsubCase& c, const BsubReply& reply) {
   SCOPED_TRACE(c.name + " (" + c.source + ")");
-  EXPECT_EQ(OutcomeName(reply.outcome), c.outcome);
+  EXPECT_EQ(OutcomeName(reply.outcome()), c.outcome);
   EXPECT_EQ(reply.job_id, c.job_id);
   EXPECT_EQ(reply.queue, c.queue);
   if (c.outcome != "submitted") {
@@ -69,7 +69,7 @@ TEST(ClassifyBsubReplyTest, KeepsTheRawLine) {
 TEST(ClassifyBsubReplyTest, TrustsTheSuccessLineOverTheExitStatus) {
   const BsubReply reply =
       ClassifyBsubReply(255, "Job <5> is submitted to queue <normal>.\n", "some later complaint\n");
-  EXPECT_EQ(reply.outcome, BsubOutcome::kSubmitted);
+  EXPECT_EQ(reply.outcome(), BsubOutcome::kSubmitted);
   EXPECT_EQ(reply.job_id, "5");
   EXPECT_EQ(reply.queue, "normal");
 }
@@ -81,7 +81,7 @@ TEST(ClassifyBsubReplyTest, IgnoresLookalikesOfTheSuccessLine) {
         "Job <12> is submitted to queue <normal\n",
         "Job <12> was submitted to queue <normal>.\n"}) {
     const BsubReply reply = ClassifyBsubReply(0, out, "");
-    EXPECT_EQ(reply.outcome, BsubOutcome::kUnknown) << out;
+    EXPECT_EQ(reply.outcome(), BsubOutcome::kUnknown) << out;
     EXPECT_TRUE(reply.job_id.empty()) << out;
   }
 }
@@ -91,7 +91,7 @@ TEST(ClassifyBsubReplyTest, FindsTheSuccessLineAfterALookalike) {
                                             "Job <x> Job <7> is submitted to default queue <q<>\n"
                                             "Job <8> is submitted to default queue <night>.\n",
                                             "");
-  EXPECT_EQ(reply.outcome, BsubOutcome::kSubmitted);
+  EXPECT_EQ(reply.outcome(), BsubOutcome::kSubmitted);
   EXPECT_EQ(reply.job_id, "8");
   EXPECT_EQ(reply.queue, "night");
 }
@@ -99,27 +99,27 @@ TEST(ClassifyBsubReplyTest, FindsTheSuccessLineAfterALookalike) {
 TEST(ClassifyBsubReplyTest, TreatsAnUnknownNotSubmittedReasonAsAJobRejection) {
   const BsubReply reply =
       ClassifyBsubReply(255, "", "night: A reason LSF added later. Job not submitted.\n");
-  EXPECT_EQ(reply.outcome, BsubOutcome::kJobRejected);
+  EXPECT_EQ(reply.outcome(), BsubOutcome::kJobRejected);
   EXPECT_EQ(reply.prefix, "night");
   EXPECT_EQ(reply.message, "A reason LSF added later");
 }
 
 TEST(ClassifyBsubReplyTest, ReturnsUnknownForOtherOutput) {
   const BsubReply garbled = ClassifyBsubReply(3, "", "segmentation fault\n");
-  EXPECT_EQ(garbled.outcome, BsubOutcome::kUnknown);
+  EXPECT_EQ(garbled.outcome(), BsubOutcome::kUnknown);
   EXPECT_EQ(garbled.message, "segmentation fault");
   const BsubReply silent = ClassifyBsubReply(0, "", "");
-  EXPECT_EQ(silent.outcome, BsubOutcome::kUnknown);
+  EXPECT_EQ(silent.outcome(), BsubOutcome::kUnknown);
   EXPECT_EQ(silent.message, "bsub exited with status 0 and no output");
   const BsubReply busy =
       ClassifyBsubReply(-1, "", "LSF is processing your request. Please wait...\n");
-  EXPECT_EQ(busy.outcome, BsubOutcome::kUnknown);
+  EXPECT_EQ(busy.outcome(), BsubOutcome::kUnknown);
 }
 
 TEST(ClassifyBsubReplyTest, ReadsStdoutWhenStderrIsEmpty) {
   const BsubReply reply =
       ClassifyBsubReply(255, "closedq: Queue has been closed. Job not submitted.\n", "\n\n");
-  EXPECT_EQ(reply.outcome, BsubOutcome::kQueueRejected);
+  EXPECT_EQ(reply.outcome(), BsubOutcome::kQueueRejected);
   EXPECT_EQ(reply.prefix, "closedq");
 }
 
@@ -128,15 +128,64 @@ TEST(ClassifyBsubReplyTest, DecidesOnTheLastLineAfterChatter) {
       ClassifyBsubReply(255, "",
                         "LSF is down. Please wait...\nnosuchq: No such queue. Job not submitted.\n"
                         "LSF is processing your request. Please wait...\n");
-  EXPECT_EQ(reply.outcome, BsubOutcome::kQueueRejected);
+  EXPECT_EQ(reply.outcome(), BsubOutcome::kQueueRejected);
   EXPECT_EQ(reply.message, "No such queue");
 }
 
 TEST(ClassifyBsubReplyTest, Exit141WithOutputIsClassifiedByTheOutput) {
   const BsubReply reply =
       ClassifyBsubReply(141, "", "User permission denied. Job not submitted.\n");
-  EXPECT_EQ(reply.outcome, BsubOutcome::kJobRejected);
+  EXPECT_EQ(reply.outcome(), BsubOutcome::kJobRejected);
   EXPECT_EQ(reply.message, "User permission denied");
+}
+
+// Issue 8: the refusal on stdout with retry chatter on stderr was never
+// read (a closed queue gave 502 instead of moving on).
+TEST(ClassifyBsubReplyTest, ReadsTheRefusalOnOneStreamPastChatterOnTheOther) {
+  const BsubReply reply =
+      ClassifyBsubReply(255, "closedq: Queue has been closed. Job not submitted.\n",
+                        "LSF is processing your request. Please wait...\n");
+  EXPECT_EQ(reply.scope, BsubScope::kUserQueue);
+  EXPECT_EQ(reply.cause, BsubCause::kQueueClosed);
+  EXPECT_EQ(reply.message, "Queue has been closed");
+}
+
+// Issue 8: an esub abort with "Cannot connect to LSF" chatter on the other
+// stream was taken for LSF being down (503, retried forever).
+TEST(ClassifyBsubReplyTest, EsubAbortPastChatterIsAJobRefusalWithTheEsubsReason) {
+  const BsubReply reply = ClassifyBsubReply(
+      255, "Cannot connect to LSF. Please wait ...\n",
+      "esub: project code missing: use -P\nRequest aborted by esub. Job not submitted.\n");
+  EXPECT_EQ(reply.scope, BsubScope::kJob);
+  EXPECT_EQ(reply.cause, BsubCause::kEsub);
+  EXPECT_EQ(reply.message, "Request aborted by esub");
+  EXPECT_EQ(reply.esub_message, "esub: project code missing: use -P");
+  EXPECT_EQ(reply.Explanation(), "Request aborted by esub (esub: project code missing: use -P)");
+}
+
+TEST(ClassifyBsubReplyTest, ScopeSaysWhatARefusalIsAbout) {
+  struct Case {
+    const char* err;
+    BsubScope scope;
+    BsubCause cause;
+  };
+  const Case cases[] = {
+      {"q: User cannot use the queue. Job not submitted.", BsubScope::kUserQueue,
+       BsubCause::kPermission},
+      {"node9: Host or host group is not used by the queue. Job not submitted.",
+       BsubScope::kHostQueue, BsubCause::kHost},
+      {"q: The destination queue has reached its job limit. Job not submitted.",
+       BsubScope::kUserQueue, BsubCause::kLimit},
+      {"Bad resource requirement syntax. Job not submitted.", BsubScope::kJob, BsubCause::kRequest},
+      {"Unknown user. Job not submitted.", BsubScope::kJob, BsubCause::kIdentity},
+      {"LSF is down. Please wait...", BsubScope::kLsfUnavailable, BsubCause::kUnavailable},
+      {"segmentation fault", BsubScope::kUnknown, BsubCause::kUnknown},
+  };
+  for (const Case& c : cases) {
+    const BsubReply reply = ClassifyBsubReply(255, "", std::string(c.err) + "\n");
+    EXPECT_EQ(reply.scope, c.scope) << c.err;
+    EXPECT_EQ(reply.cause, c.cause) << c.err;
+  }
 }
 
 TEST(BsubRejectionPrefixTest, GivesTheTokenBeforeTheReason) {

@@ -311,7 +311,7 @@ TEST(ParserRobustnessTest, ClassifyBsubReplyNeverCrashesOnMutatedInput) {
     mutator.Mutate(samples[mutator.Below(samples.size())], out);
     mutator.Mutate(samples[mutator.Below(samples.size())], err);
     const BsubReply reply = ClassifyBsubReply(kExitCodes[mutator.Below(5)], out, err);
-    if (reply.outcome == BsubOutcome::kSubmitted) {
+    if (reply.outcome() == BsubOutcome::kSubmitted) {
       ASSERT_FALSE(reply.job_id.empty());
       ASSERT_FALSE(reply.queue.empty());
     } else {

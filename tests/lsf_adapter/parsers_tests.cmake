@@ -4,6 +4,7 @@ add_executable(lsf_parsers_test
   bqueues_long_parser_test.cc
   bqueues_parser_test.cc
   bsub_reply_test.cc
+  command_failure_test.cc
   group_parser_test.cc
   lsid_parser_test.cc
   lsload_parser_test.cc
