@@ -32,7 +32,8 @@ json JobToJson(const Job& job) {
               {"submit_time", job.submit_time},
               {"start_time", job.start_time},
               {"end_time", job.end_time},
-              {"options", job.options}};
+              {"options", job.options},
+              {"res_reqs", job.res_reqs}};
 }
 
 Job JobFromJson(const json& j) {
@@ -52,6 +53,7 @@ Job JobFromJson(const json& j) {
   job.start_time = j.value("start_time", 0LL);
   job.end_time = j.value("end_time", 0LL);
   job.options = j.value("options", std::map<std::string, std::string>{});
+  job.res_reqs = j.value("res_reqs", std::vector<std::string>{});
   return job;
 }
 

@@ -26,7 +26,8 @@ struct Job {
   long long submit_time = 0;
   long long start_time = 0;
   long long end_time = 0;
-  std::map<std::string, std::string> options;  // every bsub option as given
+  std::map<std::string, std::string> options;  // every bsub option as given (last wins)
+  std::vector<std::string> res_reqs;           // every -R in order: LSF merges them
 };
 
 struct JobTable {

@@ -1,0 +1,273 @@
+// bsub (LSF 10.1 messages and exit statuses; see lsf/FORMATS.md and
+// lsf/openlava-samples.md).
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "tests/lsfsim/bsub_options.h"
+#include "tests/lsfsim/command_util.h"
+#include "tests/lsfsim/commands.h"
+#include "tests/lsfsim/job_state.h"
+#include "tests/lsfsim/resolver.h"
+#include "tests/lsfsim/util.h"
+#include "tests/lsfsim/view.h"
+
+namespace bplace::lsfsim {
+namespace {
+
+constexpr const char* kBsubUsage =
+    "Usage: bsub [-h] [-V] [-x] [-B] [-N] [-q \"queue_name ...\"] [-m \"host_name[+[pref_level]] "
+    "...\"]\n"
+    "            [-n min_proc[,max_proc]] [-R \"res_req\"] [-J job_name] [-Jd \"description\"]\n"
+    "            [-o out_file] [-e err_file] [-cwd dir] [-W [hour:]minute] [-M mem_limit]\n"
+    "            [-P project] [-app app_profile] [-G user_group] [-g job_group] [-sla "
+    "class]\n"
+    "            [command [argument ...]]\n";
+
+constexpr const char* kNotSubmitted = ". Job not submitted.";
+
+// Resource requirement syntax as far as the simulator checks it: not empty,
+// brackets balanced and properly nested, known section names.
+bool ResReqLooksValid(const std::string& text) {
+  if (SplitWs(text).empty()) return false;
+  std::vector<char> stack;
+  for (char c : text) {
+    if (c == '[' || c == '(' || c == '{') stack.push_back(c);
+    if (c == ']' || c == ')' || c == '}') {
+      char open = c == ']' ? '[' : c == ')' ? '(' : '{';
+      if (stack.empty() || stack.back() != open) return false;
+      stack.pop_back();
+    }
+  }
+  if (!stack.empty()) return false;
+  // Every `word[` at bracket depth zero must name a section LSF knows.
+  static const std::set<std::string> kSections = {"select", "order", "rusage",  "span",
+                                                  "same",   "cu",    "affinity"};
+  int depth = 0;
+  std::string word;
+  for (char c : text) {
+    if (c == '[') {
+      if (depth == 0 && !word.empty() && !kSections.contains(word)) return false;
+      ++depth;
+      word.clear();
+    } else if (c == ']') {
+      --depth;
+    } else if (depth == 0) {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+        word += c;
+      } else {
+        word.clear();
+      }
+    }
+  }
+  return true;
+}
+
+struct SubmitOutcome {
+  bool accepted = false;
+  std::string error;  // the full stderr line on rejection
+};
+
+// mbatchd's checks for one queue, in the order LSF reports them.
+SubmitOutcome CheckQueue(const Context& ctx, const ClusterView& view, Resolver& resolver,
+                         const JobTable& jobs, const std::string& queue_name,
+                         const std::vector<std::string>& asked_hosts, int slots) {
+  const ClusterDef& cluster = *ctx.cluster;
+  std::optional<size_t> q = cluster.FindQueue(queue_name);
+  if (!q) return {false, queue_name + ": No such queue" + kNotSubmitted};
+  const QueueDef& def = cluster.queues[*q];
+  if (!view.QueueOpen(*q)) return {false, queue_name + ": Queue has been closed" + kNotSubmitted};
+  if (!resolver.UserCanUseQueue(*q, ctx.user)) {
+    return {false, queue_name + ": User cannot use the queue" + kNotSubmitted};
+  }
+  const HostSet& queue_hosts = resolver.QueueHosts(*q);
+  HostSet candidates = queue_hosts;
+  if (!asked_hosts.empty()) {
+    HostSet asked(cluster.hosts.size(), false);
+    for (const std::string& token : asked_hosts) {
+      std::optional<HostSet> hosts = resolver.HostsOfName(token);
+      if (!hosts) {
+        return {false, token + ": Bad host name, host group name or cluster name" + kNotSubmitted};
+      }
+      bool used = false;
+      for (size_t h = 0; h < hosts->size(); ++h) {
+        if ((*hosts)[h] && queue_hosts[h]) {
+          used = true;
+          asked[h] = true;
+        }
+      }
+      if (!used) {
+        return {false, token + ": Host or host group is not used by the queue" + kNotSubmitted};
+      }
+    }
+    candidates = asked;
+  }
+  if (def.max_slots && slots > *def.max_slots) {
+    return {false, std::string("Too many processors requested") + kNotSubmitted};
+  }
+  bool any_host = false;
+  bool fits = false;
+  for (size_t h = 0; h < candidates.size(); ++h) {
+    if (!candidates[h]) continue;
+    any_host = true;
+    const std::optional<int>& max = cluster.hosts[h].max_slots;
+    if (!max || slots <= *max) fits = true;
+  }
+  if (any_host && !fits) {
+    return {false, std::string("Too many processors requested") + kNotSubmitted};
+  }
+  if (def.jl_u && slots > *def.jl_u) {
+    return {false, std::string("Queue does not have enough per-user job slots") + kNotSubmitted};
+  }
+  if (def.job_limit) {
+    int queued = 0;
+    for (const Job& job : jobs.jobs) {
+      if (job.queue == def.name && (job.status == "PEND" || job.status == "RUN")) ++queued;
+    }
+    if (queued >= *def.job_limit) {
+      return {false,
+              std::string("The destination queue has reached its job limit") + kNotSubmitted};
+    }
+  }
+  return {true, ""};
+}
+
+std::string DefaultJobName(const BsubRequest& request, const std::string& command) {
+  auto it = request.options.find("-J");
+  if (it != request.options.end()) return it->second;
+  if (!request.command_words.empty()) return command;
+  // A script from stdin: LSF names the job after its first command line.
+  size_t start = 0;
+  while (start < command.size()) {
+    size_t end = command.find('\n', start);
+    std::string line = command.substr(start, end == std::string::npos ? end : end - start);
+    std::vector<std::string> words = SplitWs(line);
+    if (!words.empty() && words[0][0] != '#') return Join(words, " ");
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return "sh";
+}
+
+}  // namespace
+
+bool BsubNeedsStdin(const std::vector<std::string>& args) {
+  BsubRequest request = ParseBsub(args);
+  return !request.bad_usage && request.command_words.empty();
+}
+
+CommandResult RunBsub(const Context& ctx, const std::vector<std::string>& args,
+                      const std::string& stdin_script) {
+  BsubRequest request = ParseBsub(args);
+  if (request.bad_usage) {
+    return CommandResult{.exit_code = 255, .out = "", .err = request.usage_error + kBsubUsage};
+  }
+  std::string command =
+      request.command_words.empty() ? stdin_script : Join(request.command_words, " ");
+  if (SplitWs(command).empty()) return Fail(std::string("Empty job") + kNotSubmitted);
+
+  int slots = 1;
+  if (auto it = request.options.find("-n"); it != request.options.end()) {
+    std::string first = it->second.substr(0, it->second.find(','));
+    long long value = 0;
+    if (!ParseInt(first, &value) || value < 1) {
+      return Fail("Bad argument for option -n" + std::string(kNotSubmitted));
+    }
+    slots = static_cast<int>(value);
+  }
+  std::vector<std::string> asked_hosts;
+  if (auto it = request.options.find("-m"); it != request.options.end()) {
+    asked_hosts = SplitWs(it->second);
+  }
+
+  const ClusterDef& cluster = *ctx.cluster;
+  bool default_queue = false;
+  std::vector<std::string> queues;
+  if (auto it = request.options.find("-q"); it != request.options.end()) {
+    queues = SplitWs(it->second);
+  }
+  if (queues.empty()) {
+    std::optional<size_t> q = cluster.DefaultQueue();
+    if (!q) return Fail(std::string("No default queue defined") + kNotSubmitted);
+    queues.push_back(cluster.queues[*q].name);
+    default_queue = true;
+  }
+
+  // The site esub runs on the submission host before mbatchd sees the job:
+  // it may print, reject the job (no job id is used) or rewrite -q.
+  CommandResult result;
+  for (std::string& queue : queues) {
+    std::optional<size_t> q = cluster.FindQueue(queue);
+    if (!q) continue;
+    const QueueDef& def = cluster.queues[*q];
+    if (!def.esub_banner.empty()) result.out += def.esub_banner + "\n";
+    if (!def.esub_reject.empty()) {
+      result.exit_code = 255;
+      result.err += def.esub_reject + "\nRequest aborted by esub" + kNotSubmitted + "\n";
+      return result;
+    }
+    if (!def.rewrite_to.empty()) {
+      queue = def.rewrite_to;
+      default_queue = false;
+    }
+  }
+
+  StateLock lock(*ctx.state);
+  if (!lock.ok()) return InternalError(lock.error());
+  auto loaded = LoadState(*ctx.state);
+  if (!loaded) return InternalError(loaded.error());
+  JobTable& jobs = loaded->jobs;
+  ClusterView view(cluster, loaded->overrides, jobs);
+  Resolver resolver(cluster);
+
+  // mbatchd assigns the job id before it judges the job: a rejected
+  // submission still uses one up.
+  long long id = jobs.next_id++;
+  SubmitOutcome outcome;
+  std::string chosen;
+  bool res_req_ok = std::all_of(request.res_reqs.begin(), request.res_reqs.end(),
+                                [](const std::string& r) { return ResReqLooksValid(r); });
+  if (!res_req_ok) {
+    outcome.error = std::string("Bad resource requirement syntax") + kNotSubmitted;
+  } else {
+    for (const std::string& queue : queues) {
+      outcome = CheckQueue(ctx, view, resolver, jobs, queue, asked_hosts, slots);
+      if (outcome.accepted) {
+        chosen = queue;
+        break;
+      }
+    }
+  }
+  if (outcome.accepted) {
+    Job job;
+    job.id = id;
+    job.user = ctx.user;
+    job.queue = chosen;
+    job.asked_hosts = asked_hosts;
+    job.slots = slots;
+    job.name = DefaultJobName(request, command);
+    if (auto it = request.options.find("-Jd"); it != request.options.end()) {
+      job.description = it->second;
+    }
+    job.command = command;
+    job.from_host = ctx.from_host;
+    job.submit_time = ctx.now;
+    job.options = request.options;
+    job.res_reqs = request.res_reqs;
+    jobs.jobs.push_back(std::move(job));
+  }
+  if (auto saved = ctx.state->SaveJobs(jobs); !saved) return InternalError(saved.error());
+  lock.Release();
+
+  if (!outcome.accepted) {
+    result.exit_code = 255;
+    result.err += outcome.error + "\n";
+    return result;
+  }
+  result.out += StrPrintf("Job <%lld> is submitted to %squeue <%s>.\n", id,
+                          default_queue ? "default " : "", chosen.c_str());
+  return result;
+}
+
+}  // namespace bplace::lsfsim

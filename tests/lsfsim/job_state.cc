@@ -1,0 +1,7 @@
+#include "tests/lsfsim/job_state.h"
+
+namespace bplace::lsfsim {
+
+bool IsFinished(const Job& job) { return job.status == "DONE" || job.status == "EXIT"; }
+
+}  // namespace bplace::lsfsim
