@@ -373,8 +373,15 @@ tl::expected<ClusterDef, std::string> ParseClusterDef(std::string_view text,
   LSFSIM_ASSIGN(name, reader.String("name"));
   LSFSIM_ASSIGN(master, reader.String("master"));
   LSFSIM_ASSIGN(admins, reader.Tokens("admins"));
+  LSFSIM_ASSIGN(clean_period, reader.Int("clean_period_s"));
+  LSFSIM_ASSIGN(bjobs_o, reader.Bool("bjobs_o"));
   auto checked = reader.CheckNoUnknownKeys();
   if (!checked) return Error(checked.error());
+  if (clean_period && *clean_period < 1) {
+    return Error(reader.Where() + "[cluster]: clean_period_s must be at least 1");
+  }
+  if (clean_period) cluster.clean_period_s = *clean_period;
+  if (bjobs_o) cluster.bjobs_o = *bjobs_o;
   if (!name || name->empty()) return Error(reader.Where() + "[cluster]: name is required");
   if (!master || master->empty()) return Error(reader.Where() + "[cluster]: master is required");
   cluster.name = *name;

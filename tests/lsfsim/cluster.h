@@ -78,7 +78,11 @@ struct ClusterDef {
   std::string name;
   std::string master;
   std::vector<std::string> admins;  // LSF administrators
-  std::vector<HostDef> hosts;       // in definition order
+  // CLEAN_PERIOD (lsb.params): seconds a finished job stays visible to bjobs.
+  long long clean_period_s = 3600;
+  // false: bjobs has no -o (and so no -json), as before LSF 9.1.
+  bool bjobs_o = true;
+  std::vector<HostDef> hosts;  // in definition order
   std::vector<GroupDef> host_groups;
   std::vector<GroupDef> user_groups;
   std::vector<QueueDef> queues;  // in definition order

@@ -27,6 +27,22 @@ constexpr const char* kBsubUsage =
 
 constexpr const char* kNotSubmitted = ". Job not submitted.";
 
+// The pending reason of a job no dispatch turn has looked at (lsb.reason.c).
+constexpr const char* kNewJobReason = "New job is waiting for scheduling";
+
+// Parses -W's "[hour:]minute[/host_name | /host_model]" into seconds.
+std::optional<long long> ParseRunLimit(const std::string& text) {
+  std::string limit = text.substr(0, text.find('/'));
+  size_t colon = limit.find(':');
+  long long hours = 0;
+  long long minutes = 0;
+  if (colon != std::string::npos && !ParseInt(limit.substr(0, colon), &hours)) return std::nullopt;
+  if (!ParseInt(colon == std::string::npos ? limit : limit.substr(colon + 1), &minutes)) {
+    return std::nullopt;
+  }
+  return (hours * 60 + minutes) * 60;
+}
+
 // Resource requirement syntax as far as the simulator checks it: not empty,
 // brackets balanced and properly nested, known section names.
 bool ResReqLooksValid(const std::string& text) {
@@ -176,6 +192,12 @@ CommandResult RunBsub(const Context& ctx, const std::vector<std::string>& args,
     }
     slots = static_cast<int>(value);
   }
+  long long run_limit_s = 0;
+  if (auto it = request.options.find("-W"); it != request.options.end()) {
+    std::optional<long long> limit = ParseRunLimit(it->second);
+    if (!limit) return Fail("Bad argument for option -W" + std::string(kNotSubmitted));
+    run_limit_s = *limit;
+  }
   std::vector<std::string> asked_hosts;
   if (auto it = request.options.find("-m"); it != request.options.end()) {
     asked_hosts = SplitWs(it->second);
@@ -255,6 +277,9 @@ CommandResult RunBsub(const Context& ctx, const std::vector<std::string>& args,
     job.submit_time = ctx.now;
     job.options = request.options;
     job.res_reqs = request.res_reqs;
+    if (auto it = request.options.find("-P"); it != request.options.end()) job.project = it->second;
+    job.run_limit_s = run_limit_s;
+    job.pend_reason = kNewJobReason;
     jobs.jobs.push_back(std::move(job));
   }
   if (auto saved = ctx.state->SaveJobs(jobs); !saved) return InternalError(saved.error());

@@ -17,6 +17,7 @@
 #include "tests/lsfsim/cluster.h"
 #include "tests/lsfsim/commands.h"
 #include "tests/lsfsim/generate.h"
+#include "tests/lsfsim/job_control.h"
 #include "tests/lsfsim/resolver.h"
 #include "tests/lsfsim/state.h"
 #include "tests/lsfsim/util.h"
@@ -148,6 +149,7 @@ int Schedule(const StateDir& state, const std::vector<std::string>& args) {
     for (Job& job : jobs->jobs) {
       if (job.status != "RUN") continue;
       job.status = "DONE";
+      job.exit_code = 0;
       job.end_time = now;
       ++finished;
     }
@@ -400,6 +402,8 @@ void PrintControlUsage() {
          "  set-host HOST STATUS            ok, closed_Adm, closed_Lock, unavail, unreach, ...\n"
          "  set-queue QUEUE STATE           open, closed, active, inact_adm, inact_win\n"
          "  set-ib HOST 0|1                 value of the ib_ok load index\n"
+         "  finish JOBID [--exit N] [--reason TEXT]   a dispatched job ends: DONE, or EXIT N\n"
+         "  set-job JOBID STAT              PEND PSUSP RUN USUSP SSUSP UNKWN ZOMBI\n"
          "  fault [--command NAME|all] [--down hang|fail|off] [--slow-ms N]\n"
          "        [--truncate|--no-truncate] [--garbage|--no-garbage] | --clear\n"
          "  counts [--reset]                invocations per LSF command (JSON)\n"
@@ -423,6 +427,8 @@ int RunControlCommand(const std::string& name, const std::vector<std::string>& i
   if (name == "set-host") return SetHost(state, args);
   if (name == "set-queue") return SetQueue(state, args);
   if (name == "set-ib") return SetIb(state, args);
+  if (name == "finish") return FinishJobCommand(state, args);
+  if (name == "set-job") return SetJobCommand(state, args);
   if (name == "fault") return Fault(state, args);
   if (name == "counts") return CountsCommand(state, args);
   if (name == "jobs") return JobsCommand(state, args);
