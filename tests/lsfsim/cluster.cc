@@ -375,12 +375,17 @@ tl::expected<ClusterDef, std::string> ParseClusterDef(std::string_view text,
   LSFSIM_ASSIGN(admins, reader.Tokens("admins"));
   LSFSIM_ASSIGN(clean_period, reader.Int("clean_period_s"));
   LSFSIM_ASSIGN(bjobs_o, reader.Bool("bjobs_o"));
+  LSFSIM_ASSIGN(max_array, reader.Int("max_job_array_size"));
   auto checked = reader.CheckNoUnknownKeys();
   if (!checked) return Error(checked.error());
   if (clean_period && *clean_period < 1) {
     return Error(reader.Where() + "[cluster]: clean_period_s must be at least 1");
   }
+  if (max_array && (*max_array < 1 || *max_array > 2147483646)) {
+    return Error(reader.Where() + "[cluster]: max_job_array_size must be 1-2147483646");
+  }
   if (clean_period) cluster.clean_period_s = *clean_period;
+  if (max_array) cluster.max_job_array_size = *max_array;
   if (bjobs_o) cluster.bjobs_o = *bjobs_o;
   if (!name || name->empty()) return Error(reader.Where() + "[cluster]: name is required");
   if (!master || master->empty()) return Error(reader.Where() + "[cluster]: master is required");

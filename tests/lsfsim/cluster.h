@@ -80,6 +80,8 @@ struct ClusterDef {
   std::vector<std::string> admins;  // LSF administrators
   // CLEAN_PERIOD (lsb.params): seconds a finished job stays visible to bjobs.
   long long clean_period_s = 3600;
+  // MAX_JOB_ARRAY_SIZE (lsb.params): most elements one job array may have.
+  long long max_job_array_size = 1000;
   // false: bjobs has no -o (and so no -json), as before LSF 9.1.
   bool bjobs_o = true;
   std::vector<HostDef> hosts;  // in definition order

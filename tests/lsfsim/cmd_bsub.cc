@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <set>
 
 #include "tests/lsfsim/bsub_options.h"
 #include "tests/lsfsim/command_util.h"
 #include "tests/lsfsim/commands.h"
+#include "tests/lsfsim/job_array.h"
 #include "tests/lsfsim/job_state.h"
 #include "tests/lsfsim/resolver.h"
 #include "tests/lsfsim/util.h"
@@ -85,10 +87,11 @@ struct SubmitOutcome {
   std::string error;  // the full stderr line on rejection
 };
 
-// mbatchd's checks for one queue, in the order LSF reports them.
+// mbatchd's checks for one queue, in the order LSF reports them, for a job
+// of `elements` jobs (an array's size, else 1) of `slots` slots each.
 SubmitOutcome CheckQueue(const Context& ctx, const ClusterView& view, Resolver& resolver,
                          const JobTable& jobs, const std::string& queue_name,
-                         const std::vector<std::string>& asked_hosts, int slots) {
+                         const std::vector<std::string>& asked_hosts, int slots, int elements) {
   const ClusterDef& cluster = *ctx.cluster;
   std::optional<size_t> q = cluster.FindQueue(queue_name);
   if (!q) return {false, queue_name + ": No such queue" + kNotSubmitted};
@@ -139,9 +142,9 @@ SubmitOutcome CheckQueue(const Context& ctx, const ClusterView& view, Resolver& 
   if (def.job_limit) {
     int queued = 0;
     for (const Job& job : jobs.jobs) {
-      if (job.queue == def.name && (job.status == "PEND" || job.status == "RUN")) ++queued;
+      if (job.queue == def.name && !IsFinished(job)) ++queued;
     }
-    if (queued >= *def.job_limit) {
+    if (queued + elements > *def.job_limit) {
       return {false,
               std::string("The destination queue has reached its job limit") + kNotSubmitted};
     }
@@ -151,7 +154,7 @@ SubmitOutcome CheckQueue(const Context& ctx, const ClusterView& view, Resolver& 
 
 std::string DefaultJobName(const BsubRequest& request, const std::string& command) {
   auto it = request.options.find("-J");
-  if (it != request.options.end()) return it->second;
+  if (it != request.options.end()) return it->second.substr(0, it->second.find('['));
   if (!request.command_words.empty()) return command;
   // A script from stdin: LSF names the job after its first command line.
   size_t start = 0;
@@ -166,6 +169,186 @@ std::string DefaultJobName(const BsubRequest& request, const std::string& comman
   return "sh";
 }
 
+// What bsub asks mbatchd for, read from its command line.
+struct SubmitPlan {
+  BsubRequest request;
+  std::string command;
+  int slots = 1;
+  long long run_limit_s = 0;
+  std::vector<std::string> asked_hosts;
+  std::vector<std::string> queues;  // -q, after the esub's rewrite
+  bool default_queue = false;
+};
+
+// bsub's own checks, before it contacts anybody (no job id is used).
+tl::expected<SubmitPlan, CommandResult> PlanSubmit(const ClusterDef& cluster,
+                                                   const std::vector<std::string>& args,
+                                                   const std::string& stdin_script) {
+  SubmitPlan plan;
+  plan.request = ParseBsub(args);
+  const BsubRequest& request = plan.request;
+  if (request.bad_usage) {
+    return tl::unexpected(
+        CommandResult{.exit_code = 255, .out = "", .err = request.usage_error + kBsubUsage});
+  }
+  plan.command = request.command_words.empty() ? stdin_script : Join(request.command_words, " ");
+  if (SplitWs(plan.command).empty()) {
+    return tl::unexpected(Fail(std::string("Empty job") + kNotSubmitted));
+  }
+  if (auto it = request.options.find("-n"); it != request.options.end()) {
+    long long value = 0;
+    if (!ParseInt(it->second.substr(0, it->second.find(',')), &value) || value < 1) {
+      return tl::unexpected(Fail("Bad argument for option -n" + std::string(kNotSubmitted)));
+    }
+    plan.slots = static_cast<int>(value);
+  }
+  if (auto it = request.options.find("-W"); it != request.options.end()) {
+    std::optional<long long> limit = ParseRunLimit(it->second);
+    if (!limit)
+      return tl::unexpected(Fail("Bad argument for option -W" + std::string(kNotSubmitted)));
+    plan.run_limit_s = *limit;
+  }
+  if (auto it = request.options.find("-m"); it != request.options.end()) {
+    plan.asked_hosts = SplitWs(it->second);
+  }
+  if (auto it = request.options.find("-q"); it != request.options.end()) {
+    plan.queues = SplitWs(it->second);
+  }
+  if (plan.queues.empty()) {
+    std::optional<size_t> q = cluster.DefaultQueue();
+    if (!q) return tl::unexpected(Fail(std::string("No default queue defined") + kNotSubmitted));
+    plan.queues.push_back(cluster.queues[*q].name);
+    plan.default_queue = true;
+  }
+  return plan;
+}
+
+// The site esub runs on the submission host before mbatchd sees the job:
+// it may print, reject the job (no job id is used) or rewrite -q. Returns
+// false when it rejected the job.
+bool RunSiteEsubs(const ClusterDef& cluster, SubmitPlan* plan, CommandResult* result) {
+  for (std::string& queue : plan->queues) {
+    std::optional<size_t> q = cluster.FindQueue(queue);
+    if (!q) continue;
+    const QueueDef& def = cluster.queues[*q];
+    if (!def.esub_banner.empty()) result->out += def.esub_banner + "\n";
+    if (!def.esub_reject.empty()) {
+      result->exit_code = 255;
+      result->err += def.esub_reject + "\nRequest aborted by esub" + kNotSubmitted + "\n";
+      return false;
+    }
+    if (!def.rewrite_to.empty()) {
+      queue = def.rewrite_to;
+      plan->default_queue = false;
+    }
+  }
+  return true;
+}
+
+// mbatchd's answer to one submission.
+struct MbatchdReply {
+  bool accepted = false;
+  long long id = 0;
+  std::string queue;
+  std::string error;  // the stderr line without ". Job not submitted."
+};
+
+// The job (or the array's elements) mbatchd records for an accepted plan.
+std::vector<Job> MakeJobs(const Context& ctx, const SubmitPlan& plan, long long id,
+                          const std::string& queue, const std::optional<ArraySpec>& array) {
+  const BsubRequest& request = plan.request;
+  Job job;
+  job.id = id;
+  job.user = ctx.user;
+  job.queue = queue;
+  job.asked_hosts = plan.asked_hosts;
+  job.slots = plan.slots;
+  job.name = DefaultJobName(request, plan.command);
+  if (auto it = request.options.find("-Jd"); it != request.options.end()) {
+    job.description = it->second;
+  }
+  if (auto it = request.options.find("-P"); it != request.options.end()) job.project = it->second;
+  job.command = plan.command;
+  job.from_host = ctx.from_host;
+  job.submit_time = ctx.now;
+  job.run_limit_s = plan.run_limit_s;
+  job.options = request.options;
+  job.res_reqs = request.res_reqs;
+  job.pend_reason = kNewJobReason;
+  if (!array) return {job};
+  std::vector<Job> elements;
+  for (int index : array->indices) {
+    elements.push_back(job);
+    elements.back().index = index;
+    elements.back().array_limit = array->slot_limit;
+  }
+  return elements;
+}
+
+// mbatchd judges the job in its order: the resource requirements, each
+// queue of -q until one accepts, then the array's index list.
+MbatchdReply JudgeJob(const Context& ctx, const SubmitPlan& plan, const LoadedState& state,
+                      std::optional<ArraySpec>* array) {
+  MbatchdReply reply;
+  const std::vector<std::string>& res_reqs = plan.request.res_reqs;
+  if (!std::all_of(res_reqs.begin(), res_reqs.end(), ResReqLooksValid)) {
+    reply.error = "Bad resource requirement syntax";
+    return reply;
+  }
+  std::string name;
+  if (auto it = plan.request.options.find("-J"); it != plan.request.options.end()) {
+    name = it->second;
+  }
+  auto parsed = ParseArrayJobName(name, ctx.cluster->max_job_array_size);
+  int elements = parsed && *parsed ? static_cast<int>((*parsed)->indices.size()) : 1;
+  ClusterView view(*ctx.cluster, state.overrides, state.jobs);
+  Resolver resolver(*ctx.cluster);
+  SubmitOutcome outcome;
+  for (const std::string& queue : plan.queues) {
+    outcome =
+        CheckQueue(ctx, view, resolver, state.jobs, queue, plan.asked_hosts, plan.slots, elements);
+    if (outcome.accepted) {
+      reply.queue = queue;
+      break;
+    }
+  }
+  if (!outcome.accepted) {
+    // CheckQueue's lines carry ". Job not submitted." already.
+    reply.error = outcome.error.substr(0, outcome.error.size() - std::strlen(kNotSubmitted));
+    return reply;
+  }
+  if (!parsed) {
+    reply.error = ArrayErrorMessage(parsed.error());
+    return reply;
+  }
+  *array = *parsed;
+  reply.accepted = true;
+  return reply;
+}
+
+// One submission to mbatchd under the state lock. mbatchd assigns the job
+// id before it judges the job: a rejected submission still uses one up.
+tl::expected<MbatchdReply, std::string> SubmitToMbatchd(const Context& ctx,
+                                                        const SubmitPlan& plan) {
+  StateLock lock(*ctx.state);
+  if (!lock.ok()) return tl::unexpected(lock.error());
+  auto loaded = LoadState(*ctx.state);
+  if (!loaded) return tl::unexpected(loaded.error());
+  long long id = loaded->jobs.next_id++;
+  std::optional<ArraySpec> array;
+  MbatchdReply reply = JudgeJob(ctx, plan, *loaded, &array);
+  reply.id = id;
+  if (reply.accepted) {
+    for (Job& job : MakeJobs(ctx, plan, id, reply.queue, array)) {
+      loaded->jobs.jobs.push_back(std::move(job));
+    }
+  }
+  if (auto saved = ctx.state->SaveJobs(loaded->jobs); !saved) {
+    return tl::unexpected(saved.error());
+  }
+  return reply;
+}
+
 }  // namespace
 
 bool BsubNeedsStdin(const std::vector<std::string>& args) {
@@ -175,123 +358,19 @@ bool BsubNeedsStdin(const std::vector<std::string>& args) {
 
 CommandResult RunBsub(const Context& ctx, const std::vector<std::string>& args,
                       const std::string& stdin_script) {
-  BsubRequest request = ParseBsub(args);
-  if (request.bad_usage) {
-    return CommandResult{.exit_code = 255, .out = "", .err = request.usage_error + kBsubUsage};
-  }
-  std::string command =
-      request.command_words.empty() ? stdin_script : Join(request.command_words, " ");
-  if (SplitWs(command).empty()) return Fail(std::string("Empty job") + kNotSubmitted);
-
-  int slots = 1;
-  if (auto it = request.options.find("-n"); it != request.options.end()) {
-    std::string first = it->second.substr(0, it->second.find(','));
-    long long value = 0;
-    if (!ParseInt(first, &value) || value < 1) {
-      return Fail("Bad argument for option -n" + std::string(kNotSubmitted));
-    }
-    slots = static_cast<int>(value);
-  }
-  long long run_limit_s = 0;
-  if (auto it = request.options.find("-W"); it != request.options.end()) {
-    std::optional<long long> limit = ParseRunLimit(it->second);
-    if (!limit) return Fail("Bad argument for option -W" + std::string(kNotSubmitted));
-    run_limit_s = *limit;
-  }
-  std::vector<std::string> asked_hosts;
-  if (auto it = request.options.find("-m"); it != request.options.end()) {
-    asked_hosts = SplitWs(it->second);
-  }
-
-  const ClusterDef& cluster = *ctx.cluster;
-  bool default_queue = false;
-  std::vector<std::string> queues;
-  if (auto it = request.options.find("-q"); it != request.options.end()) {
-    queues = SplitWs(it->second);
-  }
-  if (queues.empty()) {
-    std::optional<size_t> q = cluster.DefaultQueue();
-    if (!q) return Fail(std::string("No default queue defined") + kNotSubmitted);
-    queues.push_back(cluster.queues[*q].name);
-    default_queue = true;
-  }
-
-  // The site esub runs on the submission host before mbatchd sees the job:
-  // it may print, reject the job (no job id is used) or rewrite -q.
+  auto plan = PlanSubmit(*ctx.cluster, args, stdin_script);
+  if (!plan) return plan.error();
   CommandResult result;
-  for (std::string& queue : queues) {
-    std::optional<size_t> q = cluster.FindQueue(queue);
-    if (!q) continue;
-    const QueueDef& def = cluster.queues[*q];
-    if (!def.esub_banner.empty()) result.out += def.esub_banner + "\n";
-    if (!def.esub_reject.empty()) {
-      result.exit_code = 255;
-      result.err += def.esub_reject + "\nRequest aborted by esub" + kNotSubmitted + "\n";
-      return result;
-    }
-    if (!def.rewrite_to.empty()) {
-      queue = def.rewrite_to;
-      default_queue = false;
-    }
-  }
-
-  StateLock lock(*ctx.state);
-  if (!lock.ok()) return InternalError(lock.error());
-  auto loaded = LoadState(*ctx.state);
-  if (!loaded) return InternalError(loaded.error());
-  JobTable& jobs = loaded->jobs;
-  ClusterView view(cluster, loaded->overrides, jobs);
-  Resolver resolver(cluster);
-
-  // mbatchd assigns the job id before it judges the job: a rejected
-  // submission still uses one up.
-  long long id = jobs.next_id++;
-  SubmitOutcome outcome;
-  std::string chosen;
-  bool res_req_ok = std::all_of(request.res_reqs.begin(), request.res_reqs.end(),
-                                [](const std::string& r) { return ResReqLooksValid(r); });
-  if (!res_req_ok) {
-    outcome.error = std::string("Bad resource requirement syntax") + kNotSubmitted;
-  } else {
-    for (const std::string& queue : queues) {
-      outcome = CheckQueue(ctx, view, resolver, jobs, queue, asked_hosts, slots);
-      if (outcome.accepted) {
-        chosen = queue;
-        break;
-      }
-    }
-  }
-  if (outcome.accepted) {
-    Job job;
-    job.id = id;
-    job.user = ctx.user;
-    job.queue = chosen;
-    job.asked_hosts = asked_hosts;
-    job.slots = slots;
-    job.name = DefaultJobName(request, command);
-    if (auto it = request.options.find("-Jd"); it != request.options.end()) {
-      job.description = it->second;
-    }
-    job.command = command;
-    job.from_host = ctx.from_host;
-    job.submit_time = ctx.now;
-    job.options = request.options;
-    job.res_reqs = request.res_reqs;
-    if (auto it = request.options.find("-P"); it != request.options.end()) job.project = it->second;
-    job.run_limit_s = run_limit_s;
-    job.pend_reason = kNewJobReason;
-    jobs.jobs.push_back(std::move(job));
-  }
-  if (auto saved = ctx.state->SaveJobs(jobs); !saved) return InternalError(saved.error());
-  lock.Release();
-
-  if (!outcome.accepted) {
+  if (!RunSiteEsubs(*ctx.cluster, &*plan, &result)) return result;
+  auto reply = SubmitToMbatchd(ctx, *plan);
+  if (!reply) return InternalError(reply.error());
+  if (!reply->accepted) {
     result.exit_code = 255;
-    result.err += outcome.error + "\n";
+    result.err += reply->error + kNotSubmitted + "\n";
     return result;
   }
-  result.out += StrPrintf("Job <%lld> is submitted to %squeue <%s>.\n", id,
-                          default_queue ? "default " : "", chosen.c_str());
+  result.out += StrPrintf("Job <%lld> is submitted to %squeue <%s>.\n", reply->id,
+                          plan->default_queue ? "default " : "", reply->queue.c_str());
   return result;
 }
 

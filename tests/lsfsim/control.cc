@@ -18,6 +18,7 @@
 #include "tests/lsfsim/commands.h"
 #include "tests/lsfsim/generate.h"
 #include "tests/lsfsim/job_control.h"
+#include "tests/lsfsim/job_state.h"
 #include "tests/lsfsim/resolver.h"
 #include "tests/lsfsim/state.h"
 #include "tests/lsfsim/util.h"
@@ -169,10 +170,17 @@ int Schedule(const StateDir& state, const std::vector<std::string>& args) {
   };
   std::stable_sort(pending.begin(), pending.end(), [&](const Job* a, const Job* b) {
     if (prio(a) != prio(b)) return prio(a) > prio(b);
-    return a->id < b->id;
+    if (a->id != b->id) return a->id < b->id;
+    return a->index < b->index;
   });
+  // Dispatched elements per job array, for its %N limit.
+  std::map<long long, int> array_running;
+  for (const Job& job : jobs->jobs) {
+    if (job.index != 0 && HoldsSlots(job)) ++array_running[job.id];
+  }
   int dispatched = 0;
   for (Job* job : pending) {
+    if (job->array_limit > 0 && array_running[job->id] >= job->array_limit) continue;
     std::optional<size_t> q = cluster->FindQueue(job->queue);
     // Only active queues dispatch; a closed but active queue still does.
     if (!q || view.Activity(*q) != QueueActivity::kActive) continue;
@@ -200,6 +208,7 @@ int Schedule(const StateDir& state, const std::vector<std::string>& args) {
       job->status = "RUN";
       job->exec_host = host.name;
       job->start_time = now;
+      if (job->index != 0) ++array_running[job->id];
       ++dispatched;
       break;
     }
