@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstring>
 #include <set>
+#include <thread>
 
 #include "tests/lsfsim/bsub_options.h"
 #include "tests/lsfsim/command_util.h"
@@ -248,10 +250,65 @@ bool RunSiteEsubs(const ClusterDef& cluster, SubmitPlan* plan, CommandResult* re
 // mbatchd's answer to one submission.
 struct MbatchdReply {
   bool accepted = false;
+  bool retry = false;  // refused by a pending threshold: bsub tries again
   long long id = 0;
   std::string queue;
   std::string error;  // the stderr line without ". Job not submitted."
 };
+
+constexpr const char* kPendJobsReached = "Pending job threshold reached";
+constexpr const char* kPendSlotsReached = "Pending job slots threshold reached";
+
+// Returns the message of the first pending threshold a new job of
+// `elements` x `slots` would cross, in mbatchd's order: the user's
+// MAX_PEND_SLOTS and MAX_PEND_JOBS (lsb.users, else its "default" entry),
+// the cluster's MAX_PEND_JOBS and MAX_PEND_SLOTS (lsb.params), then each
+// user group entry the user belongs to. Empty when none is crossed.
+std::string PendingThresholdCrossed(const Context& ctx, const JobTable& table, int elements,
+                                    int slots) {
+  const ClusterDef& cluster = *ctx.cluster;
+  Resolver resolver(cluster);
+  auto crossed = [&](const std::optional<int>& max_jobs, const std::optional<int>& max_slots,
+                     auto counts, bool slots_first) -> std::string {
+    int jobs = 0;
+    int pend_slots = 0;
+    for (const Job& job : table.jobs) {
+      if (IsPending(job) && counts(job)) {
+        ++jobs;
+        pend_slots += job.slots;
+      }
+    }
+    bool over_slots = max_slots && pend_slots + elements * slots > *max_slots;
+    bool over_jobs = max_jobs && jobs + elements > *max_jobs;
+    if (slots_first && over_slots) return kPendSlotsReached;
+    if (over_jobs) return kPendJobsReached;
+    return over_slots ? kPendSlotsReached : "";
+  };
+  const UserLimitDef* own = nullptr;
+  const UserLimitDef* fallback = nullptr;
+  for (const UserLimitDef& def : cluster.user_limits) {
+    if (def.name == ctx.user) own = &def;
+    if (def.name == "default") fallback = &def;
+  }
+  if (const UserLimitDef* user = own ? own : fallback) {
+    auto mine = [&](const Job& job) { return job.user == ctx.user; };
+    if (auto m = crossed(user->max_pend_jobs, user->max_pend_slots, mine, true); !m.empty())
+      return m;
+  }
+  auto all = [](const Job&) { return true; };
+  if (auto m = crossed(cluster.max_pend_jobs, cluster.max_pend_slots, all, false); !m.empty()) {
+    return m;
+  }
+  for (const UserLimitDef& def : cluster.user_limits) {
+    std::optional<size_t> group = cluster.FindUserGroup(def.name);
+    if (!group || !resolver.UserInGroup(*group, ctx.user)) continue;
+    auto members = [&](const Job& job) { return resolver.UserInGroup(*group, job.user); };
+    if (auto m = crossed(def.max_pend_jobs, def.max_pend_slots, members, true); !m.empty()) {
+      return m;
+    }
+  }
+  return "";
+}
 
 // The job (or the array's elements) mbatchd records for an accepted plan.
 std::vector<Job> MakeJobs(const Context& ctx, const SubmitPlan& plan, long long id,
@@ -286,7 +343,8 @@ std::vector<Job> MakeJobs(const Context& ctx, const SubmitPlan& plan, long long 
 }
 
 // mbatchd judges the job in its order: the resource requirements, each
-// queue of -q until one accepts, then the array's index list.
+// queue of -q until one accepts, the array's index list, then the pending
+// thresholds.
 MbatchdReply JudgeJob(const Context& ctx, const SubmitPlan& plan, const LoadedState& state,
                       std::optional<ArraySpec>* array) {
   MbatchdReply reply;
@@ -322,7 +380,9 @@ MbatchdReply JudgeJob(const Context& ctx, const SubmitPlan& plan, const LoadedSt
     return reply;
   }
   *array = *parsed;
-  reply.accepted = true;
+  reply.error = PendingThresholdCrossed(ctx, state.jobs, elements, plan.slots);
+  reply.retry = !reply.error.empty();
+  reply.accepted = !reply.retry;
   return reply;
 }
 
@@ -362,16 +422,30 @@ CommandResult RunBsub(const Context& ctx, const std::vector<std::string>& args,
   if (!plan) return plan.error();
   CommandResult result;
   if (!RunSiteEsubs(*ctx.cluster, &*plan, &result)) return result;
-  auto reply = SubmitToMbatchd(ctx, *plan);
-  if (!reply) return InternalError(reply.error());
-  if (!reply->accepted) {
-    result.exit_code = 255;
-    result.err += reply->error + kNotSubmitted + "\n";
-    return result;
+  // A job refused by a pending threshold is tried again every
+  // SUB_TRY_INTERVAL seconds until LSB_NTRIES tries (forever when unset).
+  for (long long attempt = 1;; ++attempt) {
+    auto reply = SubmitToMbatchd(ctx, *plan);
+    if (!reply) return InternalError(reply.error());
+    if (reply->accepted) {
+      result.out += StrPrintf("Job <%lld> is submitted to %squeue <%s>.\n", reply->id,
+                              plan->default_queue ? "default " : "", reply->queue.c_str());
+      return result;
+    }
+    if (!reply->retry || (ctx.lsb_ntries && attempt >= *ctx.lsb_ntries)) {
+      result.exit_code = 255;
+      result.err += reply->error + kNotSubmitted + "\n";
+      return result;
+    }
+    std::string line = StrPrintf("%s. Retrying in %d seconds...\n", reply->error.c_str(),
+                                 ctx.cluster->sub_try_interval_s);
+    if (ctx.progress) {
+      ctx.progress(line);
+    } else {
+      result.err += line;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(ctx.cluster->sub_try_interval_s));
   }
-  result.out += StrPrintf("Job <%lld> is submitted to %squeue <%s>.\n", reply->id,
-                          plan->default_queue ? "default " : "", reply->queue.c_str());
-  return result;
 }
 
 }  // namespace bplace::lsfsim

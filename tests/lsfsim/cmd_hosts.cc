@@ -130,7 +130,7 @@ CommandResult RunBhosts(const Context& ctx, const std::vector<std::string>& args
     if (!wide && status.rfind("closed_", 0) == 0) status = "closed";
     HostCounters c = view.HostCountersOf(h);
     std::string max = def.max_slots ? std::to_string(*def.max_slots) : "-";
-    std::string jl_u = "-";
+    std::string jl_u = def.jl_u ? std::to_string(*def.jl_u) : "-";
     result.out += StrPrintf(wide ? "%-18s %-12s %4s %6s %6d %6d %6d %6d %6d\n"
                                  : "%-18.18s %-12.12s %4s %6s %6d %6d %6d %6d %6d\n",
                             def.name.c_str(), status.c_str(), jl_u.c_str(), max.c_str(), c.njobs,

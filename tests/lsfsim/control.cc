@@ -20,6 +20,7 @@
 #include "tests/lsfsim/job_control.h"
 #include "tests/lsfsim/job_state.h"
 #include "tests/lsfsim/resolver.h"
+#include "tests/lsfsim/scheduler.h"
 #include "tests/lsfsim/state.h"
 #include "tests/lsfsim/util.h"
 #include "tests/lsfsim/view.h"
@@ -155,64 +156,7 @@ int Schedule(const StateDir& state, const std::vector<std::string>& args) {
       ++finished;
     }
   }
-  ClusterView view(*cluster, *overrides, *jobs);
-  Resolver resolver(*cluster);
-  std::vector<int> used(cluster->hosts.size());
-  for (size_t h = 0; h < used.size(); ++h) used[h] = view.HostUsedSlots(h);
-
-  std::vector<Job*> pending;
-  for (Job& job : jobs->jobs) {
-    if (job.status == "PEND") pending.push_back(&job);
-  }
-  auto prio = [&](const Job* job) {
-    std::optional<size_t> q = cluster->FindQueue(job->queue);
-    return q ? cluster->queues[*q].priority : 0;
-  };
-  std::stable_sort(pending.begin(), pending.end(), [&](const Job* a, const Job* b) {
-    if (prio(a) != prio(b)) return prio(a) > prio(b);
-    if (a->id != b->id) return a->id < b->id;
-    return a->index < b->index;
-  });
-  // Dispatched elements per job array, for its %N limit.
-  std::map<long long, int> array_running;
-  for (const Job& job : jobs->jobs) {
-    if (job.index != 0 && HoldsSlots(job)) ++array_running[job.id];
-  }
-  int dispatched = 0;
-  for (Job* job : pending) {
-    if (job->array_limit > 0 && array_running[job->id] >= job->array_limit) continue;
-    std::optional<size_t> q = cluster->FindQueue(job->queue);
-    // Only active queues dispatch; a closed but active queue still does.
-    if (!q || view.Activity(*q) != QueueActivity::kActive) continue;
-    const HostSet& queue_hosts = resolver.QueueHosts(*q);
-    std::vector<size_t> order;
-    if (job->asked_hosts.empty()) {
-      for (size_t h = 0; h < queue_hosts.size(); ++h) {
-        if (queue_hosts[h]) order.push_back(h);
-      }
-    } else {
-      // -m order first: it lists the user's preference.
-      for (const std::string& token : job->asked_hosts) {
-        std::optional<HostSet> hosts = resolver.HostsOfName(token);
-        if (!hosts) continue;
-        for (size_t h = 0; h < hosts->size(); ++h) {
-          if ((*hosts)[h] && queue_hosts[h]) order.push_back(h);
-        }
-      }
-    }
-    for (size_t h : order) {
-      const HostDef& host = cluster->hosts[h];
-      if (view.ConfiguredHostStatus(h) != "ok") continue;
-      if (host.max_slots && used[h] + job->slots > *host.max_slots) continue;
-      used[h] += job->slots;
-      job->status = "RUN";
-      job->exec_host = host.name;
-      job->start_time = now;
-      if (job->index != 0) ++array_running[job->id];
-      ++dispatched;
-      break;
-    }
-  }
+  int dispatched = DispatchPendingJobs(*cluster, *overrides, &*jobs, now);
   if (auto saved = state.SaveJobs(*jobs); !saved) return Error(saved.error());
   std::cout << "dispatched " << dispatched << " job(s), finished " << finished << " job(s)\n";
   return 0;
