@@ -135,6 +135,7 @@ tl::expected<void, std::string> ReadHosts(const toml::table& root, const std::st
     LSFSIM_ASSIGN(max, reader.Int("max"));
     LSFSIM_ASSIGN(ib_ok, reader.Int("ib_ok"));
     LSFSIM_ASSIGN(busy, reader.Int("busy"));
+    LSFSIM_ASSIGN(jl_u, reader.Int("jl_u"));
     auto checked = reader.CheckNoUnknownKeys();
     if (!checked) return checked;
     if (status && !IsValidHostStatus(*status)) {
@@ -158,6 +159,7 @@ tl::expected<void, std::string> ReadHosts(const toml::table& root, const std::st
       if (max) host->max_slots = static_cast<int>(*max);
       if (ib_ok) host->ib_ok = static_cast<int>(*ib_ok);
       if (busy) host->busy = static_cast<int>(*busy);
+      if (jl_u) host->jl_u = static_cast<int>(*jl_u);
     }
   }
   return {};
@@ -292,6 +294,32 @@ tl::expected<void, std::string> ReadQueues(const toml::table& root, const std::s
   return {};
 }
 
+tl::expected<void, std::string> ReadUserLimits(const toml::table& root, const std::string& source,
+                                               ClusterDef* cluster) {
+  LSFSIM_ASSIGN(array, ArrayOfTables(root, "user", source));
+  if (array == nullptr) return {};
+  for (const toml::node& item : *array) {
+    TableReader reader(*item.as_table(), source, "[[user]]");
+    LSFSIM_ASSIGN(name, reader.String("name"));
+    if (!name || name->empty()) return Error(reader.Where() + "[[user]]: name is required");
+    LSFSIM_ASSIGN(max_pend_jobs, reader.Int("max_pend_jobs"));
+    LSFSIM_ASSIGN(max_pend_slots, reader.Int("max_pend_slots"));
+    auto checked = reader.CheckNoUnknownKeys();
+    if (!checked) return checked;
+    for (const UserLimitDef& other : cluster->user_limits) {
+      if (other.name == *name) {
+        return Error(reader.Where() + "[[user]]: duplicate user '" + *name + "'");
+      }
+    }
+    UserLimitDef def;
+    def.name = *name;
+    if (max_pend_jobs) def.max_pend_jobs = static_cast<int>(*max_pend_jobs);
+    if (max_pend_slots) def.max_pend_slots = static_cast<int>(*max_pend_slots);
+    cluster->user_limits.push_back(std::move(def));
+  }
+  return {};
+}
+
 tl::expected<void, std::string> Validate(const ClusterDef& cluster, const std::string& source) {
   for (const GroupDef& group : cluster.host_groups) {
     if (cluster.host_index.contains(group.name)) {
@@ -362,7 +390,8 @@ tl::expected<ClusterDef, std::string> ParseClusterDef(std::string_view text,
   ClusterDef cluster;
   for (auto&& [key, node] : root) {
     std::string_view k = key.str();
-    if (k != "cluster" && k != "host" && k != "host_group" && k != "user_group" && k != "queue") {
+    if (k != "cluster" && k != "host" && k != "host_group" && k != "user_group" && k != "queue" &&
+        k != "user") {
       return Error(StrPrintf("%s:%u: unknown top-level key '%s'", source_name.c_str(),
                              node.source().begin.line, std::string(k).c_str()));
     }
@@ -373,8 +402,29 @@ tl::expected<ClusterDef, std::string> ParseClusterDef(std::string_view text,
   LSFSIM_ASSIGN(name, reader.String("name"));
   LSFSIM_ASSIGN(master, reader.String("master"));
   LSFSIM_ASSIGN(admins, reader.Tokens("admins"));
+  LSFSIM_ASSIGN(clean_period, reader.Int("clean_period_s"));
+  LSFSIM_ASSIGN(bjobs_o, reader.Bool("bjobs_o"));
+  LSFSIM_ASSIGN(max_array, reader.Int("max_job_array_size"));
+  LSFSIM_ASSIGN(max_pend_jobs, reader.Int("max_pend_jobs"));
+  LSFSIM_ASSIGN(max_pend_slots, reader.Int("max_pend_slots"));
+  LSFSIM_ASSIGN(sub_try_interval, reader.Int("sub_try_interval_s"));
   auto checked = reader.CheckNoUnknownKeys();
   if (!checked) return Error(checked.error());
+  if (clean_period && *clean_period < 1) {
+    return Error(reader.Where() + "[cluster]: clean_period_s must be at least 1");
+  }
+  if (max_array && (*max_array < 1 || *max_array > 2147483646)) {
+    return Error(reader.Where() + "[cluster]: max_job_array_size must be 1-2147483646");
+  }
+  if (clean_period) cluster.clean_period_s = *clean_period;
+  if (max_array) cluster.max_job_array_size = *max_array;
+  if (max_pend_jobs) cluster.max_pend_jobs = static_cast<int>(*max_pend_jobs);
+  if (max_pend_slots) cluster.max_pend_slots = static_cast<int>(*max_pend_slots);
+  if (sub_try_interval && *sub_try_interval < 0) {
+    return Error(reader.Where() + "[cluster]: sub_try_interval_s must not be negative");
+  }
+  if (sub_try_interval) cluster.sub_try_interval_s = static_cast<int>(*sub_try_interval);
+  if (bjobs_o) cluster.bjobs_o = *bjobs_o;
   if (!name || name->empty()) return Error(reader.Where() + "[cluster]: name is required");
   if (!master || master->empty()) return Error(reader.Where() + "[cluster]: master is required");
   cluster.name = *name;
@@ -393,6 +443,7 @@ tl::expected<ClusterDef, std::string> ParseClusterDef(std::string_view text,
     return Error(step.error());
   }
   if (auto step = ReadQueues(root, source_name, &cluster); !step) return Error(step.error());
+  if (auto step = ReadUserLimits(root, source_name, &cluster); !step) return Error(step.error());
   if (auto step = Validate(cluster, source_name); !step) return Error(step.error());
   return cluster;
 }

@@ -29,6 +29,7 @@ struct HostDef {
   std::optional<int> max_slots;  // MAX; nullopt prints "-" (no limit)
   int ib_ok = 1;                 // value of the `ib_ok` elim index
   int busy = 0;                  // slots used by work the simulator does not track
+  std::optional<int> jl_u;       // JL/U (lsb.hosts): slots one user may use on the host
 };
 
 // A host group (lsb.hosts HostGroup) or a user group (lsb.users UserGroup).
@@ -74,11 +75,33 @@ struct QueueDef {
   std::string esub_banner;  // a line the site esub prints on stdout before bsub's reply
 };
 
+// Pending-job thresholds of one lsb.users User entry: a user, a user group
+// (the group's members together) or "default" (every user without an entry).
+struct UserLimitDef {
+  std::string name;
+  std::optional<int> max_pend_jobs;   // MAX_PEND_JOBS: pending jobs (array elements count)
+  std::optional<int> max_pend_slots;  // MAX_PEND_SLOTS: slots of pending jobs
+};
+
 struct ClusterDef {
   std::string name;
   std::string master;
   std::vector<std::string> admins;  // LSF administrators
-  std::vector<HostDef> hosts;       // in definition order
+  // CLEAN_PERIOD (lsb.params): seconds a finished job stays visible to bjobs.
+  long long clean_period_s = 3600;
+  // MAX_JOB_ARRAY_SIZE (lsb.params): most elements one job array may have.
+  long long max_job_array_size = 1000;
+  // MAX_PEND_JOBS / MAX_PEND_SLOTS (lsb.params): pending jobs and slots in
+  // the whole cluster; bsub is refused (and retries) beyond them.
+  std::optional<int> max_pend_jobs;
+  std::optional<int> max_pend_slots;
+  // SUB_TRY_INTERVAL (lsb.params): seconds bsub waits before it retries a
+  // job refused by a pending threshold.
+  int sub_try_interval_s = 60;
+  std::vector<UserLimitDef> user_limits;  // [[user]] entries, lsb.users User section
+  // false: bjobs has no -o (and so no -json), as before LSF 9.1.
+  bool bjobs_o = true;
+  std::vector<HostDef> hosts;  // in definition order
   std::vector<GroupDef> host_groups;
   std::vector<GroupDef> user_groups;
   std::vector<QueueDef> queues;  // in definition order

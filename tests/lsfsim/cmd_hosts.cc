@@ -128,12 +128,13 @@ CommandResult RunBhosts(const Context& ctx, const std::vector<std::string>& args
     std::string status = view.HostStatus(h);
     // Without -w every closed_* state prints as plain "closed".
     if (!wide && status.rfind("closed_", 0) == 0) status = "closed";
-    int used = view.HostUsedSlots(h);
+    HostCounters c = view.HostCountersOf(h);
     std::string max = def.max_slots ? std::to_string(*def.max_slots) : "-";
-    result.out +=
-        StrPrintf(wide ? "%-18s %-12s %4s %6s %6d %6d %6d %6d %6d\n"
-                       : "%-18.18s %-12.12s %4s %6s %6d %6d %6d %6d %6d\n",
-                  def.name.c_str(), status.c_str(), "-", max.c_str(), used, used, 0, 0, 0);
+    std::string jl_u = def.jl_u ? std::to_string(*def.jl_u) : "-";
+    result.out += StrPrintf(wide ? "%-18s %-12s %4s %6s %6d %6d %6d %6d %6d\n"
+                                 : "%-18.18s %-12.12s %4s %6s %6d %6d %6d %6d %6d\n",
+                            def.name.c_str(), status.c_str(), jl_u.c_str(), max.c_str(), c.njobs,
+                            c.run, c.ssusp, c.ususp, 0);
   }
   return result;
 }

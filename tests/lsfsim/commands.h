@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,12 @@ struct Context {
   std::string user;       // the calling user (getpwuid(getuid()))
   std::string from_host;  // the submission host recorded by bsub
   long long now = 0;      // seconds since the epoch
+  // $LSB_NTRIES: how often bsub tries a job refused by a pending threshold;
+  // nullopt (unset) tries forever, as LSF does.
+  std::optional<long long> lsb_ntries;
+  // Writes a line to stderr at once (bsub's "Retrying in N seconds..."
+  // while it waits); null: the line goes to CommandResult::err.
+  std::function<void(const std::string&)> progress;
 };
 
 // The LSF commands. Each parses `args` (argv without the command name) the

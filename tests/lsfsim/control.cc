@@ -17,7 +17,10 @@
 #include "tests/lsfsim/cluster.h"
 #include "tests/lsfsim/commands.h"
 #include "tests/lsfsim/generate.h"
+#include "tests/lsfsim/job_control.h"
+#include "tests/lsfsim/job_state.h"
 #include "tests/lsfsim/resolver.h"
+#include "tests/lsfsim/scheduler.h"
 #include "tests/lsfsim/state.h"
 #include "tests/lsfsim/util.h"
 #include "tests/lsfsim/view.h"
@@ -148,60 +151,12 @@ int Schedule(const StateDir& state, const std::vector<std::string>& args) {
     for (Job& job : jobs->jobs) {
       if (job.status != "RUN") continue;
       job.status = "DONE";
+      job.exit_code = 0;
       job.end_time = now;
       ++finished;
     }
   }
-  ClusterView view(*cluster, *overrides, *jobs);
-  Resolver resolver(*cluster);
-  std::vector<int> used(cluster->hosts.size());
-  for (size_t h = 0; h < used.size(); ++h) used[h] = view.HostUsedSlots(h);
-
-  std::vector<Job*> pending;
-  for (Job& job : jobs->jobs) {
-    if (job.status == "PEND") pending.push_back(&job);
-  }
-  auto prio = [&](const Job* job) {
-    std::optional<size_t> q = cluster->FindQueue(job->queue);
-    return q ? cluster->queues[*q].priority : 0;
-  };
-  std::stable_sort(pending.begin(), pending.end(), [&](const Job* a, const Job* b) {
-    if (prio(a) != prio(b)) return prio(a) > prio(b);
-    return a->id < b->id;
-  });
-  int dispatched = 0;
-  for (Job* job : pending) {
-    std::optional<size_t> q = cluster->FindQueue(job->queue);
-    // Only active queues dispatch; a closed but active queue still does.
-    if (!q || view.Activity(*q) != QueueActivity::kActive) continue;
-    const HostSet& queue_hosts = resolver.QueueHosts(*q);
-    std::vector<size_t> order;
-    if (job->asked_hosts.empty()) {
-      for (size_t h = 0; h < queue_hosts.size(); ++h) {
-        if (queue_hosts[h]) order.push_back(h);
-      }
-    } else {
-      // -m order first: it lists the user's preference.
-      for (const std::string& token : job->asked_hosts) {
-        std::optional<HostSet> hosts = resolver.HostsOfName(token);
-        if (!hosts) continue;
-        for (size_t h = 0; h < hosts->size(); ++h) {
-          if ((*hosts)[h] && queue_hosts[h]) order.push_back(h);
-        }
-      }
-    }
-    for (size_t h : order) {
-      const HostDef& host = cluster->hosts[h];
-      if (view.ConfiguredHostStatus(h) != "ok") continue;
-      if (host.max_slots && used[h] + job->slots > *host.max_slots) continue;
-      used[h] += job->slots;
-      job->status = "RUN";
-      job->exec_host = host.name;
-      job->start_time = now;
-      ++dispatched;
-      break;
-    }
-  }
+  int dispatched = DispatchPendingJobs(*cluster, *overrides, &*jobs, now);
   if (auto saved = state.SaveJobs(*jobs); !saved) return Error(saved.error());
   std::cout << "dispatched " << dispatched << " job(s), finished " << finished << " job(s)\n";
   return 0;
@@ -400,6 +355,8 @@ void PrintControlUsage() {
          "  set-host HOST STATUS            ok, closed_Adm, closed_Lock, unavail, unreach, ...\n"
          "  set-queue QUEUE STATE           open, closed, active, inact_adm, inact_win\n"
          "  set-ib HOST 0|1                 value of the ib_ok load index\n"
+         "  finish JOBID [--exit N] [--reason TEXT]   a dispatched job ends: DONE, or EXIT N\n"
+         "  set-job JOBID STAT              PEND PSUSP RUN USUSP SSUSP UNKWN ZOMBI\n"
          "  fault [--command NAME|all] [--down hang|fail|off] [--slow-ms N]\n"
          "        [--truncate|--no-truncate] [--garbage|--no-garbage] | --clear\n"
          "  counts [--reset]                invocations per LSF command (JSON)\n"
@@ -423,6 +380,8 @@ int RunControlCommand(const std::string& name, const std::vector<std::string>& i
   if (name == "set-host") return SetHost(state, args);
   if (name == "set-queue") return SetQueue(state, args);
   if (name == "set-ib") return SetIb(state, args);
+  if (name == "finish") return FinishJobCommand(state, args);
+  if (name == "set-job") return SetJobCommand(state, args);
   if (name == "fault") return Fault(state, args);
   if (name == "counts") return CountsCommand(state, args);
   if (name == "jobs") return JobsCommand(state, args);

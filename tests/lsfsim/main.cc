@@ -56,6 +56,13 @@ std::string SubmissionHost() {
   return host.substr(0, host.find('.'));
 }
 
+std::optional<long long> LsbNtries() {
+  const char* value = std::getenv("LSB_NTRIES");
+  long long tries = 0;
+  if (value == nullptr || !ParseInt(value, &tries)) return std::nullopt;
+  return tries;
+}
+
 bool IsLimCommand(const std::string& name) { return name == "lsid" || name == "lsload"; }
 
 // Counts the invocation and returns the faults in force for `name`
@@ -165,7 +172,9 @@ int RunAsLsfCommand(const std::string& name, const std::vector<std::string>& arg
               .cluster = &*cluster,
               .user = CallingUser(),
               .from_host = SubmissionHost(),
-              .now = NowSeconds()};
+              .now = NowSeconds(),
+              .lsb_ntries = LsbNtries(),
+              .progress = [](const std::string& line) { WriteAll(2, line); }};
   CommandResult result = RunLsfCommand(name, ctx, args, script);
   if (fault->garbage) {
     result.out = Garbage();

@@ -39,10 +39,7 @@ void SimFixture::InitFromFile(const std::string& path) {
 
 ProcessResult SimFixture::Lsf(const std::string& command, const std::vector<std::string>& args,
                               const std::string& stdin_text, std::chrono::milliseconds timeout) {
-  return RunProcess(
-      BinDir() + "/" + command, args,
-      {{"LSF_ENVDIR", dir_}, {"LSFSIM_NOW", kNow}, {"LSFSIM_FROM_HOST", "submit01"}, {"TZ", "UTC"}},
-      stdin_text, timeout);
+  return RunProcess(BinDir() + "/" + command, args, Env(true), stdin_text, timeout);
 }
 
 ProcessResult SimFixture::LsfAs(const std::string& user, const std::string& command,
@@ -62,10 +59,7 @@ ProcessResult SimFixture::LsfAs(const std::string& user, const std::string& comm
                                            "--regid=" + std::to_string(pw->pw_gid), "--init-groups",
                                            BinDir() + "/" + command};
   setpriv_args.insert(setpriv_args.end(), args.begin(), args.end());
-  return RunProcess(
-      "/usr/bin/setpriv", setpriv_args,
-      {{"LSF_ENVDIR", dir_}, {"LSFSIM_NOW", kNow}, {"LSFSIM_FROM_HOST", "submit01"}, {"TZ", "UTC"}},
-      stdin_text, timeout);
+  return RunProcess("/usr/bin/setpriv", setpriv_args, Env(true), stdin_text, timeout);
 }
 
 bool SimFixture::CanRunAs(const std::string& user) {
@@ -75,8 +69,16 @@ bool SimFixture::CanRunAs(const std::string& user) {
 
 ProcessResult SimFixture::Sim(const std::vector<std::string>& args,
                               std::chrono::milliseconds timeout) {
-  return RunProcess(BinDir() + "/lsfsim", args,
-                    {{"LSF_ENVDIR", dir_}, {"LSFSIM_NOW", kNow}, {"TZ", "UTC"}}, "", timeout);
+  return RunProcess(BinDir() + "/lsfsim", args, Env(false), "", timeout);
+}
+
+std::map<std::string, std::optional<std::string>> SimFixture::Env(bool lsf_command) const {
+  std::map<std::string, std::optional<std::string>> env = env_;
+  env["LSF_ENVDIR"] = dir_;
+  env["LSFSIM_NOW"] = now_;
+  env["TZ"] = "UTC";
+  if (lsf_command) env["LSFSIM_FROM_HOST"] = "submit01";
+  return env;
 }
 
 }  // namespace bplace::lsfsim::testing

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,8 +52,19 @@ class SimFixture : public ::testing::Test {
 
   static std::string BinDir() { return LSFSIM_BIN_DIR; }
 
+  // The environment every command above runs with: LSF_ENVDIR, the clock,
+  // the time zone, the submission host (LSF commands only) and env_.
+  std::map<std::string, std::optional<std::string>> Env(bool lsf_command) const;
+
+  // Moves the simulated clock (LSFSIM_NOW) to `now` seconds since the epoch
+  // for every later command.
+  void SetNow(long long now) { now_ = std::to_string(now); }
+
   std::string dir_;   // the state directory (LSF_ENVDIR)
   std::string user_;  // the user the tests run as
+  std::string now_ = kNow;
+  // Extra variables for every command (e.g. LSB_NTRIES); a nullopt unsets one.
+  std::map<std::string, std::optional<std::string>> env_;
 };
 
 }  // namespace bplace::lsfsim::testing

@@ -19,6 +19,8 @@ using Error = tl::unexpected<std::string>;
 
 json JobToJson(const Job& job) {
   return json{{"id", job.id},
+              {"index", job.index},
+              {"array_limit", job.array_limit},
               {"user", job.user},
               {"queue", job.queue},
               {"status", job.status},
@@ -29,15 +31,23 @@ json JobToJson(const Job& job) {
               {"command", job.command},
               {"from_host", job.from_host},
               {"exec_host", job.exec_host},
+              {"project", job.project},
+              {"run_limit_s", job.run_limit_s},
               {"submit_time", job.submit_time},
               {"start_time", job.start_time},
               {"end_time", job.end_time},
-              {"options", job.options}};
+              {"exit_code", job.exit_code},
+              {"exit_reason", job.exit_reason},
+              {"pend_reason", job.pend_reason},
+              {"options", job.options},
+              {"res_reqs", job.res_reqs}};
 }
 
 Job JobFromJson(const json& j) {
   Job job;
   job.id = j.value("id", 0LL);
+  job.index = j.value("index", 0);
+  job.array_limit = j.value("array_limit", 0);
   job.user = j.value("user", "");
   job.queue = j.value("queue", "");
   job.status = j.value("status", "PEND");
@@ -48,10 +58,16 @@ Job JobFromJson(const json& j) {
   job.command = j.value("command", "");
   job.from_host = j.value("from_host", "");
   job.exec_host = j.value("exec_host", "");
+  job.project = j.value("project", "default");
+  job.run_limit_s = j.value("run_limit_s", 0LL);
   job.submit_time = j.value("submit_time", 0LL);
   job.start_time = j.value("start_time", 0LL);
   job.end_time = j.value("end_time", 0LL);
+  job.exit_code = j.value("exit_code", 0);
+  job.exit_reason = j.value("exit_reason", "");
+  job.pend_reason = j.value("pend_reason", "");
   job.options = j.value("options", std::map<std::string, std::string>{});
+  job.res_reqs = j.value("res_reqs", std::vector<std::string>{});
   return job;
 }
 

@@ -10,23 +10,33 @@
 
 namespace bplace::lsfsim {
 
-// One job in the simulated mbatchd's table.
+// One job, or one element of a job array, in the simulated mbatchd's table.
+// The elements of an array share `id` and differ in `index`.
 struct Job {
   long long id = 0;
+  int index = 0;        // array element index (1...); 0 for a job that is no array
+  int array_limit = 0;  // the array's %N: elements that may run at once; 0 = no limit
   std::string user;
   std::string queue;
-  std::string status = "PEND";           // PEND, RUN, DONE, EXIT
+  // PEND PSUSP RUN USUSP SSUSP UNKWN ZOMBI DONE EXIT (job_state.h groups them).
+  std::string status = "PEND";
   std::vector<std::string> asked_hosts;  // -m tokens as given
   int slots = 1;
-  std::string name;         // -J, else the command
-  std::string description;  // -Jd
+  std::string name;  // -J exactly (an array's name without its [index_list]), else the command
+  std::string description;  // -Jd exactly
   std::string command;
   std::string from_host;
-  std::string exec_host;  // set when dispatched
+  std::string exec_host;            // set when dispatched
+  std::string project = "default";  // -P; LSF's default project is "default"
+  long long run_limit_s = 0;        // -W in seconds; 0 = none
   long long submit_time = 0;
-  long long start_time = 0;
-  long long end_time = 0;
-  std::map<std::string, std::string> options;  // every bsub option as given
+  long long start_time = 0;                    // 0 until dispatched
+  long long end_time = 0;                      // 0 until DONE or EXIT (FINISH_TIME)
+  int exit_code = 0;                           // the job's exit status; printed for EXIT only
+  std::string exit_reason;                     // e.g. "TERM_OWNER: job killed by owner"
+  std::string pend_reason;                     // why the last dispatch turn left it pending
+  std::map<std::string, std::string> options;  // every bsub option as given (last wins)
+  std::vector<std::string> res_reqs;           // every -R in order: LSF merges them
 };
 
 struct JobTable {

@@ -1,5 +1,7 @@
 #include "tests/lsfsim/view.h"
 
+#include "tests/lsfsim/job_state.h"
+
 namespace bplace::lsfsim {
 
 ClusterView::ClusterView(const ClusterDef& cluster, const Overrides& overrides,
@@ -7,25 +9,37 @@ ClusterView::ClusterView(const ClusterDef& cluster, const Overrides& overrides,
     : cluster_(cluster),
       overrides_(overrides),
       queue_counters_(cluster.queues.size()),
-      host_job_slots_(cluster.hosts.size(), 0) {
+      host_counters_(cluster.hosts.size()) {
   for (size_t i = 0; i < cluster.queues.size(); ++i) {
     const Background& bg = cluster.queues[i].background;
     queue_counters_[i] = QueueCounters{
         .pend = bg.pend, .run = bg.run, .ssusp = bg.ssusp, .ususp = bg.ususp, .rsv = bg.rsv};
   }
-  for (const Job& job : jobs.jobs) {
-    std::optional<size_t> queue = cluster.FindQueue(job.queue);
-    if (job.status == "PEND") {
-      if (queue) queue_counters_[*queue].pend += job.slots;
-    } else if (job.status == "RUN") {
-      if (queue) queue_counters_[*queue].run += job.slots;
-      if (std::optional<size_t> host = cluster.FindHost(job.exec_host)) {
-        host_job_slots_[*host] += job.slots;
-      }
-    }
-  }
+  for (const Job& job : jobs.jobs) AddJob(job);
   // NJOBS counts slots in every unfinished state, reserved ones excluded.
   for (QueueCounters& c : queue_counters_) c.njobs = c.pend + c.run + c.ssusp + c.ususp;
+}
+
+void ClusterView::AddJob(const Job& job) {
+  std::optional<size_t> queue = cluster_.FindQueue(job.queue);
+  std::optional<size_t> host = HoldsSlots(job) ? cluster_.FindHost(job.exec_host) : std::nullopt;
+  QueueCounters none;
+  QueueCounters& q = queue ? queue_counters_[*queue] : none;
+  HostCounters no_host;
+  HostCounters& h = host ? host_counters_[*host] : no_host;
+  if (HoldsSlots(job)) h.njobs += job.slots;
+  if (IsPending(job)) {
+    q.pend += job.slots;
+  } else if (job.status == "RUN" || job.status == "UNKWN") {
+    q.run += job.slots;
+    h.run += job.slots;
+  } else if (job.status == "SSUSP") {
+    q.ssusp += job.slots;
+    h.ssusp += job.slots;
+  } else if (job.status == "USUSP") {
+    q.ususp += job.slots;
+    h.ususp += job.slots;
+  }
 }
 
 bool ClusterView::QueueOpen(size_t queue) const {
@@ -77,7 +91,14 @@ std::string ClusterView::HostStatus(size_t host) const {
 }
 
 int ClusterView::HostUsedSlots(size_t host) const {
-  return cluster_.hosts[host].busy + host_job_slots_[host];
+  return cluster_.hosts[host].busy + host_counters_[host].njobs;
+}
+
+HostCounters ClusterView::HostCountersOf(size_t host) const {
+  HostCounters c = host_counters_[host];
+  c.njobs += cluster_.hosts[host].busy;
+  c.run += cluster_.hosts[host].busy;
+  return c;
 }
 
 bool ClusterView::HostCanStart(size_t host, int slots) const {

@@ -20,6 +20,14 @@ struct QueueCounters {
   int susp() const { return ssusp + ususp; }
 };
 
+// Slot counters of one host, as bhosts prints them.
+struct HostCounters {
+  int njobs = 0;
+  int run = 0;
+  int ssusp = 0;
+  int ususp = 0;
+};
+
 // The cluster as the LSF commands see it at one moment: the definition with
 // the control overrides applied and the job table folded into counters.
 // Built under the state lock and used read-only; thread-compatible.
@@ -43,6 +51,8 @@ class ClusterView {
   std::string QueueLongStatus(size_t queue) const;
 
   // Slot counters of a queue: unfinished jobs of the table plus background.
+  // PEND counts PEND and PSUSP jobs, RUN counts RUN and UNKWN (ZOMBI jobs
+  // hold nothing).
   QueueCounters Counters(size_t queue) const;
 
   // Host status as defined or set with `set-host`.
@@ -52,8 +62,13 @@ class ClusterView {
   // are all used shows `closed_Full`.
   std::string HostStatus(size_t host) const;
 
-  // Slots in use on a host: its `busy` slots plus running jobs' slots.
+  // Slots in use on a host: its `busy` slots plus the slots of the jobs
+  // dispatched to it that hold them (RUN, USUSP, SSUSP, UNKWN).
   int HostUsedSlots(size_t host) const;
+
+  // Slot counters of a host as bhosts prints them: NJOBS is
+  // HostUsedSlots, RUN counts `busy` and RUN/UNKWN jobs.
+  HostCounters HostCountersOf(size_t host) const;
 
   // Returns true when a new job of `slots` slots may start on the host now:
   // status ok and enough free slots.
@@ -63,10 +78,12 @@ class ClusterView {
   int HostIbOk(size_t host) const;
 
  private:
+  void AddJob(const Job& job);
+
   const ClusterDef& cluster_;
   const Overrides& overrides_;
   std::vector<QueueCounters> queue_counters_;
-  std::vector<int> host_job_slots_;
+  std::vector<HostCounters> host_counters_;  // job table only, `busy` excluded
 };
 
 }  // namespace bplace::lsfsim

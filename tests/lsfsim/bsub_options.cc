@@ -1,0 +1,87 @@
+#include "tests/lsfsim/bsub_options.h"
+
+#include <set>
+
+namespace bplace::lsfsim {
+namespace {
+
+// Options that take a value, from the LSF 10.1 bsub man page ("bsub -h
+// all"). Multi-letter names are whole options: `-env`, `-eo`, `-Ep`, `-cwd`,
+// `-Jd` are not `-e`, `-E` or `-J` with a glued value.
+const std::set<std::string>& ValueOptions() {
+  static const std::set<std::string> kOptions = {
+      "-a",      "-alloc_flags", "-app",      "-b",           "-C",
+      "-c",      "-clusters",    "-cn_cu",    "-cn_mem",      "-core_isolation",
+      "-csm",    "-cwd",         "-D",        "-data",        "-datagrp",
+      "-E",      "-Ep",          "-e",        "-env",         "-eo",
+      "-eptl",   "-ext",         "-extsched", "-F",           "-f",
+      "-freq",   "-G",           "-g",        "-gpu",         "-hostfile",
+      "-i",      "-is",          "-J",        "-Jd",          "-jobaff",
+      "-jsdl",   "-jsdl_strict", "-jsm",      "-k",           "-L",
+      "-Lp",     "-ln_mem",      "-ln_slots", "-M",           "-m",
+      "-mig",    "-n",           "-network",  "-nnodes",      "-notify",
+      "-o",      "-oo",          "-outdir",   "-P",           "-p",
+      "-pack",   "-ptl",         "-Q",        "-q",           "-R",
+      "-rcacct", "-rnc",         "-S",        "-s",           "-sla",
+      "-smt",    "-sp",          "-stage",    "-step_cgroup", "-T",
+      "-t",      "-U",           "-u",        "-v",           "-W",
+      "-We",     "-w",           "-wa",       "-wt"};
+  return kOptions;
+}
+
+// Options that take no value (same source).
+const std::set<std::string>& FlagOptions() {
+  static const std::set<std::string> kOptions = {
+      "-ar", "-B", "-datachk", "-H", "-hl", "-I",  "-Ip",  "-IS", "-ISp", "-ISs", "-Is", "-IX",
+      "-K",  "-N", "-Ne",      "-r", "-rn", "-ti", "-tty", "-ul", "-x",   "-XF",  "-Zs"};
+  return kOptions;
+}
+
+BsubRequest BadUsage(std::string message) {
+  BsubRequest request;
+  request.bad_usage = true;
+  request.usage_error = std::move(message);
+  return request;
+}
+
+void SetOption(BsubRequest* request, const std::string& option, const std::string& value) {
+  request->options[option] = value;
+  if (option == "-R") request->res_reqs.push_back(value);
+}
+
+}  // namespace
+
+bool BsubOptionTakesValue(const std::string& option) { return ValueOptions().contains(option); }
+
+bool BsubOptionIsFlag(const std::string& option) { return FlagOptions().contains(option); }
+
+BsubRequest ParseBsub(const std::vector<std::string>& args) {
+  BsubRequest request;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-') break;
+    if (BsubOptionIsFlag(arg)) {
+      request.options[arg] = "";
+      continue;
+    }
+    if (BsubOptionTakesValue(arg)) {
+      if (i + 1 >= args.size()) {
+        return BadUsage("bsub: option requires an argument -- " + arg.substr(1) + "\n");
+      }
+      SetOption(&request, arg, args[++i]);
+      continue;
+    }
+    // Only a one-letter option may carry its value glued on: -n4, -qnormal.
+    std::string flag = arg.substr(0, 2);
+    if (BsubOptionTakesValue(flag)) {
+      SetOption(&request, flag, arg.substr(2));
+      continue;
+    }
+    return BadUsage("bsub: illegal option -- " + arg.substr(1) + "\n");
+  }
+  for (; i < args.size(); ++i) request.command_words.push_back(args[i]);
+  return request;
+}
+
+}  // namespace bplace::lsfsim

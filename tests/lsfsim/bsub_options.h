@@ -1,0 +1,32 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bplace::lsfsim {
+
+// A bsub command line split the way LSF 10.1 bsub reads it.
+struct BsubRequest {
+  std::map<std::string, std::string> options;  // last value wins, as in LSF
+  std::vector<std::string> res_reqs;           // every -R in order (LSF merges them)
+  std::vector<std::string> command_words;      // the job command; empty: read stdin
+  bool bad_usage = false;
+  std::string usage_error;  // "bsub: illegal option -- x\n" and the like
+};
+
+// Returns true when `option` (with its dash, e.g. "-env") is a bsub option
+// that takes a value, per the LSF 10.1 bsub man page.
+bool BsubOptionTakesValue(const std::string& option);
+
+// Returns true when `option` is a bsub option that takes no value.
+bool BsubOptionIsFlag(const std::string& option);
+
+// Splits bsub arguments (argv without "bsub") into options and the command.
+// Options are matched whole first, so `-env all` is -env, never `-e nv`;
+// only a one-letter option that takes a value may have it glued on
+// (`-n4`, `-qshort`). The first word that is not an option starts the
+// command. An unknown option or a missing value sets bad_usage.
+BsubRequest ParseBsub(const std::vector<std::string>& args);
+
+}  // namespace bplace::lsfsim

@@ -1,0 +1,161 @@
+// bkill (LSF 10.1 messages and exit statuses; see lsf/FORMATS.md and
+// lsf/openlava-samples.md).
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+
+#include "tests/lsfsim/command_util.h"
+#include "tests/lsfsim/commands.h"
+#include "tests/lsfsim/job_state.h"
+#include "tests/lsfsim/util.h"
+
+namespace bplace::lsfsim {
+namespace {
+
+constexpr const char* kUsage = "Usage: bkill [-h] [-V] [-s signal_value] [jobId ...]";
+
+// By default bkill sends SIGINT, then SIGTERM, then SIGKILL; a job that
+// ends on the first one exits with 128 + SIGINT.
+constexpr int kDefaultSignal = SIGINT;
+
+// Returns the number of a signal given as a number, "KILL" or "SIGKILL";
+// 0 when unknown.
+int SignalNumber(const std::string& text) {
+  long long number = 0;
+  if (ParseInt(text, &number)) return number > 0 && number < 65 ? static_cast<int>(number) : 0;
+  std::string name = text.rfind("SIG", 0) == 0 ? text.substr(3) : text;
+  static const std::pair<const char*, int> kSignals[] = {
+      {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"KILL", SIGKILL},
+      {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM}, {"ALRM", SIGALRM},
+      {"STOP", SIGSTOP}, {"TSTP", SIGTSTP}, {"CONT", SIGCONT}, {"XCPU", SIGXCPU}};
+  for (auto& [n, value] : kSignals) {
+    if (name == n) return value;
+  }
+  return 0;
+}
+
+struct Killer {
+  const Context& ctx;
+  int signal = kDefaultSignal;
+
+  // The owner, an LSF administrator or an administrator of the job's queue
+  // may kill a job (mbatchd's rule); root is an ordinary user unless listed.
+  bool MayKill(const Job& job) const {
+    const ClusterDef& cluster = *ctx.cluster;
+    if (job.user == ctx.user || cluster.IsLsfAdmin(ctx.user)) return true;
+    std::optional<size_t> q = cluster.FindQueue(job.queue);
+    if (!q) return false;
+    for (const std::string& admin : cluster.queues[*q].administrators) {
+      if (admin == ctx.user) return true;
+    }
+    return false;
+  }
+
+  // Terminates one unfinished job as mbatchd records it: EXIT with a
+  // TERM_OWNER or TERM_ADMIN reason; a dispatched job exits with 128 + the
+  // signal, a pending one has no exit status. An UNKWN job cannot be
+  // reached: it becomes ZOMBI until its sbatchd answers.
+  void Kill(Job* job) const {
+    if (job->status == "UNKWN") {
+      job->status = "ZOMBI";
+      return;
+    }
+    if (job->status == "ZOMBI") return;
+    job->exit_code = HoldsSlots(*job) ? 128 + signal : 0;
+    job->status = "EXIT";
+    job->end_time = ctx.now;
+    job->exit_reason = job->user == ctx.user
+                           ? "TERM_OWNER: job killed by owner"
+                           : "TERM_ADMIN: job killed by root or LSF administrator";
+  }
+};
+
+// `bkill 0`: every unfinished job of the caller, one line each.
+void KillAllOfCaller(const Killer& killer, JobTable* table, CommandResult* result) {
+  int killed = 0;
+  for (Job& job : table->jobs) {
+    if (job.user != killer.ctx.user || IsFinished(job)) continue;
+    killer.Kill(&job);
+    result->out += "Job <" + JobIdText(job) + "> is being terminated\n";
+    ++killed;
+  }
+  if (killed == 0) {
+    result->err += "No unfinished job found\n";
+    result->exit_code = 255;
+  }
+}
+
+// Kills the jobs one id argument names (a job, a whole array or some
+// elements). Returns false when it fails, with LSF's line on stderr.
+bool KillRef(const Killer& killer, const std::string& text, JobTable* table,
+             CommandResult* result) {
+  std::optional<JobRef> ref = ParseJobRef(text);
+  if (!ref) {
+    result->err += text + ": Illegal job ID.\n";
+    return false;
+  }
+  std::vector<Job*> jobs;
+  for (Job& job : table->jobs) {
+    if (JobRefMatches(*ref, job) &&
+        !IsCleaned(job, killer.ctx.now, killer.ctx.cluster->clean_period_s)) {
+      jobs.push_back(&job);
+    }
+  }
+  std::string error;
+  if (jobs.empty()) {
+    error = "No matching job found";
+  } else if (!killer.MayKill(*jobs.front())) {
+    error = "User permission denied";
+  } else if (std::all_of(jobs.begin(), jobs.end(), [](Job* j) { return IsFinished(*j); })) {
+    error = "Job has already finished";
+  }
+  if (!error.empty()) {
+    result->err += "Job <" + text + ">: " + error + "\n";
+    return false;
+  }
+  for (Job* job : jobs) {
+    if (!IsFinished(*job)) killer.Kill(job);
+  }
+  result->out += "Job <" + text + "> is being terminated\n";
+  return true;
+}
+
+}  // namespace
+
+CommandResult RunBkill(const Context& ctx, const std::vector<std::string>& args) {
+  Killer killer{.ctx = ctx};
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-s" && i + 1 < args.size()) {
+      killer.signal = SignalNumber(args[++i]);
+      if (killer.signal == 0) return Fail(args[i] + ": Illegal signal value");
+    } else if (!arg.empty() && arg[0] == '-') {
+      return Fail(kUsage);
+    } else {
+      ids.push_back(arg);
+    }
+  }
+  if (ids.empty()) return Fail(kUsage);
+
+  StateLock lock(*ctx.state);
+  if (!lock.ok()) return InternalError(lock.error());
+  auto loaded = LoadState(*ctx.state);
+  if (!loaded) return InternalError(loaded.error());
+  JobTable& table = loaded->jobs;
+  CommandResult result;
+  for (const std::string& text : ids) {
+    if (text == "0") {
+      KillAllOfCaller(killer, &table, &result);
+    } else if (!KillRef(killer, text, &table, &result)) {
+      result.exit_code = 255;
+    }
+  }
+  if (!result.out.empty()) {
+    if (auto saved = ctx.state->SaveJobs(table); !saved) return InternalError(saved.error());
+  }
+  return result;
+}
+
+}  // namespace bplace::lsfsim
