@@ -136,7 +136,186 @@ bool IsMemory(std::string_view s) {
          std::string_view("KMGTPEkmgtpe").find(unit[0]) != std::string_view::npos;
 }
 
+// Readers of one field each: check `value` and store it in `job`.
+using Reader = Result<void> (*)(const json& value, std::string_view key,
+                                const JobRequestLimits& limits, JobRequest& job);
+
+Result<void> Store(Result<std::string> read, std::optional<std::string>& out) {
+  if (!read) return tl::unexpected(read.error());
+  out = std::move(*read);
+  return {};
+}
+
+Result<void> ReadHost(const json& v, std::string_view key, const JobRequestLimits& l,
+                      JobRequest& job) {
+  return Store(GetString(v, key, l.max_name_bytes, Text::kName), job.host);
+}
+
+Result<void> ReadQueues(const json& v, std::string_view key, const JobRequestLimits& l,
+                        JobRequest& job) {
+  auto list = GetStringList(v, key, l, l.max_name_bytes, Text::kName);
+  if (!list) return tl::unexpected(list.error());
+  if (list->empty()) {
+    return tl::unexpected(Bad(key, "must not be empty (leave it out to allow any queue)"));
+  }
+  job.queues = std::move(*list);
+  return {};
+}
+
+Result<void> ReadCommand(const json& v, std::string_view key, const JobRequestLimits& l,
+                         JobRequest& job) {
+  // bsub takes its first non-option argument as the command.
+  return Store(GetString(v, key, l.max_command_bytes, Text::kOptionValue), job.command);
+}
+
+Result<void> ReadArgv(const json& v, std::string_view key, const JobRequestLimits& l,
+                      JobRequest& job) {
+  auto list = GetStringList(v, key, l, l.max_command_bytes, Text::kLine);
+  if (!list) return tl::unexpected(list.error());
+  if (list->empty()) return tl::unexpected(Bad(key, "must not be empty"));
+  if (list->front().front() == '-') {
+    return tl::unexpected(Bad(key, "first word starts with '-' (bsub would read it as an option)"));
+  }
+  // The words reach bsub as one argument: bound it as a command string.
+  const std::size_t quoted = lsf::JoinShellQuoted(*list).size();
+  if (quoted > l.max_command_bytes) {
+    return tl::unexpected(Bad(key, "longer than " + std::to_string(l.max_command_bytes) +
+                                       " bytes once quoted into one command string (" +
+                                       std::to_string(quoted) + ")"));
+  }
+  job.argv = std::move(*list);
+  return {};
+}
+
+Result<void> ReadScript(const json& v, std::string_view key, const JobRequestLimits& l,
+                        JobRequest& job) {
+  return Store(GetString(v, key, l.max_command_bytes, Text::kMultiLine), job.script);
+}
+
+// The fields that are one-line option values of a given bound.
+template <std::optional<std::string> JobRequest::*kField>
+Result<void> ReadOptionValue(const json& v, std::string_view key, const JobRequestLimits& l,
+                             JobRequest& job) {
+  return Store(GetString(v, key, l.max_string_bytes, Text::kOptionValue), job.*kField);
+}
+
+template <std::optional<std::string> JobRequest::*kField>
+Result<void> ReadName(const json& v, std::string_view key, const JobRequestLimits& l,
+                      JobRequest& job) {
+  return Store(GetString(v, key, l.max_name_bytes, Text::kName), job.*kField);
+}
+
+Result<void> ReadSlots(const json& v, std::string_view key, const JobRequestLimits& l,
+                       JobRequest& job) {
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > l.max_slots) {
+    return tl::unexpected(Bad(key, "expected an integer from 1 to " + std::to_string(l.max_slots) +
+                                       ", got " + Describe(v)));
+  }
+  job.slots = v.get<std::int64_t>();
+  return {};
+}
+
+Result<void> ReadWalltime(const json& v, std::string_view key, const JobRequestLimits&,
+                          JobRequest& job) {
+  if (v.is_number_integer() && v.get<std::int64_t>() > 0 && v.get<std::int64_t>() <= 999999999) {
+    job.walltime = std::to_string(v.get<std::int64_t>());
+  } else if (v.is_string() && v.get_ref<const std::string&>().size() <= 16 &&
+             IsWalltime(v.get_ref<const std::string&>())) {
+    job.walltime = v.get<std::string>();
+  } else {
+    return tl::unexpected(Bad(
+        key, "expected minutes (a positive integer) or \"[hours:]minutes\", got " + Describe(v)));
+  }
+  return {};
+}
+
+Result<void> ReadMemory(const json& v, std::string_view key, const JobRequestLimits&,
+                        JobRequest& job) {
+  if (v.is_number_integer() && v.get<std::int64_t>() > 0) {
+    job.memory = std::to_string(v.get<std::int64_t>());
+  } else if (v.is_string() && v.get_ref<const std::string&>().size() <= 32 &&
+             IsMemory(v.get_ref<const std::string&>())) {
+    job.memory = v.get<std::string>();
+  } else {
+    return tl::unexpected(Bad(key,
+                              "expected an amount as bsub -M takes it (e.g. 4096, \"8GB\"), "
+                              "got " +
+                                  Describe(v)));
+  }
+  return {};
+}
+
+Result<void> ReadExtraArgs(const json& v, std::string_view key, const JobRequestLimits& l,
+                           JobRequest& job) {
+  auto list = GetStringList(v, key, l, l.max_string_bytes, Text::kLine);
+  if (!list) return tl::unexpected(list.error());
+  if (auto checked = lsf::CheckExtraArgs(*list); !checked) return tl::unexpected(checked.error());
+  job.extra_args = std::move(*list);
+  return {};
+}
+
+Result<void> ReadRequireIb(const json& v, std::string_view key, const JobRequestLimits&,
+                           JobRequest& job) {
+  if (!v.is_boolean()) {
+    return tl::unexpected(Bad(key, std::string("expected true or false, got ") + Describe(v)));
+  }
+  job.require_ib = v.get<bool>();
+  return {};
+}
+
+Result<void> RefuseUser(const json&, std::string_view key, const JobRequestLimits&, JobRequest&) {
+  return tl::unexpected(Bad(key,
+                            "not accepted: the job is submitted as the caller, never as a user "
+                            "named in the request"));
+}
+
+struct Field {
+  JobRequestField doc;
+  Reader read;
+};
+
+// THE list of request fields: the decoder reads through it, the README's
+// field table and the OpenAPI document are checked against it.
+const Field kFields[] = {
+    {{"host", "-m", "string", "optional; without it no -m"}, ReadHost},
+    {{"queues", "", "array of strings", "optional candidate list"}, ReadQueues},
+    {{"command", "command string", "string",
+      "run by your shell on the execution host, as with a typed bsub"},
+     ReadCommand},
+    {{"argv", "command string", "array of strings", "each word shell-quoted by bplace"}, ReadArgv},
+    {{"script", "stdin", "string", "job script fed to bsub on stdin"}, ReadScript},
+    {{"job_name", "-J", "string", ""}, ReadOptionValue<&JobRequest::job_name>},
+    {{"slots", "-n", "integer", "1..submit.max_slots"}, ReadSlots},
+    {{"resources", "-R", "string", ""}, ReadOptionValue<&JobRequest::resources>},
+    {{"output", "-o", "string", "path on the execution host"},
+     ReadOptionValue<&JobRequest::output>},
+    {{"error", "-e", "string", "path on the execution host"}, ReadOptionValue<&JobRequest::error>},
+    {{"cwd", "-cwd", "string", ""}, ReadOptionValue<&JobRequest::cwd>},
+    {{"walltime", "-W", "integer or string", "minutes, or \"[hours:]minutes\""}, ReadWalltime},
+    {{"memory", "-M", "integer or string", "\"8GB\"-style, in LSF_UNIT_FOR_LIMITS"}, ReadMemory},
+    {{"project", "-P", "string", ""}, ReadName<&JobRequest::project>},
+    {{"app", "-app", "string", ""}, ReadName<&JobRequest::app>},
+    {{"extra_args", "other options", "array of strings", "allowed bsub options, see below"},
+     ReadExtraArgs},
+    {{"require_ib", "-R \"select[ib_ok==1]\" (lsload source)", "boolean",
+      "default [ib] require_ib"},
+     ReadRequireIb},
+};
+
+const Field* FindField(std::string_view key) {
+  for (const Field& field : kFields) {
+    if (field.doc.name == key) return &field;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+std::vector<JobRequestField> JobRequestFields() {
+  std::vector<JobRequestField> fields;
+  for (const Field& field : kFields) fields.push_back(field.doc);
+  return fields;
+}
 
 Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimits& limits) {
   // Duplicate top-level keys would silently keep the last value; refuse them.
@@ -162,111 +341,12 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
     return Fail(ErrorCode::kInvalidArgument, ShownKey(duplicate) + ": given more than once");
   }
   JobRequest job;
-  // Named references rather than a structured binding: clang 14 (the fuzz
-  // build's compiler) cannot capture bindings in the lambda below.
   for (const auto& item : document.items()) {
     const std::string& key = item.key();
-    const json& value = item.value();
-    auto optional_string = [&](std::optional<std::string>& out, std::size_t max,
-                               Text text) -> Result<void> {
-      auto s = GetString(value, key, max, text);
-      if (!s) return tl::unexpected(s.error());
-      out = std::move(*s);
-      return {};
-    };
-    Result<void> ok;
-    if (key == "host") {
-      ok = optional_string(job.host, limits.max_name_bytes, Text::kName);
-    } else if (key == "queues") {
-      auto list = GetStringList(value, key, limits, limits.max_name_bytes, Text::kName);
-      if (!list) return tl::unexpected(list.error());
-      if (list->empty()) {
-        return tl::unexpected(Bad(key, "must not be empty (leave it out to allow any queue)"));
-      }
-      job.queues = std::move(*list);
-    } else if (key == "command") {
-      // bsub takes its first non-option argument as the command.
-      ok = optional_string(job.command, limits.max_command_bytes, Text::kOptionValue);
-    } else if (key == "argv") {
-      auto list = GetStringList(value, key, limits, limits.max_command_bytes, Text::kLine);
-      if (!list) return tl::unexpected(list.error());
-      if (list->empty()) return tl::unexpected(Bad(key, "must not be empty"));
-      if (list->front().front() == '-') {
-        return tl::unexpected(
-            Bad(key, "first word starts with '-' (bsub would read it as an option)"));
-      }
-      // The words reach bsub as one argument: bound it as a command string.
-      const std::size_t quoted = lsf::JoinShellQuoted(*list).size();
-      if (quoted > limits.max_command_bytes) {
-        return tl::unexpected(Bad(key, "longer than " + std::to_string(limits.max_command_bytes) +
-                                           " bytes once quoted into one command string (" +
-                                           std::to_string(quoted) + ")"));
-      }
-      job.argv = std::move(*list);
-    } else if (key == "script") {
-      ok = optional_string(job.script, limits.max_command_bytes, Text::kMultiLine);
-    } else if (key == "job_name") {
-      ok = optional_string(job.job_name, limits.max_string_bytes, Text::kOptionValue);
-    } else if (key == "slots") {
-      if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
-          value.get<std::int64_t>() > limits.max_slots) {
-        return tl::unexpected(Bad(key, "expected an integer from 1 to " +
-                                           std::to_string(limits.max_slots) + ", got " +
-                                           Describe(value)));
-      }
-      job.slots = value.get<std::int64_t>();
-    } else if (key == "resources") {
-      ok = optional_string(job.resources, limits.max_string_bytes, Text::kOptionValue);
-    } else if (key == "output") {
-      ok = optional_string(job.output, limits.max_string_bytes, Text::kOptionValue);
-    } else if (key == "error") {
-      ok = optional_string(job.error, limits.max_string_bytes, Text::kOptionValue);
-    } else if (key == "cwd") {
-      ok = optional_string(job.cwd, limits.max_string_bytes, Text::kOptionValue);
-    } else if (key == "walltime") {
-      if (value.is_number_integer() && value.get<std::int64_t>() > 0 &&
-          value.get<std::int64_t>() <= 999999999) {
-        job.walltime = std::to_string(value.get<std::int64_t>());
-      } else if (value.is_string() && value.get_ref<const std::string&>().size() <= 16 &&
-                 IsWalltime(value.get_ref<const std::string&>())) {
-        job.walltime = value.get<std::string>();
-      } else {
-        return tl::unexpected(
-            Bad(key, "expected minutes (a positive integer) or \"[hours:]minutes\", got " +
-                         Describe(value)));
-      }
-    } else if (key == "memory") {
-      if (value.is_number_integer() && value.get<std::int64_t>() > 0) {
-        job.memory = std::to_string(value.get<std::int64_t>());
-      } else if (value.is_string() && value.get_ref<const std::string&>().size() <= 32 &&
-                 IsMemory(value.get_ref<const std::string&>())) {
-        job.memory = value.get<std::string>();
-      } else {
-        return tl::unexpected(Bad(key,
-                                  "expected an amount as bsub -M takes it (e.g. 4096, "
-                                  "\"8GB\"), got " +
-                                      Describe(value)));
-      }
-    } else if (key == "project") {
-      ok = optional_string(job.project, limits.max_name_bytes, Text::kName);
-    } else if (key == "app") {
-      ok = optional_string(job.app, limits.max_name_bytes, Text::kName);
-    } else if (key == "extra_args") {
-      auto list = GetStringList(value, key, limits, limits.max_string_bytes, Text::kLine);
-      if (!list) return tl::unexpected(list.error());
-      if (auto checked = lsf::CheckExtraArgs(*list); !checked) {
-        return tl::unexpected(checked.error());
-      }
-      job.extra_args = std::move(*list);
-    } else if (key == "user") {
-      return tl::unexpected(
-          Bad(key,
-              "not accepted: the job is submitted as the caller, never as a user named in "
-              "the request"));
-    } else {
-      return tl::unexpected(Bad(ShownKey(key), "unknown field"));
-    }
-    if (!ok) return tl::unexpected(ok.error());
+    Reader read = key == "user" ? RefuseUser : nullptr;
+    if (const Field* field = FindField(key)) read = field->read;
+    if (read == nullptr) return tl::unexpected(Bad(ShownKey(key), "unknown field"));
+    if (auto ok = read(item.value(), key, limits, job); !ok) return tl::unexpected(ok.error());
   }
   const int bodies =
       int(job.command.has_value()) + int(job.argv.has_value()) + int(job.script.has_value());

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 #include "daemon/submitter.h"
@@ -21,6 +22,19 @@ struct JobRequestLimits {
   // host, project, app and each queue name (LSF's own limits are shorter).
   std::size_t max_name_bytes = 255;
 };
+
+// One field of the POST /v1/jobs body, as documented (README "POST
+// /v1/jobs" field table, the OpenAPI document).
+struct JobRequestField {
+  std::string_view name;   // JSON key
+  std::string_view bsub;   // the bsub option or input it becomes ("-m", "stdin")
+  std::string_view type;   // JSON type(s): "string", "array of strings", ...
+  std::string_view notes;  // a short note for people
+};
+
+// Every field DecodeJobRequest accepts, in documentation order: the one
+// list the decoder reads through; docs and tests are checked against it.
+std::vector<JobRequestField> JobRequestFields();
 
 // Decodes the JSON body of POST /v1/jobs (fields of DESIGN §4 and the README)
 // into a JobRequest. Pure; never throws. Returns kInvalidArgument with a
@@ -44,7 +58,8 @@ struct JobRequestLimits {
 //   takes a whole number and JSON writes it without a fraction);
 // - walltime or memory is not in a form bsub -W / -M takes;
 // - none or more than one of command/argv/script is given;
-// - extra_args holds a refused option (lsf::CheckExtraArgs).
+// - extra_args holds a refused option (lsf::CheckExtraArgs);
+// - require_ib is not a JSON boolean.
 // Paths (output, error, cwd) are plain strings for the execution host: no
 // expansion, no check that they exist. `script` may hold any byte but NUL.
 Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimits& limits);

@@ -1,6 +1,7 @@
 #include "api/job_request_decoder.h"
 
 #include <cstdint>
+#include <fstream>
 #include <ostream>
 #include <random>
 #include <string>
@@ -606,4 +607,43 @@ TEST(DecodeJobRequestTest, NeverThrowsOnRandomInput) {
 }
 
 }  // namespace
+// Issue 8: require_ib was documented and carried, but refused as unknown.
+TEST(DecodeJobRequestTest, AcceptsRequireIb) {
+  auto job = Decode(R"({"command":"x","require_ib":false})");
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_EQ(job->require_ib, false);
+  EXPECT_FALSE(Decode(R"({"command":"x"})")->require_ib.has_value());
+  auto bad = Decode(R"({"command":"x","require_ib":"yes"})");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, R"(require_ib: expected true or false, got "yes")");
+}
+
+// The README's field table lists exactly the fields the decoder reads, in
+// its order: one list, checked, so the two cannot drift.
+TEST(DecodeJobRequestTest, ReadmeFieldTableIsTheDecodersTable) {
+  std::ifstream readme(std::string(BPLACE_SOURCE_DIR) + "/README.md");
+  ASSERT_TRUE(readme) << "README.md not found";
+  std::string line;
+  bool in_section = false;
+  bool in_table = false;
+  std::vector<std::string> documented;
+  while (std::getline(readme, line)) {
+    if (line.rfind("### `POST /v1/jobs`", 0) == 0) in_section = true;
+    if (!in_section) continue;
+    if (line.rfind("| field |", 0) == 0) {
+      in_table = true;
+      continue;
+    }
+    if (in_table && line.rfind("|---", 0) == 0) continue;
+    if (in_table && line.rfind("| `", 0) != 0) break;
+    if (in_table) {
+      const std::size_t end = line.find('`', 3);
+      documented.push_back(line.substr(3, end - 3));
+    }
+  }
+  std::vector<std::string> decoded;
+  for (const JobRequestField& field : JobRequestFields()) decoded.emplace_back(field.name);
+  EXPECT_EQ(documented, decoded);
+}
+
 }  // namespace bplace::api
