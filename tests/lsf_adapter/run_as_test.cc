@@ -358,23 +358,5 @@ TEST(RunAsWithoutPrivilegeTest, MissingCapSetuidIsRefusedAtSetresuid) {
       << result.error().message;
 }
 
-TEST(UserIdentityTest, RunAsForUsesHomeOnlyWhenItIsADirectory) {
-  UserIdentity user{.name = "u", .uid = 1234, .gid = 1235, .home = "/", .groups = {1235, 7}};
-  user.home = ::testing::TempDir();
-  RunAs run_as = RunAsFor(user);
-  EXPECT_EQ(run_as.user, "u");
-  EXPECT_EQ(run_as.uid, 1234u);
-  EXPECT_EQ(run_as.gid, 1235u);
-  EXPECT_EQ(run_as.groups, (std::vector<gid_t>{1235, 7}));
-  EXPECT_EQ(run_as.work_dir, user.home);
-
-  user.home = "/nonexistent/home/u";
-  EXPECT_EQ(RunAsFor(user).work_dir, "/");
-  user.home = "/etc/passwd";  // exists, not a directory
-  EXPECT_EQ(RunAsFor(user).work_dir, "/");
-  user.home = "";
-  EXPECT_EQ(RunAsFor(user).work_dir, "/");
-}
-
 }  // namespace
 }  // namespace bplace::lsf
