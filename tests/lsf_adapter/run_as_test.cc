@@ -6,7 +6,9 @@
 
 #include <grp.h>
 #include <linux/capability.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,12 +22,14 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <boost/asio/io_context.hpp>
 
+#include "common/unique_fd.h"
 #include "identity/user_identity.h"
 #include "lsf_adapter/lsf_invoker.h"
 #include "lsf_adapter/subprocess_command_runner.h"
@@ -111,6 +115,56 @@ RunAs Myself() {
   if (count > 0)
     self.groups.resize(static_cast<std::size_t>(::getgroups(count, self.groups.data())));
   return self;
+}
+
+// A scratch directory that every user may enter (0755), removed at the end
+// of the test: paths under it exist, or provably do not, whatever the machine.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = ::testing::TempDir() + "bplace_run_as_XXXXXX";
+    if (::mkdtemp(pattern.data()) != nullptr && ::chmod(pattern.c_str(), 0755) == 0) {
+      path_ = pattern;
+    }
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// True when `pid` no longer runs: gone, or a zombie waiting for its new
+// parent (init, which in a container may never reap it).
+bool IsDead(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  return !std::getline(stat, line) || line.find(") Z") != std::string::npos;
+}
+
+// True once `pid` is dead (IsDead). It is not our child, so we wait on its
+// pidfd, readable once it exited; `limit` only bounds a failure. Kernels
+// before 5.3 have no pidfd_open: there /proc is polled instead.
+bool BecomesDead(pid_t pid, std::chrono::milliseconds limit = 5s) {
+  const long pidfd = ::syscall(SYS_pidfd_open, pid, 0);
+  if (pidfd < 0 && errno == ENOSYS) {
+    const auto deadline = Clock::now() + limit;
+    while (!IsDead(pid) && Clock::now() < deadline) std::this_thread::sleep_for(2ms);
+    return IsDead(pid);
+  }
+  if (pidfd < 0) return errno == ESRCH;  // gone already
+  const UniqueFd fd(static_cast<int>(pidfd));
+  pollfd exited{.fd = fd.Get(), .events = POLLIN, .revents = 0};
+  int ready;
+  do {
+    ready = ::poll(&exited, 1, static_cast<int>(limit.count()));
+  } while (ready < 0 && errno == EINTR);
+  return ready == 1;
 }
 
 // Runs the current test again in a fresh process of this binary, as `run_as`
@@ -219,8 +273,10 @@ TEST_F(RunAsTest, StartsInTheWorkDir) {
 }
 
 TEST_F(RunAsTest, MissingWorkDirFailsNamingChdir) {
+  ScratchDir scratch;
+  ASSERT_FALSE(scratch.path().empty());
   RunAs run_as = RunAsFor(alice_);
-  run_as.work_dir = "/nonexistent/bplace-run-as";
+  run_as.work_dir = scratch.path() + "/missing";
   Result<CommandResult> result = RunOnce(Spec({"/bin/pwd"}, run_as));
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, ErrorCode::kCommandFailed);
@@ -245,10 +301,13 @@ TEST_F(RunAsTest, WorkDirTheUserCannotEnterFailsNamingChdir) {
 }
 
 TEST_F(RunAsTest, ExecFailureAfterTheDropIsReported) {
-  Result<CommandResult> result = RunOnce(Spec({"/nonexistent/bsub"}, RunAsFor(alice_)));
+  ScratchDir scratch;
+  ASSERT_FALSE(scratch.path().empty());
+  const std::string missing = scratch.path() + "/bsub";
+  Result<CommandResult> result = RunOnce(Spec({missing}, RunAsFor(alice_)));
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, ErrorCode::kCommandFailed);
-  EXPECT_EQ(result.error().message.rfind("execve /nonexistent/bsub: No such file or directory", 0),
+  EXPECT_EQ(result.error().message.rfind("execve " + missing + ": No such file or directory", 0),
             0u)
       << result.error().message;
 }
@@ -270,19 +329,12 @@ TEST_F(RunAsTest, TimeoutKillsTheWholeProcessGroup) {
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_TRUE(result->timed_out);
   EXPECT_EQ(result->term_signal, SIGKILL);
-  EXPECT_LT(Clock::now() - started, 2s);
+  // Killed at the timeout, not after `sleep 100`: a bound 10x the timeout.
+  EXPECT_LT(Clock::now() - started, 3s);
   const pid_t grandchild = std::atoi(result->out.c_str());
   ASSERT_GT(grandchild, 0) << result->out;
-  // Gone (or a zombie awaiting init): the group kill reached it.
-  const auto deadline = Clock::now() + 2s;
-  bool dead = false;
-  while (!dead && Clock::now() < deadline) {
-    std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
-    std::string line;
-    dead = !std::getline(stat, line) || line.find(") Z") != std::string::npos;
-    if (!dead) std::this_thread::sleep_for(2ms);
-  }
-  EXPECT_TRUE(dead) << "grandchild " << grandchild << " survived";
+  // The group kill reached it too.
+  EXPECT_TRUE(BecomesDead(grandchild)) << "grandchild " << grandchild << " survived";
 }
 
 TEST_F(RunAsTest, RunsTwoUsersConcurrently) {
