@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -26,6 +28,7 @@
 #include <boost/asio/post.hpp>
 
 #include "common/unique_fd.h"
+#include "lsf_adapter/spawn.h"
 
 namespace bplace::lsf {
 namespace {
@@ -490,6 +493,117 @@ TEST_P(SubprocessCommandRunnerTest, DestroyingTheIoContextFirstStillReapsChildre
   }
   EXPECT_TRUE(collector.Results().empty());
   // TearDown checks that the child was reaped.
+}
+
+// The spawn layer alone (lsf_adapter/spawn.h): no event loop, plain
+// descriptors, reaped by the test. Each test runs on both paths: posix_spawn,
+// and the fork of run_as (as ourselves, which needs no privilege).
+class SpawnChildTest : public ::testing::TestWithParam<bool> {
+ protected:
+  CommandSpec SpawnSpec(const std::string& script) const {
+    CommandSpec spec = Shell(script);
+    if (GetParam()) spec.run_as = Myself();
+    return spec;
+  }
+
+  // Reads `fd` to EOF.
+  static std::string ReadAll(const UniqueFd& fd) {
+    std::string text;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fd.Get(), buffer, sizeof buffer)) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      text.append(buffer, static_cast<std::size_t>(n));
+    }
+    return text;
+  }
+
+  // Reaps `pid`; its exit code, or -1 if it did not exit normally.
+  static int Reap(pid_t pid) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  static bool CloseOnExec(const UniqueFd& fd) {
+    return (::fcntl(fd.Get(), F_GETFD) & FD_CLOEXEC) != 0;
+  }
+
+ private:
+  // Our own ids and groups: the fork path without changing anything.
+  static RunAs Myself() {
+    RunAs self{.user = "self", .uid = ::getuid(), .gid = ::getgid(), .groups = {}, .work_dir = "/"};
+    const int count = ::getgroups(0, nullptr);
+    self.groups.resize(static_cast<std::size_t>(std::max(count, 0)));
+    if (count > 0) {
+      self.groups.resize(static_cast<std::size_t>(::getgroups(count, self.groups.data())));
+    }
+    return self;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Path, SpawnChildTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "ForkRunAs" : "PosixSpawn";
+                         });
+
+TEST_P(SpawnChildTest, ChildLeadsItsOwnGroupAndWeGetCloseOnExecEnds) {
+  Result<SpawnedChild> child =
+      SpawnChild(SpawnSpec("echo $$ $(cut -d' ' -f5 /proc/$$/stat); echo err >&2"), true);
+  ASSERT_TRUE(child) << child.error().message;
+  ASSERT_GT(child->pid, 0);
+  EXPECT_FALSE(child->in.Valid()) << "no stdin_data, no stdin socket";
+  ASSERT_TRUE(child->pidfd.Valid());
+  for (const UniqueFd* fd : {&child->out, &child->err, &child->pidfd}) {
+    EXPECT_TRUE(CloseOnExec(*fd));
+  }
+  const std::string pid = std::to_string(child->pid);
+  EXPECT_EQ(ReadAll(child->out), pid + " " + pid + "\n");  // pid, then its pgid
+  EXPECT_EQ(ReadAll(child->err), "err\n");
+  EXPECT_EQ(Reap(child->pid), 0);
+}
+
+TEST_P(SpawnChildTest, ChildHoldsOnlyDescriptorsZeroToTwo) {
+  // Someone in the daemon forgot O_CLOEXEC.
+  const UniqueFd leaked(::open("/dev/null", O_RDONLY));
+  ASSERT_TRUE(leaked.Valid());
+  const std::string fd = "/proc/$$/fd/" + std::to_string(leaked.Get());
+  Result<SpawnedChild> child = SpawnChild(
+      SpawnSpec("[ -e " + fd + " ] && echo leaked; [ -c /dev/stdin ] && echo null-stdin"), false);
+  ASSERT_TRUE(child) << child.error().message;
+  EXPECT_FALSE(child->pidfd.Valid()) << "not asked for";
+  EXPECT_EQ(ReadAll(child->out), "null-stdin\n");
+  EXPECT_EQ(Reap(child->pid), 0);
+}
+
+TEST_P(SpawnChildTest, StdinDataGivesUsTheOtherEndOfASocket) {
+  CommandSpec spec = SpawnSpec("[ -S /dev/stdin ] && echo socket; cat");
+  spec.stdin_data = "unused by the spawn layer";
+  Result<SpawnedChild> child = SpawnChild(spec, false);
+  ASSERT_TRUE(child) << child.error().message;
+  ASSERT_TRUE(child->in.Valid());
+  EXPECT_TRUE(CloseOnExec(child->in));
+  ASSERT_EQ(::send(child->in.Get(), "hello", 5, MSG_NOSIGNAL), 5);
+  child->in.Reset(-1);  // EOF for cat
+  EXPECT_EQ(ReadAll(child->out), "socket\nhello");
+  EXPECT_EQ(Reap(child->pid), 0);
+}
+
+TEST_P(SpawnChildTest, ExecFailureIsReportedAndLeavesNoChild) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  CommandSpec spec = SpawnSpec("");
+  spec.argv = {dir.path() + "/bqueues"};
+  Result<SpawnedChild> child = SpawnChild(spec, true);
+  ASSERT_FALSE(child);
+  EXPECT_EQ(child.error().code, ErrorCode::kCommandFailed);
+  const std::string call = GetParam() ? "execve " : "posix_spawn ";
+  EXPECT_EQ(child.error().message.rfind(call + spec.argv[0] + ": No such file or directory", 0), 0u)
+      << child.error().message;
+  errno = 0;
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
 }
 
 }  // namespace
