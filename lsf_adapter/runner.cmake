@@ -1,2 +1,12 @@
 # Command runner sources: target_sources(bplace_lsf PRIVATE ...)
-target_sources(bplace_lsf PRIVATE lsf_invoker.cc subprocess_command_runner.cc)
+# SubprocessCommandRunner in layers: resolve_executable and fork_exec_as
+# under spawn (blocking: creates the child, returns plain descriptors), and
+# subprocess_child (the Asio lifecycle of one command) under the runner.
+target_sources(bplace_lsf PRIVATE
+  fork_exec_as.cc
+  lsf_invoker.cc
+  resolve_executable.cc
+  spawn.cc
+  subprocess_child.cc
+  subprocess_command_runner.cc
+)

@@ -9,3 +9,9 @@ add_executable(command_runner_test
 )
 target_link_libraries(command_runner_test PRIVATE bplace_lsf GTest::gtest_main bplace_warnings)
 gtest_discover_tests(command_runner_test PROPERTIES LABELS unit)
+
+# LsfInvoker: the specs of LSF commands and the environment their children
+# get. Pure but for RunAsFor's stat of a scratch home directory.
+add_executable(lsf_invoker_test lsf_invoker_test.cc)
+target_link_libraries(lsf_invoker_test PRIVATE bplace_lsf GTest::gtest_main bplace_warnings)
+gtest_discover_tests(lsf_invoker_test PROPERTIES LABELS unit)
