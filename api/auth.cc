@@ -68,7 +68,7 @@ Result<identity::UserIdentity> Authenticator::LookupName(const std::string& name
 
 void Authenticator::DecideSubmit(Caller& caller) const {
   if (!caller.can_submit) return;
-  if (policy_.mode == config::AuthMode::kServiceAccount) {
+  if (policy_.mode == AuthMode::kServiceAccount) {
     if (caller.user != policy_.daemon_user) {
       caller.can_submit = false;
       caller.submit_refusal = "bplaced runs in service-account mode as " + policy_.daemon_user +

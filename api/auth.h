@@ -13,8 +13,8 @@
 #include <unordered_map>
 
 #include "api/http_server.h"
+#include "api/options.h"
 #include "api/token_store.h"
-#include "config/config.h"
 #include "common/result.h"
 #include "identity/user_identity.h"
 
@@ -45,11 +45,8 @@ struct Caller {
   ErrorCode submit_refusal_code = ErrorCode::kPermissionDenied;
 };
 
-// The daemon's side of identity: its mode and who it runs as.
-struct AuthPolicy {
-  config::AuthMode mode = config::AuthMode::kServiceAccount;
-  bool anonymous_read = false;
-  uid_t min_uid = 1000;
+// The daemon's side of identity: the [auth] options and who it runs as.
+struct AuthPolicy : AuthOptions {
   std::string daemon_user;  // the service account (service-account mode)
   uid_t daemon_uid = 0;
 };

@@ -110,7 +110,8 @@ void RegisterRoutes(Router& router, const Services& services) {
              [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
                const auto snapshot = s->cache->Current();
                if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
-               if (auto stale = StaleReason(*snapshot, s->max_staleness, s->topology_interval,
+               if (auto stale = StaleReason(*snapshot, s->options.max_staleness,
+                                            s->cache->options().topology_interval,
                                             std::chrono::system_clock::now())) {
                  json extra;
                  AddAge(extra, *snapshot);
@@ -295,7 +296,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                                              "user: placing for another user than yourself (" +
                                                  caller_user + ") needs the `admin` scope"}));
             }
-            request.require_ib = s->require_ib;
+            request.require_ib = s->ib().require_ib;
             if (auto host = params.Query("host")) request.host = std::string(*host);
             std::set<std::string> seen;
             for (const auto& [key, value] : params.query) {
@@ -400,8 +401,8 @@ void RegisterRoutes(Router& router, const Services& services) {
                   }
                 }
                 json body;
-                body["source"] = s->ib_source;
-                body["require_ib"] = s->require_ib;
+                body["source"] = IbSourceName(s->ib().source);
+                body["require_ib"] = s->ib().require_ib;
                 body["source_as_of"] =
                     ib && ib->as_of != SystemTime{} ? json(FormatRfc3339(ib->as_of)) : json();
                 body["source_error"] =
@@ -464,14 +465,14 @@ void RegisterRoutes(Router& router, const Services& services) {
               respond, req,
               MakeProblem(415, "Unsupported Media Type", "Content-Type must be application/json"));
         }
-        auto job = DecodeJobRequest(req.body(), s->job_limits);
+        auto job = DecodeJobRequest(req.body(), s->options.request);
         if (!job) {
           Audit(&*caller, ctx, "refused", {{"reason", job.error().message}});
           return Reply(respond, req, MakeProblem(job.error()));
         }
-        if (!job->require_ib) job->require_ib = s->require_ib;
+        if (!job->require_ib) job->require_ib = s->ib().require_ib;
         SubmitContext context{caller->user, ctx.request_id, std::nullopt};
-        if (s->multi_user) {
+        if (s->multi_user()) {
           auto identity = s->auth->SubmitterIdentity(*caller);
           if (!identity) {
             Audit(&*caller, ctx, "refused", {{"reason", identity.error().message}});
@@ -486,8 +487,9 @@ void RegisterRoutes(Router& router, const Services& services) {
         }
         // LSF unreachable and the snapshot too old to place on: say so at once
         // rather than make the caller wait for bsub's timeout.
-        const auto stale = StaleReason(*snapshot, s->max_staleness, s->topology_interval,
-                                       std::chrono::system_clock::now());
+        const auto stale =
+            StaleReason(*snapshot, s->options.max_staleness, s->cache->options().topology_interval,
+                        std::chrono::system_clock::now());
         if (stale && (snapshot->load_status.consecutive_failures > 0 ||
                       snapshot->topology_status.consecutive_failures > 0)) {
           Response problem = MakeProblem(

@@ -6,6 +6,7 @@
 
 #include "api/auth.h"
 #include "api/job_request_decoder.h"
+#include "api/options.h"
 #include "api/router.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/rate_limiter.h"
@@ -18,17 +19,16 @@ namespace bplace::api {
 struct Services {
   const Authenticator* auth = nullptr;  // who callers are; null: everyone is the daemon's user
   RateLimiter* limiter = nullptr;       // submissions per user; null: unlimited
-  bool multi_user = false;              // bsub runs as the caller
   ClusterCache* cache = nullptr;
-  Submitter* submitter = nullptr;
+  Submitter* submitter = nullptr;  // its options() give the [ib] policy
   InflightLedger* ledger = nullptr;
   std::string user;  // the caller every request acts for (service-account mode: the daemon's user)
-  std::chrono::seconds max_staleness{120};
-  std::chrono::milliseconds topology_interval{300000};
-  JobRequestLimits job_limits;
-  bool require_ib = false;         // [ib] require_ib: default of a request's require_ib
-  std::string ib_source = "none";  // [ib] source, for GET /v1/ib
+  ApiOptions options;
   std::string version;
+
+  // bsub runs as the caller ([auth] mode = "multi-user").
+  bool multi_user() const { return auth != nullptr && auth->policy().mode == AuthMode::kMultiUser; }
+  const IbPolicy& ib() const { return submitter->options().ib; }
 };
 
 // Adds every endpoint of DESIGN §4 to `router`:

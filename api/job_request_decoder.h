@@ -4,24 +4,11 @@
 #include <string_view>
 #include <vector>
 
+#include "api/options.h"
 #include "common/result.h"
 #include "daemon/submitter.h"
 
 namespace bplace::api {
-
-// Bounds on a job request. Sizes are in bytes of UTF-8.
-struct JobRequestLimits {
-  std::int64_t max_slots = 100000;
-  // job_name, resources, output, error, cwd and each extra_args word.
-  std::size_t max_string_bytes = 4096;
-  // command, each argv word, the argv words once quoted into one command
-  // string, and script. Linux refuses a single exec argument over 128 KiB
-  // (MAX_ARG_STRLEN), so the command string must stay well below that.
-  std::size_t max_command_bytes = 65536;
-  std::size_t max_list_items = 256;  // queues, argv, extra_args
-  // host, project, app and each queue name (LSF's own limits are shorter).
-  std::size_t max_name_bytes = 255;
-};
 
 // One field of the POST /v1/jobs body, as documented (README "POST
 // /v1/jobs" field table, the OpenAPI document).

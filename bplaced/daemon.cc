@@ -47,18 +47,6 @@ Result<std::string> CurrentUserName() {
   return std::string(found->pw_name);
 }
 
-const char* IbSourceName(config::IbSource source) {
-  switch (source) {
-    case config::IbSource::kNone:
-      return "none";
-    case config::IbSource::kLsload:
-      return "lsload";
-    case config::IbSource::kLocal:
-      return "local";
-  }
-  return "none";
-}
-
 // This host's name as LSF names hosts: the short form of gethostname.
 std::string ShortHostName() {
   char name[256] = {};
@@ -69,8 +57,8 @@ std::string ShortHostName() {
 
 // Service-account mode never runs as root (a bug in a parser must not be
 // root's); multi-user mode needs exactly the power to become the caller.
-Result<void> CheckModePrivileges(config::AuthMode mode) {
-  if (mode == config::AuthMode::kServiceAccount) {
+Result<void> CheckModePrivileges(api::AuthMode mode) {
+  if (mode == api::AuthMode::kServiceAccount) {
     if (geteuid() == 0) {
       return Fail(ErrorCode::kInvalidArgument,
                   "refusing to run as root in service-account mode ([auth] mode); run bplaced as "
@@ -145,6 +133,145 @@ void RunGuarded(boost::asio::io_context& ioc) {
   }
 }
 
+// Everything the daemon runs, wired once from the config. Members are
+// declared in dependency order: each is built from those above it and
+// destroyed before them.
+struct Wiring {
+  Wiring(const config::Config& config, const std::string& user,
+         std::shared_ptr<const api::TokenStore> tokens)
+      : ioc(std::max(1, config.server.threads)),
+        runner(ioc.get_executor()),
+        lsf(config.lsf, lsf::CurrentEnvironment()),
+        cache(ioc.get_executor(), runner, lsf, ledger, clock, CacheFor(config, user)),
+        limiter(config.limits),
+        submitter(runner, lsf, cache, ledger, memory, clock, config.submit, &limiter),
+        authenticator(api::AuthPolicy{config.auth, user, geteuid()}, std::move(tokens)) {
+    services.auth = &authenticator;
+    services.limiter = &limiter;
+    services.cache = &cache;
+    services.submitter = &submitter;
+    services.ledger = &ledger;
+    services.user = user;
+    services.options = config.api;
+    services.version = kVersion;
+    api::RegisterRoutes(router, services);
+  }
+
+  // The cache's options: the config's, and the two facts only start-up knows.
+  static CacheOptions CacheFor(const config::Config& config, const std::string& user) {
+    CacheOptions options = config.refresh;
+    options.prefetch_user = user;
+    options.ib_from_lsload = config.submit.ib.source == IbSource::kLsload;
+    return options;
+  }
+
+  boost::asio::io_context ioc;
+  RealClock clock;
+  lsf::SubprocessCommandRunner runner;
+  const lsf::LsfInvoker lsf;
+  InflightLedger ledger;
+  ClusterCache cache;
+  RefusalMemory memory;
+  RateLimiter limiter;
+  Submitter submitter;
+  api::Authenticator authenticator;
+  api::Services services;
+  api::Router router;
+  std::unique_ptr<api::HttpServer> server;
+  std::optional<LocalIbProbe> local_probe;
+};
+
+// The HTTP options: the config's, with a handler deadline that lets a
+// submission make max_attempts bsub calls, each up to the command timeout.
+api::ServerOptions HttpOptionsFor(const config::Config& config) {
+  api::ServerOptions options = config.http;
+  options.handler_timeout = std::chrono::duration_cast<std::chrono::seconds>(
+      config.lsf.command_timeout * (config.submit.max_attempts + 1) + std::chrono::seconds(30));
+  return options;
+}
+
+// Binds every listener and starts serving; writes the port file.
+Result<void> Listen(Wiring& wiring, const config::Config& config, const DaemonOptions& options,
+                    const std::string& user) {
+  auto listeners = Listeners(config.server);
+  if (!listeners) return tl::unexpected(listeners.error());
+  auto server = api::HttpServer::Create(wiring.ioc, std::move(*listeners), HttpOptionsFor(config),
+                                        wiring.router.AsHandler());
+  if (!server) return Fail(server.error().code, "cannot listen: " + server.error().message);
+  wiring.server = std::move(*server);
+  const auto endpoint = wiring.server->LocalEndpoint();
+  wiring.server->Start();
+  std::string bound;
+  for (const std::string& address : wiring.server->BoundAddresses()) {
+    bound += (bound.empty() ? "" : ", ") + address;
+  }
+  spdlog::info(
+      "bplaced {} listening on {} as user {} in {} mode (config {}, LSF bin_dir '{}', "
+      "LSF_ENVDIR '{}')",
+      kVersion, bound, user,
+      config.auth.mode == api::AuthMode::kMultiUser ? "multi-user" : "service-account",
+      options.config_source, wiring.lsf.Path(""), config.lsf.env_dir);
+  if (!options.port_file.empty() && endpoint.port() != 0) {
+    const std::string temp = options.port_file + ".tmp";
+    std::ofstream(temp) << endpoint.port() << "\n";
+    std::rename(temp.c_str(), options.port_file.c_str());
+  }
+  return {};
+}
+
+// [ib] source = "local": the probe of this host, run as a child.
+void StartLocalProbe(Wiring& wiring, const config::Config& config, const DaemonOptions& options) {
+  if (config.submit.ib.source != IbSource::kLocal) return;
+  LocalIbProbeOptions probe;
+  probe.probe_path = config.submit.ib.probe_path;
+  probe.config_path = options.config_path;
+  probe.host = ShortHostName();
+  probe.interval = config.submit.ib.local_interval;
+  probe.probe_timeout = config.probe.probe_timeout;
+  probe.env = wiring.lsf.env();
+  wiring.local_probe.emplace(wiring.ioc.get_executor(), wiring.runner, wiring.clock,
+                             wiring.cache.store(), probe);
+  wiring.local_probe->Start();
+  spdlog::info("InfiniBand health: running {} every {} s for host {}", probe.probe_path,
+               probe.interval.count(), probe.host);
+}
+
+// SIGHUP re-reads the tokens file; a bad file keeps the tokens in force.
+void WaitForHangup(boost::asio::signal_set& hangup, Wiring& wiring, const std::string& file) {
+  hangup.async_wait([&hangup, &wiring, file](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    if (!file.empty()) {
+      auto reloaded = api::TokenStore::Load(file);
+      if (reloaded) {
+        spdlog::info("SIGHUP: {} tokens loaded from {}", reloaded->size(), file);
+        wiring.authenticator.SetTokens(
+            std::make_shared<const api::TokenStore>(std::move(*reloaded)));
+      } else {
+        spdlog::error("SIGHUP: keeping the previous tokens: {}", reloaded.error().message);
+      }
+    }
+    WaitForHangup(hangup, wiring, file);
+  });
+}
+
+// SIGTERM/SIGINT: stop the tiers, drain the connections, then the runner.
+void StopOnSignal(boost::asio::signal_set& signals, boost::asio::signal_set& hangup,
+                  Wiring& wiring) {
+  signals.async_wait([&hangup, &wiring](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    spdlog::info("signal {}: stopping; finishing requests in flight", signal);
+    sd_notify(0, "STOPPING=1");
+    wiring.cache.Stop();
+    hangup.cancel();
+    if (wiring.local_probe) wiring.local_probe->Stop();
+    wiring.server->Stop([&wiring] {
+      spdlog::info("all connections closed; exiting");
+      wiring.runner.Shutdown();
+      wiring.ioc.stop();
+    });
+  });
+}
+
 }  // namespace
 
 Daemon::Daemon(DaemonOptions options) : options_(std::move(options)) {}
@@ -164,153 +291,25 @@ Result<void> Daemon::Run() {
     if (!loaded) return tl::unexpected(loaded.error());
     tokens = std::make_shared<const api::TokenStore>(std::move(*loaded));
   }
-  api::AuthPolicy policy;
-  policy.mode = config.auth.mode;
-  policy.anonymous_read = config.auth.anonymous_read;
-  policy.min_uid = static_cast<uid_t>(config.auth.min_uid);
-  policy.daemon_user = *user;
-  policy.daemon_uid = geteuid();
-  api::Authenticator authenticator(policy, tokens);
-  RateLimiter limiter(config.limits);
-
-  const int threads = std::max(1, config.server.threads);
-  boost::asio::io_context ioc(threads);
-  lsf::SubprocessCommandRunner runner(ioc.get_executor());
-  const lsf::LsfInvoker lsf(
-      config.lsf.bin_dir, config.lsf.env_dir,
-      std::chrono::duration_cast<std::chrono::milliseconds>(config.lsf.command_timeout),
-      lsf::CurrentEnvironment());
-  InflightLedger ledger;
-  CacheOptions cache_options;
-  cache_options.load_interval = config.lsf.load_refresh;
-  cache_options.topology_interval = config.lsf.topology_refresh;
-  cache_options.prefetch_user = *user;
-  cache_options.ib_from_lsload = config.ib.source == config::IbSource::kLsload;
-  RealClock clock;
-  ClusterCache cache(ioc.get_executor(), runner, lsf, ledger, clock, cache_options);
-  RefusalMemory memory;
-  SubmitterOptions submitter_options;
-  submitter_options.max_attempts = config.submit.max_attempts;
-  submitter_options.excluded_queues = std::unordered_set<std::string>(
-      config.placement.exclude_queues.begin(), config.placement.exclude_queues.end());
-  submitter_options.require_ib = config.ib.require_ib;
-  submitter_options.allow_unknown_ib = config.ib.allow_unknown;
-  submitter_options.ib_select = config.ib.source == config::IbSource::kLsload;
-  submitter_options.limiter = &limiter;
-  Submitter submitter(runner, lsf, cache, ledger, memory, clock, submitter_options);
-
-  api::Services services;
-  services.cache = &cache;
-  services.submitter = &submitter;
-  services.ledger = &ledger;
-  services.user = *user;
-  services.max_staleness = config.server.max_staleness;
-  services.topology_interval = config.lsf.topology_refresh;
-  services.job_limits.max_slots = config.submit.max_slots;
-  services.version = kVersion;
-  services.require_ib = config.ib.require_ib;
-  services.auth = &authenticator;
-  services.limiter = &limiter;
-  services.multi_user = config.auth.mode == config::AuthMode::kMultiUser;
-  services.ib_source = IbSourceName(config.ib.source);
-  api::Router router;
-  api::RegisterRoutes(router, services);
-
-  api::ServerOptions server_options;
-  server_options.body_limit_bytes = config.server.body_limit_bytes;
-  server_options.header_timeout = config.server.header_timeout;
-  server_options.body_timeout = config.server.body_timeout;
-  server_options.idle_timeout = config.server.idle_timeout;
-  server_options.max_connections = config.server.max_connections;
-  // A submission may need max_attempts bsub calls, each up to the command
-  // timeout; the handler deadline must not cut that short.
-  server_options.handler_timeout =
-      config.lsf.command_timeout * (config.submit.max_attempts + 1) + std::chrono::seconds(30);
-  auto listeners = Listeners(config.server);
-  if (!listeners) return tl::unexpected(listeners.error());
-  auto server =
-      api::HttpServer::Create(ioc, std::move(*listeners), server_options, router.AsHandler());
-  if (!server) {
-    return Fail(server.error().code, "cannot listen: " + server.error().message);
-  }
-  const auto endpoint = (*server)->LocalEndpoint();
-  (*server)->Start();
-  std::string bound;
-  for (const std::string& address : (*server)->BoundAddresses()) {
-    bound += (bound.empty() ? "" : ", ") + address;
-  }
-  spdlog::info(
-      "bplaced {} listening on {} as user {} in {} mode (config {}, LSF bin_dir '{}', "
-      "LSF_ENVDIR '{}')",
-      kVersion, bound, *user,
-      config.auth.mode == config::AuthMode::kMultiUser ? "multi-user" : "service-account",
-      options_.config_source, lsf.Path(""), config.lsf.env_dir);
-  if (!options_.port_file.empty() && endpoint.port() != 0) {
-    const std::string temp = options_.port_file + ".tmp";
-    std::ofstream(temp) << endpoint.port() << "\n";
-    std::rename(temp.c_str(), options_.port_file.c_str());
-  }
-
-  std::optional<LocalIbProbe> local_probe;
-  if (config.ib.source == config::IbSource::kLocal) {
-    LocalIbProbeOptions probe_options;
-    probe_options.probe_path = config.ib.probe_path;
-    probe_options.config_path = options_.config_path;
-    probe_options.host = ShortHostName();
-    probe_options.interval = config.ib.local_interval;
-    probe_options.probe_timeout = config.ib.probe_timeout;
-    probe_options.env = lsf.env();
-    local_probe.emplace(ioc.get_executor(), runner, cache, probe_options);
-    local_probe->Start();
-    spdlog::info("InfiniBand health: running {} every {} s for host {}", config.ib.probe_path,
-                 config.ib.local_interval.count(), probe_options.host);
-  }
-
-  cache.Start([&cache] {
-    const auto snapshot = cache.Current();
+  Wiring wiring(config, *user, std::move(tokens));
+  if (auto listening = Listen(wiring, config, options_, *user); !listening) return listening;
+  StartLocalProbe(wiring, config, options_);
+  wiring.cache.Start([&wiring] {
+    const auto snapshot = wiring.cache.Current();
     spdlog::info("first snapshot complete: {} queues, {} hosts",
                  snapshot->topology->queues().size(), snapshot->load->hosts.size());
     sd_notify(0, "READY=1\nSTATUS=serving");
   });
-
-  // SIGHUP re-reads the tokens file; a bad file keeps the tokens in force.
-  boost::asio::signal_set hangup(ioc, SIGHUP);
-  std::function<void()> wait_hangup = [&] {
-    hangup.async_wait([&](const boost::system::error_code& ec, int) {
-      if (ec) return;
-      if (!config.auth.tokens_file.empty()) {
-        auto reloaded = api::TokenStore::Load(config.auth.tokens_file);
-        if (reloaded) {
-          spdlog::info("SIGHUP: {} tokens loaded from {}", reloaded->size(),
-                       config.auth.tokens_file);
-          authenticator.SetTokens(std::make_shared<const api::TokenStore>(std::move(*reloaded)));
-        } else {
-          spdlog::error("SIGHUP: keeping the previous tokens: {}", reloaded.error().message);
-        }
-      }
-      wait_hangup();
-    });
-  };
-  wait_hangup();
-
-  boost::asio::signal_set signals(ioc, SIGTERM, SIGINT);
-  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
-    if (ec) return;
-    spdlog::info("signal {}: stopping; finishing requests in flight", signal);
-    sd_notify(0, "STOPPING=1");
-    cache.Stop();
-    hangup.cancel();
-    if (local_probe) local_probe->Stop();
-    (*server)->Stop([&ioc, &runner] {
-      spdlog::info("all connections closed; exiting");
-      runner.Shutdown();
-      ioc.stop();
-    });
-  });
+  boost::asio::signal_set hangup(wiring.ioc, SIGHUP);
+  WaitForHangup(hangup, wiring, config.auth.tokens_file);
+  boost::asio::signal_set signals(wiring.ioc, SIGTERM, SIGINT);
+  StopOnSignal(signals, hangup, wiring);
 
   std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back([&ioc] { RunGuarded(ioc); });
-  RunGuarded(ioc);
+  for (int i = 1; i < std::max(1, config.server.threads); ++i) {
+    pool.emplace_back([&wiring] { RunGuarded(wiring.ioc); });
+  }
+  RunGuarded(wiring.ioc);
   for (auto& thread : pool) thread.join();
   return {};
 }

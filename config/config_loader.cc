@@ -195,7 +195,9 @@ void ReadInteger(const Field& field, std::int64_t min, std::int64_t max, T& out)
   }
 }
 
-void ReadSeconds(const Field& field, std::chrono::seconds& out) {
+// Any std::chrono duration (seconds, or the milliseconds some modules keep).
+template <typename Rep, typename Period>
+void ReadSeconds(const Field& field, std::chrono::duration<Rep, Period>& out) {
   if (auto value = field.Integer(1, kMaxDurationS, "seconds")) {
     out = std::chrono::seconds(*value);
   }
@@ -392,17 +394,16 @@ const KeySpec kServerKeys[] = {
      [](const Field& f, Config& c) { ReadStringList(f, false, CheckListen, c.server.listen); }},
     {"socket_mode", [](const Field& f, Config& c) { ReadSocketMode(f, c.server.socket_mode); }},
     {"socket_group", [](const Field& f, Config& c) { ReadString(f, c.server.socket_group); }},
-    {"max_staleness_s", [](const Field& f, Config& c) { ReadSeconds(f, c.server.max_staleness); }},
+    {"max_staleness_s", [](const Field& f, Config& c) { ReadSeconds(f, c.api.max_staleness); }},
     {"body_limit_bytes",
      [](const Field& f, Config& c) {
-       ReadInteger(f, 1, kMaxBodyLimitBytes, c.server.body_limit_bytes);
+       ReadInteger(f, 1, kMaxBodyLimitBytes, c.http.body_limit_bytes);
      }},
-    {"header_timeout_s",
-     [](const Field& f, Config& c) { ReadSeconds(f, c.server.header_timeout); }},
-    {"body_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.server.body_timeout); }},
-    {"idle_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.server.idle_timeout); }},
+    {"header_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.header_timeout); }},
+    {"body_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.body_timeout); }},
+    {"idle_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.idle_timeout); }},
     {"max_connections",
-     [](const Field& f, Config& c) { ReadInteger(f, 1, 100000, c.server.max_connections); }},
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 100000, c.http.max_connections); }},
     {"threads", [](const Field& f, Config& c) { ReadInteger(f, 1, 64, c.server.threads); }},
 };
 
@@ -410,69 +411,72 @@ const KeySpec kLsfKeys[] = {
     {"bin_dir", [](const Field& f, Config& c) { ReadString(f, c.lsf.bin_dir); }},
     {"env_dir", [](const Field& f, Config& c) { ReadString(f, c.lsf.env_dir); }},
     {"command_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.lsf.command_timeout); }},
-    {"load_refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.lsf.load_refresh); }},
+    {"load_refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.load_interval); }},
     {"topology_refresh_s",
-     [](const Field& f, Config& c) { ReadSeconds(f, c.lsf.topology_refresh); }},
+     [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.topology_interval); }},
 };
 
 const KeySpec kSubmitKeys[] = {
     {"max_attempts",
      [](const Field& f, Config& c) { ReadInteger(f, 1, 100, c.submit.max_attempts); }},
     {"max_slots",
-     [](const Field& f, Config& c) { ReadInteger(f, 1, 10000000, c.submit.max_slots); }},
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 10000000, c.api.request.max_slots); }},
 };
 
 const KeySpec kPlacementKeys[] = {
     {"exclude_queues",
-     [](const Field& f, Config& c) { ReadQueueList(f, c.placement.exclude_queues); }},
+     [](const Field& f, Config& c) { ReadQueueList(f, c.submit.excluded_queues); }},
 };
 
 const KeySpec kIbKeys[] = {
     {"devices",
-     [](const Field& f, Config& c) { ReadStringList(f, true, CheckIbPort, c.ib.devices); }},
+     [](const Field& f, Config& c) { ReadStringList(f, true, CheckIbPort, c.probe.devices); }},
     {"link_layer",
      [](const Field& f, Config& c) {
-       ReadChoice<IbLinkLayer>(f,
-                               {{"infiniband", IbLinkLayer::kInfiniband},
-                                {"ethernet", IbLinkLayer::kEthernet},
-                                {"any", IbLinkLayer::kAny}},
-                               c.ib.link_layer);
+       ReadChoice<rdma::LinkLayerWanted>(f,
+                                         {{"infiniband", rdma::LinkLayerWanted::kInfiniband},
+                                          {"ethernet", rdma::LinkLayerWanted::kEthernet},
+                                          {"any", rdma::LinkLayerWanted::kAny}},
+                                         c.probe.link_layer);
      }},
     {"min_rate_gbps",
-     [](const Field& f, Config& c) { ReadNumber(f, 0, 10000, c.ib.min_rate_gbps); }},
-    {"loopback", [](const Field& f, Config& c) { ReadBool(f, c.ib.loopback); }},
+     [](const Field& f, Config& c) { ReadNumber(f, 0, 10000, c.probe.min_rate_gbps); }},
+    {"loopback", [](const Field& f, Config& c) { ReadBool(f, c.probe.loopback); }},
     {"loopback_timeout_s",
-     [](const Field& f, Config& c) { ReadSeconds(f, c.ib.loopback_timeout); }},
-    {"probe_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.ib.probe_timeout); }},
-    {"sysfs_root", [](const Field& f, Config& c) { ReadString(f, c.ib.sysfs_root); }},
-    {"state_file", [](const Field& f, Config& c) { ReadString(f, c.ib.state_file); }},
+     [](const Field& f, Config& c) { ReadSeconds(f, c.probe.loopback_timeout); }},
+    {"probe_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.probe.probe_timeout); }},
+    {"sysfs_root", [](const Field& f, Config& c) { ReadString(f, c.probe.sysfs_root); }},
+    {"state_file", [](const Field& f, Config& c) { ReadString(f, c.probe.state_file); }},
     {"symbol_error_per_hour",
-     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.ib.symbol_error_per_hour); }},
+     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.probe.symbol_error_per_hour); }},
     {"link_error_recovery_per_hour",
-     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.ib.link_error_recovery_per_hour); }},
+     [](const Field& f, Config& c) {
+       ReadNumber(f, 0, 1e9, c.probe.link_error_recovery_per_hour);
+     }},
     {"port_rcv_errors_per_hour",
-     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.ib.port_rcv_errors_per_hour); }},
-    {"elim_interval_s", [](const Field& f, Config& c) { ReadSeconds(f, c.ib.elim_interval); }},
+     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.probe.port_rcv_errors_per_hour); }},
+    {"elim_interval_s", [](const Field& f, Config& c) { ReadSeconds(f, c.probe.elim_interval); }},
     {"source",
      [](const Field& f, Config& c) {
        ReadChoice<IbSource>(
            f,
            {{"none", IbSource::kNone}, {"lsload", IbSource::kLsload}, {"local", IbSource::kLocal}},
-           c.ib.source);
+           c.submit.ib.source);
      }},
-    {"require_ib", [](const Field& f, Config& c) { ReadBool(f, c.ib.require_ib); }},
-    {"allow_unknown", [](const Field& f, Config& c) { ReadBool(f, c.ib.allow_unknown); }},
-    {"probe_path", [](const Field& f, Config& c) { ReadString(f, c.ib.probe_path); }},
-    {"local_interval_s", [](const Field& f, Config& c) { ReadSeconds(f, c.ib.local_interval); }},
+    {"require_ib", [](const Field& f, Config& c) { ReadBool(f, c.submit.ib.require_ib); }},
+    {"allow_unknown", [](const Field& f, Config& c) { ReadBool(f, c.submit.ib.allow_unknown); }},
+    {"probe_path", [](const Field& f, Config& c) { ReadString(f, c.submit.ib.probe_path); }},
+    {"local_interval_s",
+     [](const Field& f, Config& c) { ReadSeconds(f, c.submit.ib.local_interval); }},
 };
 
 const KeySpec kAuthKeys[] = {
     {"mode",
      [](const Field& f, Config& c) {
-       ReadChoice<AuthMode>(
-           f,
-           {{"service-account", AuthMode::kServiceAccount}, {"multi-user", AuthMode::kMultiUser}},
-           c.auth.mode);
+       ReadChoice<api::AuthMode>(f,
+                                 {{"service-account", api::AuthMode::kServiceAccount},
+                                  {"multi-user", api::AuthMode::kMultiUser}},
+                                 c.auth.mode);
      }},
     {"tokens_file", [](const Field& f, Config& c) { ReadString(f, c.auth.tokens_file); }},
     {"anonymous_read", [](const Field& f, Config& c) { ReadBool(f, c.auth.anonymous_read); }},
@@ -563,25 +567,32 @@ std::string SuggestTable(std::string_view name) {
 void CheckRefreshOrder(const Config& config,
                        const std::map<std::string, const toml::key*, std::less<>>& valid,
                        Problems& problems) {
-  const auto& lsf = config.lsf;
-  if (lsf.topology_refresh >= lsf.load_refresh) return;
+  const auto& refresh = config.refresh;
+  if (refresh.topology_interval >= refresh.load_interval) return;
+  const auto load_s = std::chrono::duration_cast<std::chrono::seconds>(refresh.load_interval);
+  const auto topology_s =
+      std::chrono::duration_cast<std::chrono::seconds>(refresh.topology_interval);
   const auto topology = valid.find("lsf.topology_refresh_s");
   const auto load = valid.find("lsf.load_refresh_s");
   if (topology != valid.end()) {
     problems.Add(topology->second->source(), "lsf.topology_refresh_s",
-                 "must be >= lsf.load_refresh_s (" + std::to_string(lsf.load_refresh.count()) +
-                     " s), got " + std::to_string(lsf.topology_refresh.count()));
+                 "must be >= lsf.load_refresh_s (" + std::to_string(load_s.count()) + " s), got " +
+                     std::to_string(topology_s.count()));
   } else if (load != valid.end()) {
     problems.Add(load->second->source(), "lsf.load_refresh_s",
-                 "must be <= lsf.topology_refresh_s (" +
-                     std::to_string(lsf.topology_refresh.count()) + " s, the default), got " +
-                     std::to_string(lsf.load_refresh.count()));
+                 "must be <= lsf.topology_refresh_s (" + std::to_string(topology_s.count()) +
+                     " s, the default), got " + std::to_string(load_s.count()));
   }
 }
 
 }  // namespace
 
-Result<Config> ParseConfig(std::string_view text, std::string_view source_name) {
+namespace {
+
+// ParseConfig, reading only the table `only_table` when it is not empty
+// (every other table is skipped unread).
+Result<Config> ParseTables(std::string_view text, std::string_view source_name,
+                           std::string_view only_table) {
   toml::table root;
   try {
     root = toml::parse(text, source_name);
@@ -602,6 +613,7 @@ Result<Config> ParseConfig(std::string_view text, std::string_view source_name) 
 
   for (const auto& [key, node] : root) {
     const std::string table_name(key.str());
+    if (!only_table.empty() && table_name != only_table) continue;
     const TableSpec* table_spec = FindTable(table_name);
     if (table_spec == nullptr) {
       if (node.is_table()) {
@@ -645,10 +657,24 @@ Result<Config> ParseConfig(std::string_view text, std::string_view source_name) 
   return config;
 }
 
+}  // namespace
+
+Result<Config> ParseConfig(std::string_view text, std::string_view source_name) {
+  return ParseTables(text, source_name, {});
+}
+
 Result<Config> LoadConfigFile(const std::string& path) {
   auto text = ReadSmallFile(path, kMaxConfigFileBytes);
   if (!text) return tl::unexpected(text.error());
   return ParseConfig(*text, path);
+}
+
+Result<rdma::ProbeOptions> LoadProbeOptions(const std::string& path) {
+  auto text = ReadSmallFile(path, kMaxConfigFileBytes);
+  if (!text) return tl::unexpected(text.error());
+  auto config = ParseTables(*text, path, "ib");
+  if (!config) return tl::unexpected(config.error());
+  return std::move(config->probe);
 }
 
 }  // namespace bplace::config

@@ -80,14 +80,6 @@ void ClusterCache::FetchPermissions(const std::string& user, PermissionsDone don
   permissions_.Fetch(user, std::move(done));
 }
 
-void ClusterCache::SetLocalIbHealth(const std::string& host, HostIbHealth health) {
-  auto state = std::make_shared<IbHealthState>();
-  state->source = "local";
-  state->as_of = health.as_of;
-  state->hosts.insert_or_assign(host, std::move(health));
-  store_.Publish([&](ClusterSnapshot& snapshot) { snapshot.ib = std::move(state); });
-}
-
 TierCycle ClusterCache::LoadCycle() {
   TierCycle cycle;
   cycle.queries = {{"bqueues -w", lsf_.Spec("bqueues", {"-w"})},

@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "common/result.h"
 #include "daemon/inflight_ledger.h"
+#include "daemon/options.h"
 #include "daemon/permission_cache.h"
 #include "daemon/refresh_tier.h"
 #include "daemon/snapshot.h"
@@ -20,26 +21,6 @@
 #include "lsf_adapter/lsf_invoker.h"
 
 namespace bplace {
-
-// How often the cache asks LSF, and for whom. Defaults serve a login node;
-// [lsf] in the config file sets the intervals.
-struct CacheOptions {
-  std::chrono::milliseconds load_interval{15000};
-  std::chrono::milliseconds topology_interval{300000};
-  // Earliest a manual refresh (POST /v1/cache/refresh) may follow the last one.
-  std::chrono::milliseconds min_manual_interval{5000};
-  // After a failed refresh, retry after this, doubling, at most the interval.
-  std::chrono::milliseconds retry_interval{5000};
-  // The user whose permissions are fetched with every topology refresh (the
-  // daemon's own user in service-account mode).
-  std::string prefetch_user;
-  // Read hosts' InfiniBand health from the `ib_ok` load index every load
-  // interval (`lsload -w -I ib_ok`; [ib] source = "lsload") in a tier of its
-  // own: LIM may hang while mbatchd answers, and the queue counters must not
-  // wait for the health data. Its failure keeps the previous health with
-  // the error; verdicts older than 3 load intervals become unknown.
-  bool ib_from_lsload = false;
-};
 
 // What LSF knows, cached (DESIGN §3.1): the snapshot store and the refresh
 // tiers that fill it, all on one RefreshTier engine:
@@ -89,10 +70,9 @@ class ClusterCache {
   // Asks LSF unless a fresh answer is cached (PermissionCache::Fetch).
   void FetchPermissions(const std::string& user, PermissionsDone done);
 
-  // Publishes `host`'s InfiniBand health as found by a local rdma_probe run
-  // ([ib] source = "local"); replaces the previous verdict.
-  void SetLocalIbHealth(const std::string& host, HostIbHealth health);
+  const CacheOptions& options() const { return options_; }
 
+  // The store the tiers publish to (other publishers: LocalIbProbe).
   SnapshotStore& store() { return store_; }
 
  private:

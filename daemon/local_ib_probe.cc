@@ -1,12 +1,10 @@
 #include "daemon/local_ib_probe.h"
 
-#include <spdlog/spdlog.h>
-#include <boost/asio/post.hpp>
+#include <utility>
 
-#include "daemon/ib_health.h"
+#include <spdlog/spdlog.h>
 
 namespace bplace {
-
 namespace {
 
 // Time the probe gets beyond its own --timeout to print its report and exit
@@ -15,27 +13,27 @@ constexpr auto kKillGrace = std::chrono::seconds(5);
 
 }  // namespace
 
+HostIbHealth HealthFromProbeRun(const Result<lsf::CommandResult>& run,
+                                std::chrono::seconds kill_after, SystemTime now) {
+  if (!run) return IbHealthFromProbe("", -1, "could not be started: " + run.error().message, now);
+  if (run->timed_out) {
+    return IbHealthFromProbe(
+        "", -1, "still running after " + std::to_string(kill_after.count()) + " s; killed", now);
+  }
+  if (run->exit_code < 0) {
+    return IbHealthFromProbe("", -1, "killed by signal " + std::to_string(run->term_signal), now);
+  }
+  return IbHealthFromProbe(run->out, run->exit_code, std::nullopt, now);
+}
+
 LocalIbProbe::LocalIbProbe(boost::asio::any_io_executor executor, lsf::CommandRunner& runner,
-                           ClusterCache& cache, LocalIbProbeOptions options)
-    : strand_(boost::asio::make_strand(executor)),
-      runner_(runner),
-      cache_(cache),
-      options_(std::move(options)),
-      timer_(strand_) {}
+                           Clock& clock, SnapshotStore& store, LocalIbProbeOptions options)
+    : options_(std::move(options)),
+      tier_(executor, runner, clock, store,
+            {"ib", options_.interval, options_.interval, &ClusterSnapshot::ib_status},
+            [this] { return Cycle(); }) {}
 
-void LocalIbProbe::Start() {
-  boost::asio::post(strand_, [this] { RunOnce(); });
-}
-
-void LocalIbProbe::Stop() {
-  boost::asio::post(strand_, [this] {
-    stopped_ = true;
-    timer_.cancel();
-  });
-}
-
-void LocalIbProbe::RunOnce() {
-  if (stopped_) return;
+TierCycle LocalIbProbe::Cycle() const {
   lsf::CommandSpec spec;
   spec.argv = {options_.probe_path, "--timeout", std::to_string(options_.probe_timeout.count())};
   if (!options_.config_path.empty()) {
@@ -44,42 +42,27 @@ void LocalIbProbe::RunOnce() {
   }
   spec.env = options_.env;
   spec.timeout = options_.probe_timeout + kKillGrace;
-  runner_.Run(std::move(spec), [this](Result<lsf::CommandResult> result) {
-    const auto now = std::chrono::system_clock::now();
-    HostIbHealth health;
-    if (!result) {
-      health = IbHealthFromProbe("", -1, "could not be started: " + result.error().message, now);
-    } else if (result->timed_out) {
-      health = IbHealthFromProbe("", -1,
-                                 "still running after " +
-                                     std::to_string((options_.probe_timeout + kKillGrace).count()) +
-                                     " s; killed",
-                                 now);
-    } else if (result->exit_code < 0) {
-      health =
-          IbHealthFromProbe("", -1, "killed by signal " + std::to_string(result->term_signal), now);
-    } else {
-      health = IbHealthFromProbe(result->out, result->exit_code, std::nullopt, now);
-    }
+  TierCycle cycle;
+  cycle.queries = {{options_.probe_path, std::move(spec)}};
+  cycle.build = [this](auto& results, const CycleTimes& times) -> Result<SnapshotStore::Change> {
+    HostIbHealth health =
+        HealthFromProbeRun(results[0], options_.probe_timeout + kKillGrace, times.started_wall);
     if (health.health != IbHealth::kHealthy) {
       std::string reasons;
-      for (const std::string& reason : health.reasons)
+      for (const std::string& reason : health.reasons) {
         reasons += (reasons.empty() ? "" : "; ") + reason;
+      }
       spdlog::warn("InfiniBand on {} is {}: {}", options_.host, IbHealthName(health.health),
                    reasons);
     }
-    cache_.SetLocalIbHealth(options_.host, std::move(health));
-    boost::asio::post(strand_, [this] { Schedule(); });
-  });
-}
-
-void LocalIbProbe::Schedule() {
-  if (stopped_) return;
-  timer_.expires_after(options_.interval);
-  timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;
-    RunOnce();
-  });
+    auto state = std::make_shared<IbHealthState>();
+    state->source = "local";
+    state->as_of = health.as_of;
+    state->hosts.insert_or_assign(options_.host, std::move(health));
+    return [state = std::shared_ptr<const IbHealthState>(std::move(state))](
+               ClusterSnapshot& snapshot) { snapshot.ib = state; };
+  };
+  return cycle;
 }
 
 }  // namespace bplace

@@ -5,10 +5,11 @@
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 
-#include "daemon/cluster_cache.h"
+#include "common/clock.h"
+#include "daemon/ib_health.h"
+#include "daemon/refresh_tier.h"
+#include "daemon/snapshot_store.h"
 #include "lsf_adapter/command_runner.h"
 
 namespace bplace {
@@ -23,35 +24,38 @@ struct LocalIbProbeOptions {
   std::vector<std::string> env;            // the probe's whole environment
 };
 
+// One run of `rdma_probe` as this host's InfiniBand verdict at `now`: its
+// report (IbHealthFromProbe), or unhealthy with the reason when it could
+// not start, was killed at `kill_after`, or died of a signal. Pure.
+HostIbHealth HealthFromProbeRun(const Result<lsf::CommandResult>& run,
+                                std::chrono::seconds kill_after, SystemTime now);
+
 // [ib] source = "local": runs `rdma_probe --config FILE --timeout S` as a
 // child process every interval (the daemon never calls verbs itself: verbs
 // resources and fork() do not mix) and publishes the verdict for this host
-// in the cache. A run that fails to start, times out or prints no report
-// makes the host unhealthy with the reason.
+// in the snapshot, on the RefreshTier engine (tier "ib"). A run that fails
+// to start, times out or prints no report makes the host unhealthy with
+// the reason.
 // Thread-safe: Start and Stop may be called from any thread.
 class LocalIbProbe {
  public:
-  LocalIbProbe(boost::asio::any_io_executor executor, lsf::CommandRunner& runner,
-               ClusterCache& cache, LocalIbProbeOptions options);
+  // All references must outlive the probe.
+  LocalIbProbe(boost::asio::any_io_executor executor, lsf::CommandRunner& runner, Clock& clock,
+               SnapshotStore& store, LocalIbProbeOptions options);
 
   // Runs the probe now, then every interval until Stop. The probe runs with
   // the daemon's identity (root in multi-user mode).
-  void Start();
+  void Start() { tier_.Start(); }
   // Cancels the timer and returns without waiting; a run in progress still
   // publishes, and its callback uses this object, so destroy it only after
   // the runner has shut down (the daemon does: runner.Shutdown() first).
-  void Stop();
+  void Stop() { tier_.Stop(); }
 
  private:
-  void RunOnce();
-  void Schedule();
+  TierCycle Cycle() const;
 
-  boost::asio::strand<boost::asio::any_io_executor> strand_;
-  lsf::CommandRunner& runner_;
-  ClusterCache& cache_;
   const LocalIbProbeOptions options_;
-  boost::asio::steady_timer timer_;  // on strand_
-  bool stopped_ = false;             // on strand_
+  RefreshTier tier_;
 };
 
 }  // namespace bplace

@@ -15,7 +15,7 @@ constexpr int kMaxBurst = 1000000;
 
 }  // namespace
 
-RateLimiter::RateLimiter(const config::LimitsConfig& limits, std::size_t max_users)
+RateLimiter::RateLimiter(const RateLimiterOptions& limits, std::size_t max_users)
     : submit_rate_(MakeRate(limits.submit_per_minute, limits.submit_burst)),
       lsf_rate_(MakeRate(limits.lsf_calls_per_minute, limits.lsf_calls_burst)),
       max_users_(std::max<std::size_t>(max_users, 1)) {}

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "config/config.h"
+#include "daemon/options.h"
 
 namespace bplace {
 
@@ -53,8 +53,7 @@ class RateLimiter {
   // Uses the rates and bursts of `limits`. ParseConfig guarantees rates in
   // [0.01, 1e6] per minute and bursts in [1, 1e6]; values outside are clamped
   // into those ranges. `max_users` (at least 1) caps the tracked user buckets.
-  explicit RateLimiter(const config::LimitsConfig& limits,
-                       std::size_t max_users = kDefaultMaxUsers);
+  explicit RateLimiter(const RateLimiterOptions& limits, std::size_t max_users = kDefaultMaxUsers);
 
   // Takes one submission token from `user`'s bucket at `now` if it has one.
   // Refused requests take nothing. Users are independent; the empty name is

@@ -111,14 +111,16 @@ struct Submitter::Run {
 
 Submitter::Submitter(lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf, ClusterCache& cache,
                      InflightLedger& ledger, RefusalMemory& memory, Clock& clock,
-                     SubmitterOptions options)
+                     SubmitterOptions options, RateLimiter* limiter)
     : runner_(runner),
       lsf_(lsf),
       cache_(cache),
       ledger_(ledger),
       memory_(memory),
       clock_(clock),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      excluded_queues_(options_.excluded_queues.begin(), options_.excluded_queues.end()),
+      limiter_(limiter) {}
 
 Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
                                          const std::unordered_set<std::string>* permitted,
@@ -135,8 +137,8 @@ Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
   context.inflight_slots = &inflight;
   context.rejections = &rejections;
   context.rewrites = &rewrites;
-  context.excluded_queues = &options_.excluded_queues;
-  context.allow_unknown_ib = options_.allow_unknown_ib;
+  context.excluded_queues = &excluded_queues_;
+  context.allow_unknown_ib = options_.ib.allow_unknown;
   return Place(*snapshot, context, request);
 }
 
@@ -177,8 +179,8 @@ void Submitter::Submit(JobRequest job, SubmitContext context,
 }
 
 bool Submitter::AdmitLsfCall(Run& run) {
-  if (options_.limiter == nullptr) return true;
-  const RateLimiter::Decision decision = options_.limiter->AdmitLsfCall(clock_.SteadyNow());
+  if (limiter_ == nullptr) return true;
+  const RateLimiter::Decision decision = limiter_->AdmitLsfCall(clock_.SteadyNow());
   if (decision.allowed) return true;
   run.result.retry_after = decision.retry_after;
   run.result.error =
@@ -202,7 +204,7 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
   request.user = run->context.user;
   request.host = run->job.host;
   request.queues = run->job.queues;
-  request.require_ib = run->job.require_ib.value_or(options_.require_ib);
+  request.require_ib = run->job.require_ib.value_or(options_.ib.require_ib);
   std::string queue;
   InflightLedger::Ticket ticket = 0;
   const std::int64_t slots = run->job.slots.value_or(1);
@@ -240,8 +242,8 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
   }
   const lsf::BsubOptions options =
       OptionsFor(run->job, queue, run->context.request_id,
-                 request.require_ib && options_.ib_select
-                     ? (options_.allow_unknown_ib ? kIbSelectOrUnknown : kIbSelect)
+                 request.require_ib && options_.ib.source == IbSource::kLsload
+                     ? (options_.ib.allow_unknown ? kIbSelectOrUnknown : kIbSelect)
                      : nullptr);
   lsf::CommandSpec spec = run->context.run_as
                               ? lsf_.SpecAs(*run->context.run_as, "bsub", {}, run->job.script)

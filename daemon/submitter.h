@@ -15,6 +15,7 @@
 #include "common/result.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/inflight_ledger.h"
+#include "daemon/options.h"
 #include "daemon/placement.h"
 #include "daemon/rate_limiter.h"
 #include "daemon/refusal_memory.h"
@@ -79,22 +80,6 @@ struct SubmissionResult {
   std::chrono::seconds retry_after{0};
 };
 
-// How submissions are made. Defaults as in config/bplaced.example.toml.
-struct SubmitterOptions {
-  int max_attempts = 3;  // bsub calls per request ([submit] max_attempts)
-  std::unordered_set<std::string> excluded_queues;  // [placement] exclude_queues
-  // [ib] require_ib: keep hosts with unhealthy InfiniBand out, unless a
-  // request's `require_ib` says otherwise. One default for every caller.
-  bool require_ib = true;
-  bool allow_unknown_ib = true;  // [ib] allow_unknown
-  // [ib] source = "lsload": with require_ib, bsub also gets
-  // -R "select[ib_ok==1]" so that LSF itself keeps the job off sick hosts.
-  bool ib_select = false;
-  // The global budget of LSF calls caused by requests (bsub, bqueues -u);
-  // null: unlimited. Not owned.
-  RateLimiter* limiter = nullptr;
-};
-
 // What the submitter does after one bsub call: the pure judgement of its
 // result (Judge), applied by one tail in Submitter.
 struct Verdict {
@@ -139,9 +124,14 @@ inline constexpr char kIbSelectOrUnknown[] = "select[!defined(ib_ok) || ib_ok==1
 // moment a queue is chosen. Thread-safe.
 class Submitter {
  public:
-  // All references must outlive the submitter.
+  // All references must outlive the submitter. `limiter` is the global
+  // budget of LSF calls caused by requests (bsub, bqueues -u); null:
+  // unlimited.
   Submitter(lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf, ClusterCache& cache,
-            InflightLedger& ledger, RefusalMemory& memory, Clock& clock, SubmitterOptions options);
+            InflightLedger& ledger, RefusalMemory& memory, Clock& clock, SubmitterOptions options,
+            RateLimiter* limiter = nullptr);
+
+  const SubmitterOptions& options() const { return options_; }
 
   // Ranks queues for `request` from the cached snapshot without running any
   // LSF command. Uses LSF's permission answer for the user when cached,
@@ -173,7 +163,9 @@ class Submitter {
   InflightLedger& ledger_;
   RefusalMemory& memory_;
   Clock& clock_;
-  SubmitterOptions options_;
+  const SubmitterOptions options_;
+  const std::unordered_set<std::string> excluded_queues_;  // options_.excluded_queues
+  RateLimiter* const limiter_;
   // Makes "rank with the current in-flight counts, then reserve the winner"
   // one step, so concurrent requests see each other's reservations.
   mutable std::mutex place_mutex_;

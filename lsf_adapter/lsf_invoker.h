@@ -11,19 +11,31 @@
 
 namespace bplace::lsf {
 
+// How LSF commands are found and run ([lsf] in the config file).
+struct InvokerOptions {
+  std::string bin_dir;  // directory with bqueues, bsub, ...; empty: $LSF_BINDIR, else PATH
+  std::string env_dir;  // passed as LSF_ENVDIR; empty: inherit $LSF_ENVDIR
+  std::chrono::milliseconds command_timeout{30000};  // per command; the child is killed after it
+};
+
 // Builds the CommandSpec of every LSF command the daemon runs: where the
 // binary is, the environment it gets, its timeout. Immutable; thread-safe.
 class LsfInvoker {
  public:
-  // `bin_dir`: directory holding bqueues, bsub, ...; empty means the command
-  // name is looked up in PATH. `env_dir`: passed as LSF_ENVDIR; empty means
-  // the daemon's own LSF_ENVDIR, if any. `parent_env`: the daemon's
-  // environment ("NAME=value"); from it the child keeps HOME, USER, LOGNAME,
-  // LANG/LC_*, TZ and every LSF_* / LSB_* variable except the output-format
-  // overrides (LSB_BQUEUES_FORMAT, LSB_BJOBS_FORMAT, LSB_BHOSTS_FORMAT), which
-  // would change the layouts we parse (FORMATS.md rule 4).
+  // `bin_dir`: directory holding bqueues, bsub, ...; empty means the
+  // daemon's LSF_BINDIR, and without one the command name is looked up in
+  // PATH. `env_dir`: passed as LSF_ENVDIR; empty means the daemon's own
+  // LSF_ENVDIR, if any. `parent_env`: the daemon's environment
+  // ("NAME=value"); from it the child keeps HOME, USER, LOGNAME, LANG/LC_*,
+  // TZ, LD_LIBRARY_PATH and every LSF_* / LSB_* variable except the
+  // output-format overrides (LSB_BQUEUES_FORMAT, LSB_BJOBS_FORMAT,
+  // LSB_BHOSTS_FORMAT), which would change the layouts we parse (FORMATS.md
+  // rule 4). The parent's PATH is not kept: the child's PATH is bin_dir (if
+  // any) followed by /usr/local/bin:/usr/bin:/bin.
   LsfInvoker(std::string bin_dir, std::string env_dir, std::chrono::milliseconds timeout,
              const std::vector<std::string>& parent_env);
+  LsfInvoker(const InvokerOptions& options, const std::vector<std::string>& parent_env)
+      : LsfInvoker(options.bin_dir, options.env_dir, options.command_timeout, parent_env) {}
 
   // The spec for `command` (e.g. "bqueues") with `args`.
   CommandSpec Spec(std::string_view command, std::vector<std::string> args,

@@ -16,10 +16,10 @@ Exit status: 0 healthy, 1 unhealthy (including no RDMA stack and no HCA),
   killed at --timeout; exits 0 on SIGTERM/SIGINT, non-zero when stdout breaks.
 See deploy/elim/README.md.)";
 
-config::IbLinkLayer LinkLayerFromName(const std::string& name) {
-  if (name == "ethernet") return config::IbLinkLayer::kEthernet;
-  if (name == "any") return config::IbLinkLayer::kAny;
-  return config::IbLinkLayer::kInfiniband;
+LinkLayerWanted LinkLayerFromName(const std::string& name) {
+  if (name == "ethernet") return LinkLayerWanted::kEthernet;
+  if (name == "any") return LinkLayerWanted::kAny;
+  return LinkLayerWanted::kInfiniband;
 }
 
 // The child of an elim cycle gets every argument but the elim ones.
@@ -40,7 +40,8 @@ std::vector<std::string> ChildArgs(const std::vector<std::string>& args) {
 
 }  // namespace
 
-CliOutcome ParseCommandLine(const std::vector<std::string>& args) {
+CliOutcome ParseCommandLine(const std::vector<std::string>& args,
+                            const ProbeConfigLoader& load_config) {
   CliOutcome outcome;
   CLI::App app{
       "rdma_probe: checks this host's InfiniBand/RoCE ports (state, link, rate, error "
@@ -108,14 +109,14 @@ CliOutcome ParseCommandLine(const std::vector<std::string>& args) {
 
   CliOptions& options = outcome.options;
   if (!config_path.empty()) {
-    Result<config::Config> loaded = config::LoadConfigFile(config_path);
+    Result<ProbeOptions> loaded = load_config(config_path);
     if (!loaded) {
       outcome.config_error = loaded.error().message;
     } else {
-      options.ib = loaded->ib;
+      options.ib = std::move(*loaded);
     }
   }
-  config::IbConfig& ib = options.ib;
+  ProbeOptions& ib = options.ib;
   if (device_opt->count() > 0) ib.devices = devices;
   if (link_opt->count() > 0) ib.link_layer = LinkLayerFromName(link_layer);
   if (rate_opt->count() > 0) ib.min_rate_gbps = min_rate;

@@ -1,18 +1,20 @@
 #pragma once
 
-// The command line of `rdma_probe` (CLI11). Reads the --config file; no
-// other I/O. Safe from any thread.
+// The command line of `rdma_probe` (CLI11). Reads the --config file through
+// the loader it is given; no other I/O. Safe from any thread.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "config/config.h"
+#include "common/result.h"
+#include "rdma_probe/probe_options.h"
 
 namespace bplace::rdma {
 
 struct CliOptions {
-  config::IbConfig ib;  // [ib] of --config (or the defaults), then the options over it
+  ProbeOptions ib;  // [ib] of --config (or the defaults), then the options over it
   bool use_state = true;
   bool elim = false;
   bool pretty = false;
@@ -39,7 +41,10 @@ struct CliOutcome {
 //              [--state-file FILE] [--no-state] [--elim] [--interval S] [--pretty]
 //              [--boot-id-file FILE]
 // Options given override the [ib] values of --config, which is read with
-// config::LoadConfigFile (blocking). --device replaces ib.devices as a whole.
-CliOutcome ParseCommandLine(const std::vector<std::string>& args);
+// `load_config` (the composition root passes config::LoadProbeOptions; it
+// blocks on the file). --device replaces ib.devices as a whole.
+using ProbeConfigLoader = std::function<Result<ProbeOptions>(const std::string& path)>;
+CliOutcome ParseCommandLine(const std::vector<std::string>& args,
+                            const ProbeConfigLoader& load_config);
 
 }  // namespace bplace::rdma

@@ -8,7 +8,7 @@
 namespace bplace::rdma {
 namespace {
 
-double ThresholdPerHour(const std::string& name, const config::IbConfig& config) {
+double ThresholdPerHour(const std::string& name, const ProbeOptions& config) {
   if (name == "symbol_error") return config.symbol_error_per_hour;
   if (name == "link_error_recovery") return config.link_error_recovery_per_hour;
   return config.port_rcv_errors_per_hour;
@@ -25,7 +25,7 @@ std::string FormatRate(double value) {
 CounterJudgement JudgeCounters(const std::map<std::string, std::uint64_t>& current,
                                std::chrono::system_clock::time_point now,
                                const std::optional<CounterSample>& baseline, bool rebooted,
-                               const config::IbConfig& config) {
+                               const ProbeOptions& config) {
   CounterJudgement out;
   out.next_baseline = CounterSample{now, current};
 

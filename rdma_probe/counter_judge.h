@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
+#include "rdma_probe/probe_options.h"
 
 namespace bplace::rdma {
 
@@ -61,6 +61,6 @@ inline constexpr std::chrono::hours kRateWindow{1};
 CounterJudgement JudgeCounters(const std::map<std::string, std::uint64_t>& current,
                                std::chrono::system_clock::time_point now,
                                const std::optional<CounterSample>& baseline, bool rebooted,
-                               const config::IbConfig& config);
+                               const ProbeOptions& config);
 
 }  // namespace bplace::rdma

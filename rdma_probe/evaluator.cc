@@ -5,17 +5,17 @@
 namespace bplace::rdma {
 namespace {
 
-std::string ExpectedLinkLayerName(config::IbLinkLayer link_layer) {
-  return link_layer == config::IbLinkLayer::kEthernet ? "Ethernet" : "InfiniBand";
+std::string ExpectedLinkLayerName(LinkLayerWanted link_layer) {
+  return link_layer == LinkLayerWanted::kEthernet ? "Ethernet" : "InfiniBand";
 }
 
-bool LinkLayerMatches(LinkLayer actual, config::IbLinkLayer expected) {
+bool LinkLayerMatches(LinkLayer actual, LinkLayerWanted expected) {
   switch (expected) {
-    case config::IbLinkLayer::kAny:
+    case LinkLayerWanted::kAny:
       return true;
-    case config::IbLinkLayer::kInfiniband:
+    case LinkLayerWanted::kInfiniband:
       return actual == LinkLayer::kInfiniband;
-    case config::IbLinkLayer::kEthernet:
+    case LinkLayerWanted::kEthernet:
       return actual == LinkLayer::kEthernet;
   }
   return false;
@@ -28,7 +28,7 @@ constexpr double kRateTolerance = 0.5;
 
 }  // namespace
 
-PortEvaluation EvaluatePort(const PortObservation& observation, const config::IbConfig& config) {
+PortEvaluation EvaluatePort(const PortObservation& observation, const ProbeOptions& config) {
   PortEvaluation out;
   const PortFacts& port = observation.facts;
   const std::string prefix = observation.device + " port " + std::to_string(port.port) + ": ";
@@ -85,7 +85,7 @@ PortEvaluation EvaluatePort(const PortObservation& observation, const config::Ib
   return out;
 }
 
-bool ShouldRunLoopback(const PortFacts& port, const config::IbConfig& config) {
+bool ShouldRunLoopback(const PortFacts& port, const ProbeOptions& config) {
   if (!config.loopback || !port.error.empty()) return false;
   if (port.state != kPortStateActive || port.phys_state != kPhysStateLinkUp) return false;
   if (port.link_layer == LinkLayer::kEthernet) return port.roce_v2_gid_index.has_value();

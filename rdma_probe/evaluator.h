@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
 #include "rdma_probe/link_rate.h"
+#include "rdma_probe/probe_options.h"
 #include "rdma_probe/verbs_api.h"
 
 namespace bplace::rdma {
@@ -45,12 +45,12 @@ struct PortEvaluation {
 //   counter reasons as given
 //   "loopback rtr: Invalid argument"           a loopback that failed
 // Width, speed and rate are only judged on an ACTIVE port.
-PortEvaluation EvaluatePort(const PortObservation& observation, const config::IbConfig& config);
+PortEvaluation EvaluatePort(const PortObservation& observation, const ProbeOptions& config);
 
 // Whether the loopback test should run on a port: config.loopback is set,
 // the port could be queried, is ACTIVE with phys state LinkUp, has a LID on
 // InfiniBand and a RoCE v2 GID on Ethernet. On any other port the passive
 // reasons already make it unhealthy, and creating a QP would only add noise.
-bool ShouldRunLoopback(const PortFacts& port, const config::IbConfig& config);
+bool ShouldRunLoopback(const PortFacts& port, const ProbeOptions& config);
 
 }  // namespace bplace::rdma

@@ -61,19 +61,19 @@ bool DeviceSelected(const std::vector<DeviceSelector>& selectors, const std::str
                      [&](const DeviceSelector& s) { return s.device == device; });
 }
 
-bool LinkLayerWanted(LinkLayer actual, config::IbLinkLayer wanted) {
-  return wanted == config::IbLinkLayer::kAny ||
-         (wanted == config::IbLinkLayer::kInfiniband && actual == LinkLayer::kInfiniband) ||
-         (wanted == config::IbLinkLayer::kEthernet && actual == LinkLayer::kEthernet);
+bool IsWantedLinkLayer(LinkLayer actual, LinkLayerWanted wanted) {
+  return wanted == LinkLayerWanted::kAny ||
+         (wanted == LinkLayerWanted::kInfiniband && actual == LinkLayer::kInfiniband) ||
+         (wanted == LinkLayerWanted::kEthernet && actual == LinkLayer::kEthernet);
 }
 
-std::string WantedLinkLayerName(config::IbLinkLayer wanted) {
+std::string WantedLinkLayerName(LinkLayerWanted wanted) {
   switch (wanted) {
-    case config::IbLinkLayer::kInfiniband:
+    case LinkLayerWanted::kInfiniband:
       return "InfiniBand";
-    case config::IbLinkLayer::kEthernet:
+    case LinkLayerWanted::kEthernet:
       return "Ethernet";
-    case config::IbLinkLayer::kAny:
+    case LinkLayerWanted::kAny:
       break;
   }
   return "any";
@@ -82,7 +82,7 @@ std::string WantedLinkLayerName(config::IbLinkLayer wanted) {
 PortReport CheckPort(VerbsApi& api, const std::string& device, const PortFacts& facts,
                      std::chrono::system_clock::time_point now, const ProbeSettings& settings,
                      Baselines& baselines) {
-  const config::IbConfig& ib = settings.ib;
+  const ProbeOptions& ib = settings.ib;
   PortReport report;
   report.facts = facts;
   report.checked = true;
@@ -221,7 +221,7 @@ Report RunProbe(VerbsApi& api, Clock& clock, const ProbeSettings& settings) {
       bool check = selected && (!explicit_selection || PortSelected(*selectors, name, port.port));
       std::string skipped;
       if (check && !explicit_selection && port.error.empty() &&
-          !LinkLayerWanted(port.link_layer, settings.ib.link_layer)) {
+          !IsWantedLinkLayer(port.link_layer, settings.ib.link_layer)) {
         // With no explicit list, a port of the other link layer (a RoCE NIC
         // next to the IB HCA) is not what the config is about.
         check = false;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
 #include "common/result.h"
 #include "rdma_probe/clock.h"
+#include "rdma_probe/probe_options.h"
 #include "rdma_probe/report.h"
 #include "rdma_probe/verbs_api.h"
 
@@ -28,7 +28,7 @@ struct DeviceSelector {
 Result<std::vector<DeviceSelector>> ParseDeviceSelectors(const std::vector<std::string>& entries);
 
 struct ProbeSettings {
-  config::IbConfig ib;
+  ProbeOptions ib;
   bool use_state = true;  // false (`--no-state`): no baseline is read or written
   std::string boot_id_path = "/proc/sys/kernel/random/boot_id";
   std::string host;                // short host name, copied into the report

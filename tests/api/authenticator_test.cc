@@ -39,7 +39,7 @@ RequestContext UnixPeer(uid_t uid) {
   return ctx;
 }
 
-AuthPolicy Policy(config::AuthMode mode, bool anonymous_read = false) {
+AuthPolicy Policy(AuthMode mode, bool anonymous_read = false) {
   AuthPolicy policy;
   policy.mode = mode;
   policy.anonymous_read = anonymous_read;
@@ -49,12 +49,12 @@ AuthPolicy Policy(config::AuthMode mode, bool anonymous_read = false) {
 }
 
 TEST(AuthenticatorTest, TcpWithoutTokenIsRefusedUnlessAnonymousReadsAreOn) {
-  const Authenticator closed(Policy(config::AuthMode::kServiceAccount), nullptr);
+  const Authenticator closed(Policy(AuthMode::kServiceAccount), nullptr);
   auto refused = closed.Identify(WithAuthorization(""), Tcp());
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, ErrorCode::kUnauthenticated);
 
-  const Authenticator open(Policy(config::AuthMode::kServiceAccount, true), nullptr);
+  const Authenticator open(Policy(AuthMode::kServiceAccount, true), nullptr);
   auto anonymous = open.Identify(WithAuthorization(""), Tcp());
   ASSERT_TRUE(anonymous) << anonymous.error().message;
   EXPECT_EQ(anonymous->method, AuthMethod::kAnonymous);
@@ -64,7 +64,7 @@ TEST(AuthenticatorTest, TcpWithoutTokenIsRefusedUnlessAnonymousReadsAreOn) {
 }
 
 TEST(AuthenticatorTest, MalformedOrUnknownTokensAre401EvenWithAnonymousReads) {
-  const Authenticator auth(Policy(config::AuthMode::kServiceAccount, true), Tokens(kAliceLine));
+  const Authenticator auth(Policy(AuthMode::kServiceAccount, true), Tokens(kAliceLine));
   EXPECT_EQ(auth.Identify(WithAuthorization("Basic YWxpY2U6eA=="), Tcp()).error().code,
             ErrorCode::kUnauthenticated);
   EXPECT_EQ(auth.Identify(WithAuthorization("Bearer bpl_mallory"), Tcp()).error().code,
@@ -72,7 +72,7 @@ TEST(AuthenticatorTest, MalformedOrUnknownTokensAre401EvenWithAnonymousReads) {
 }
 
 TEST(AuthenticatorTest, TokenOfTheServiceUserMaySubmitInServiceAccountMode) {
-  const Authenticator auth(Policy(config::AuthMode::kServiceAccount), Tokens(kAliceLine));
+  const Authenticator auth(Policy(AuthMode::kServiceAccount), Tokens(kAliceLine));
   auto caller = auth.Identify(WithAuthorization("Bearer bpl_alice-token"), Tcp());
   ASSERT_TRUE(caller) << caller.error().message;
   EXPECT_EQ(caller->method, AuthMethod::kBearerToken);
@@ -83,7 +83,7 @@ TEST(AuthenticatorTest, TokenOfTheServiceUserMaySubmitInServiceAccountMode) {
 }
 
 TEST(AuthenticatorTest, TokenOfAnotherUserMayNotSubmitInServiceAccountMode) {
-  AuthPolicy policy = Policy(config::AuthMode::kServiceAccount);
+  AuthPolicy policy = Policy(AuthMode::kServiceAccount);
   policy.daemon_user = "bplace";
   const Authenticator auth(policy, Tokens(kAliceLine));
   auto caller = auth.Identify(WithAuthorization("Bearer bpl_alice-token"), Tcp());
@@ -93,7 +93,7 @@ TEST(AuthenticatorTest, TokenOfAnotherUserMayNotSubmitInServiceAccountMode) {
 }
 
 TEST(AuthenticatorTest, PeerCredentialsDecideOnTheUnixSocket) {
-  AuthPolicy policy = Policy(config::AuthMode::kServiceAccount);
+  AuthPolicy policy = Policy(AuthMode::kServiceAccount);
   policy.daemon_user = "root";
   policy.daemon_uid = 0;
   const Authenticator auth(policy, Tokens(kAliceLine));
@@ -107,7 +107,7 @@ TEST(AuthenticatorTest, PeerCredentialsDecideOnTheUnixSocket) {
 }
 
 TEST(AuthenticatorTest, MultiUserModeRefusesRootAndUnknownUids) {
-  const Authenticator auth(Policy(config::AuthMode::kMultiUser), nullptr);
+  const Authenticator auth(Policy(AuthMode::kMultiUser), nullptr);
   auto root = auth.Identify(WithAuthorization(""), UnixPeer(0));
   ASSERT_TRUE(root) << root.error().message;
   EXPECT_TRUE(root->can_read);

@@ -87,40 +87,40 @@ std::set<std::string> KeysIn(const toml::table& root) {
 
 void ExpectSameConfig(const Config& actual, const Config& expected) {
   EXPECT_EQ(actual.server.listen, expected.server.listen);
-  EXPECT_EQ(actual.server.max_staleness, expected.server.max_staleness);
-  EXPECT_EQ(actual.server.body_limit_bytes, expected.server.body_limit_bytes);
-  EXPECT_EQ(actual.server.header_timeout, expected.server.header_timeout);
-  EXPECT_EQ(actual.server.body_timeout, expected.server.body_timeout);
-  EXPECT_EQ(actual.server.idle_timeout, expected.server.idle_timeout);
-  EXPECT_EQ(actual.server.max_connections, expected.server.max_connections);
+  EXPECT_EQ(actual.api.max_staleness, expected.api.max_staleness);
+  EXPECT_EQ(actual.http.body_limit_bytes, expected.http.body_limit_bytes);
+  EXPECT_EQ(actual.http.header_timeout, expected.http.header_timeout);
+  EXPECT_EQ(actual.http.body_timeout, expected.http.body_timeout);
+  EXPECT_EQ(actual.http.idle_timeout, expected.http.idle_timeout);
+  EXPECT_EQ(actual.http.max_connections, expected.http.max_connections);
   EXPECT_EQ(actual.server.threads, expected.server.threads);
   EXPECT_EQ(actual.lsf.bin_dir, expected.lsf.bin_dir);
   EXPECT_EQ(actual.lsf.env_dir, expected.lsf.env_dir);
   EXPECT_EQ(actual.lsf.command_timeout, expected.lsf.command_timeout);
-  EXPECT_EQ(actual.lsf.load_refresh, expected.lsf.load_refresh);
-  EXPECT_EQ(actual.lsf.topology_refresh, expected.lsf.topology_refresh);
+  EXPECT_EQ(actual.refresh.load_interval, expected.refresh.load_interval);
+  EXPECT_EQ(actual.refresh.topology_interval, expected.refresh.topology_interval);
   EXPECT_EQ(actual.submit.max_attempts, expected.submit.max_attempts);
-  EXPECT_EQ(actual.submit.max_slots, expected.submit.max_slots);
-  EXPECT_EQ(actual.placement.exclude_queues, expected.placement.exclude_queues);
+  EXPECT_EQ(actual.api.request.max_slots, expected.api.request.max_slots);
+  EXPECT_EQ(actual.submit.excluded_queues, expected.submit.excluded_queues);
   EXPECT_EQ(actual.server.socket_mode, expected.server.socket_mode);
   EXPECT_EQ(actual.server.socket_group, expected.server.socket_group);
-  EXPECT_EQ(actual.ib.devices, expected.ib.devices);
-  EXPECT_EQ(actual.ib.link_layer, expected.ib.link_layer);
-  EXPECT_EQ(actual.ib.min_rate_gbps, expected.ib.min_rate_gbps);
-  EXPECT_EQ(actual.ib.loopback, expected.ib.loopback);
-  EXPECT_EQ(actual.ib.loopback_timeout, expected.ib.loopback_timeout);
-  EXPECT_EQ(actual.ib.probe_timeout, expected.ib.probe_timeout);
-  EXPECT_EQ(actual.ib.sysfs_root, expected.ib.sysfs_root);
-  EXPECT_EQ(actual.ib.state_file, expected.ib.state_file);
-  EXPECT_EQ(actual.ib.symbol_error_per_hour, expected.ib.symbol_error_per_hour);
-  EXPECT_EQ(actual.ib.link_error_recovery_per_hour, expected.ib.link_error_recovery_per_hour);
-  EXPECT_EQ(actual.ib.port_rcv_errors_per_hour, expected.ib.port_rcv_errors_per_hour);
-  EXPECT_EQ(actual.ib.elim_interval, expected.ib.elim_interval);
-  EXPECT_EQ(actual.ib.source, expected.ib.source);
-  EXPECT_EQ(actual.ib.require_ib, expected.ib.require_ib);
-  EXPECT_EQ(actual.ib.allow_unknown, expected.ib.allow_unknown);
-  EXPECT_EQ(actual.ib.probe_path, expected.ib.probe_path);
-  EXPECT_EQ(actual.ib.local_interval, expected.ib.local_interval);
+  EXPECT_EQ(actual.probe.devices, expected.probe.devices);
+  EXPECT_EQ(actual.probe.link_layer, expected.probe.link_layer);
+  EXPECT_EQ(actual.probe.min_rate_gbps, expected.probe.min_rate_gbps);
+  EXPECT_EQ(actual.probe.loopback, expected.probe.loopback);
+  EXPECT_EQ(actual.probe.loopback_timeout, expected.probe.loopback_timeout);
+  EXPECT_EQ(actual.probe.probe_timeout, expected.probe.probe_timeout);
+  EXPECT_EQ(actual.probe.sysfs_root, expected.probe.sysfs_root);
+  EXPECT_EQ(actual.probe.state_file, expected.probe.state_file);
+  EXPECT_EQ(actual.probe.symbol_error_per_hour, expected.probe.symbol_error_per_hour);
+  EXPECT_EQ(actual.probe.link_error_recovery_per_hour, expected.probe.link_error_recovery_per_hour);
+  EXPECT_EQ(actual.probe.port_rcv_errors_per_hour, expected.probe.port_rcv_errors_per_hour);
+  EXPECT_EQ(actual.probe.elim_interval, expected.probe.elim_interval);
+  EXPECT_EQ(actual.submit.ib.source, expected.submit.ib.source);
+  EXPECT_EQ(actual.submit.ib.require_ib, expected.submit.ib.require_ib);
+  EXPECT_EQ(actual.submit.ib.allow_unknown, expected.submit.ib.allow_unknown);
+  EXPECT_EQ(actual.submit.ib.probe_path, expected.submit.ib.probe_path);
+  EXPECT_EQ(actual.submit.ib.local_interval, expected.submit.ib.local_interval);
   EXPECT_EQ(actual.auth.mode, expected.auth.mode);
   EXPECT_EQ(actual.auth.tokens_file, expected.auth.tokens_file);
   EXPECT_EQ(actual.auth.anonymous_read, expected.auth.anonymous_read);
@@ -215,7 +215,7 @@ TEST(ParseConfigTest, EmptyTextGivesDefaults) {
   const Config config = MustParse("");
   ExpectSameConfig(config, Config{});
   EXPECT_EQ(config.server.listen, std::vector<std::string>{"127.0.0.1:8080"});
-  EXPECT_EQ(config.lsf.load_refresh, seconds(15));
+  EXPECT_EQ(config.refresh.load_interval, seconds(15));
   EXPECT_EQ(config.log.level, "info");
 }
 
@@ -231,39 +231,39 @@ TEST(ParseConfigTest, ReadsEveryKey) {
             (std::vector<std::string>{"[::1]:9090", "unix:/run/bplace/bplace.sock"}));
   EXPECT_EQ(config.server.socket_mode, 0660u);
   EXPECT_EQ(config.server.socket_group, "hpcusers");
-  EXPECT_EQ(config.server.max_staleness, seconds(600));
-  EXPECT_EQ(config.server.body_limit_bytes, 65536u);
-  EXPECT_EQ(config.server.header_timeout, seconds(5));
-  EXPECT_EQ(config.server.body_timeout, seconds(20));
-  EXPECT_EQ(config.server.idle_timeout, seconds(90));
-  EXPECT_EQ(config.server.max_connections, 1000);
+  EXPECT_EQ(config.api.max_staleness, seconds(600));
+  EXPECT_EQ(config.http.body_limit_bytes, 65536u);
+  EXPECT_EQ(config.http.header_timeout, seconds(5));
+  EXPECT_EQ(config.http.body_timeout, seconds(20));
+  EXPECT_EQ(config.http.idle_timeout, seconds(90));
+  EXPECT_EQ(config.http.max_connections, 1000);
   EXPECT_EQ(config.server.threads, 8);
   EXPECT_EQ(config.lsf.bin_dir, "/opt/lsf/10.1/linux3.10-glibc2.17-x86_64/bin");
   EXPECT_EQ(config.lsf.env_dir, "/opt/lsf/conf");
   EXPECT_EQ(config.lsf.command_timeout, seconds(45));
-  EXPECT_EQ(config.lsf.load_refresh, seconds(20));
-  EXPECT_EQ(config.lsf.topology_refresh, seconds(900));
+  EXPECT_EQ(config.refresh.load_interval, seconds(20));
+  EXPECT_EQ(config.refresh.topology_interval, seconds(900));
   EXPECT_EQ(config.submit.max_attempts, 5);
-  EXPECT_EQ(config.submit.max_slots, 4096);
-  EXPECT_EQ(config.placement.exclude_queues, (std::vector<std::string>{"admin", "interactive"}));
-  EXPECT_EQ(config.ib.devices, (std::vector<std::string>{"mlx5_0", "mlx5_1:1"}));
-  EXPECT_EQ(config.ib.link_layer, bplace::config::IbLinkLayer::kEthernet);
-  EXPECT_EQ(config.ib.min_rate_gbps, 200.0);
-  EXPECT_FALSE(config.ib.loopback);
-  EXPECT_EQ(config.ib.loopback_timeout, seconds(3));
-  EXPECT_EQ(config.ib.probe_timeout, seconds(20));
-  EXPECT_EQ(config.ib.sysfs_root, "/tmp/sys");
-  EXPECT_EQ(config.ib.state_file, "/tmp/ib.json");
-  EXPECT_EQ(config.ib.symbol_error_per_hour, 5.5);
-  EXPECT_EQ(config.ib.link_error_recovery_per_hour, 1.0);
-  EXPECT_EQ(config.ib.port_rcv_errors_per_hour, 20.0);
-  EXPECT_EQ(config.ib.elim_interval, seconds(30));
-  EXPECT_EQ(config.ib.source, bplace::config::IbSource::kLsload);
-  EXPECT_FALSE(config.ib.require_ib);
-  EXPECT_FALSE(config.ib.allow_unknown);
-  EXPECT_EQ(config.ib.probe_path, "/usr/libexec/bplace/rdma_probe");
-  EXPECT_EQ(config.ib.local_interval, seconds(120));
-  EXPECT_EQ(config.auth.mode, bplace::config::AuthMode::kMultiUser);
+  EXPECT_EQ(config.api.request.max_slots, 4096);
+  EXPECT_EQ(config.submit.excluded_queues, (std::vector<std::string>{"admin", "interactive"}));
+  EXPECT_EQ(config.probe.devices, (std::vector<std::string>{"mlx5_0", "mlx5_1:1"}));
+  EXPECT_EQ(config.probe.link_layer, bplace::rdma::LinkLayerWanted::kEthernet);
+  EXPECT_EQ(config.probe.min_rate_gbps, 200.0);
+  EXPECT_FALSE(config.probe.loopback);
+  EXPECT_EQ(config.probe.loopback_timeout, seconds(3));
+  EXPECT_EQ(config.probe.probe_timeout, seconds(20));
+  EXPECT_EQ(config.probe.sysfs_root, "/tmp/sys");
+  EXPECT_EQ(config.probe.state_file, "/tmp/ib.json");
+  EXPECT_EQ(config.probe.symbol_error_per_hour, 5.5);
+  EXPECT_EQ(config.probe.link_error_recovery_per_hour, 1.0);
+  EXPECT_EQ(config.probe.port_rcv_errors_per_hour, 20.0);
+  EXPECT_EQ(config.probe.elim_interval, seconds(30));
+  EXPECT_EQ(config.submit.ib.source, bplace::IbSource::kLsload);
+  EXPECT_FALSE(config.submit.ib.require_ib);
+  EXPECT_FALSE(config.submit.ib.allow_unknown);
+  EXPECT_EQ(config.submit.ib.probe_path, "/usr/libexec/bplace/rdma_probe");
+  EXPECT_EQ(config.submit.ib.local_interval, seconds(120));
+  EXPECT_EQ(config.auth.mode, bplace::api::AuthMode::kMultiUser);
   EXPECT_EQ(config.auth.tokens_file, "/etc/bplace/tokens");
   EXPECT_TRUE(config.auth.anonymous_read);
   EXPECT_EQ(config.auth.min_uid, 500u);
@@ -303,7 +303,7 @@ TEST(ParseConfigTest, RefusesBadListenersAndIbValues) {
 
 TEST(ParseConfigTest, AcceptsDottedKeysAndInlineTables) {
   const Config config = MustParse("lsf.load_refresh_s = 30\nsubmit = { max_attempts = 7 }\n");
-  EXPECT_EQ(config.lsf.load_refresh, seconds(30));
+  EXPECT_EQ(config.refresh.load_interval, seconds(30));
   EXPECT_EQ(config.submit.max_attempts, 7);
 }
 
@@ -315,10 +315,10 @@ TEST(ParseConfigTest, AcceptsRangeLimits) {
       "[submit]\nmax_attempts = 100\nmax_slots = 10000000\n"
       "[placement]\nexclude_queues = []\n[log]\nlevel = \"off\"\n");
   EXPECT_EQ(config.server.threads, 64);
-  EXPECT_EQ(config.server.max_connections, 1);
-  EXPECT_EQ(config.server.max_staleness, seconds(604800));
-  EXPECT_EQ(config.lsf.load_refresh, config.lsf.topology_refresh);
-  EXPECT_EQ(config.submit.max_slots, 10000000);
+  EXPECT_EQ(config.http.max_connections, 1);
+  EXPECT_EQ(config.api.max_staleness, seconds(604800));
+  EXPECT_EQ(config.refresh.load_interval, config.refresh.topology_interval);
+  EXPECT_EQ(config.api.request.max_slots, 10000000);
   EXPECT_EQ(config.log.level, "off");
 }
 

@@ -637,7 +637,10 @@ TEST_F(ClusterCacheTest, LocalIbHealthIsPublishedAndCounted) {
   HostIbHealth health;
   health.health = IbHealth::kUnhealthy;
   health.reasons = {"mlx5_0 port 1: state DOWN"};
-  Cache().SetLocalIbHealth("node001", health);
+  auto state = std::make_shared<IbHealthState>();
+  state->source = "local";
+  state->hosts.insert_or_assign("node001", health);
+  Cache().store().Publish([&](ClusterSnapshot& snapshot) { snapshot.ib = state; });
   RunUntil([&] { return Cache().Current()->ib != nullptr; });
   const auto snapshot = Cache().Current();
   ASSERT_TRUE(snapshot->ib);

@@ -7,8 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include "config/config.h"
-
 namespace bplace {
 namespace {
 
@@ -18,9 +16,9 @@ using Clock = RateLimiter::Clock;
 // A fixed origin: the limiter takes times as arguments, so tests never sleep.
 const Clock::time_point kT0 = Clock::time_point{} + 1000s;
 
-config::LimitsConfig Limits(double submit_per_minute, int submit_burst,
-                            double lsf_calls_per_minute = 300, int lsf_calls_burst = 30) {
-  config::LimitsConfig limits;
+RateLimiterOptions Limits(double submit_per_minute, int submit_burst,
+                          double lsf_calls_per_minute = 300, int lsf_calls_burst = 30) {
+  RateLimiterOptions limits;
   limits.submit_per_minute = submit_per_minute;
   limits.submit_burst = submit_burst;
   limits.lsf_calls_per_minute = lsf_calls_per_minute;

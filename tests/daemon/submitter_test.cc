@@ -554,9 +554,9 @@ TEST_F(SubmitterTest, DryRunUsesCachedPermissionsAndInflightSlots) {
 }
 
 TEST_F(SubmitterTest, SubmitsNothingWhenNoHostHasKnownHealthyIbAndUnknownIsRefused) {
-  options_.require_ib = true;
-  options_.ib_select = true;
-  options_.allow_unknown_ib = false;  // and no health source answered
+  options_.ib.require_ib = true;
+  options_.ib.source = IbSource::kLsload;
+  options_.ib.allow_unknown = false;  // and no health source answered
   const SubmissionResult result = Submit(Command("./mpi_app"));
   ASSERT_TRUE(result.error);
   EXPECT_EQ(result.error->code, ErrorCode::kConflict);
@@ -568,8 +568,8 @@ TEST_F(SubmitterTest, SubmitsNothingWhenNoHostHasKnownHealthyIbAndUnknownIsRefus
 }
 
 TEST_F(SubmitterTest, IbSelectAlsoAdmitsHostsWithoutIbOkWhenUnknownIsAllowed) {
-  options_.require_ib = true;
-  options_.ib_select = true;
+  options_.ib.require_ib = true;
+  options_.ib.source = IbSource::kLsload;
   JobRequest job = Command("./mpi_app");
   job.resources = "span[ptile=4]";
   const SubmissionResult result = Submit(job);
@@ -580,8 +580,8 @@ TEST_F(SubmitterTest, IbSelectAlsoAdmitsHostsWithoutIbOkWhenUnknownIsAllowed) {
 }
 
 TEST_F(SubmitterTest, LeavesIbSelectOutWhenRequestDoesNotRequireIb) {
-  options_.require_ib = true;
-  options_.ib_select = true;
+  options_.ib.require_ib = true;
+  options_.ib.source = IbSource::kLsload;
   JobRequest job = Command("./serial_app");
   job.require_ib = false;
   const SubmissionResult result = Submit(job);

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -14,6 +15,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -387,6 +389,19 @@ std::string OwnerOf(const SimCluster& sim, const std::string& id) {
   return "";
 }
 
+// A user name no passwd database here knows (a fresh-clone CI run once
+// failed because user `carol` existed on that machine).
+const std::string& NoSuchUser() {
+  static const std::string name = [] {
+    std::random_device random;
+    for (;;) {
+      const std::string candidate = "bplace-nouser-" + std::to_string(random() % 1000000);
+      if (getpwnam(candidate.c_str()) == nullptr) return candidate;
+    }
+  }();
+  return name;
+}
+
 bool HaveTestUsers() {
   return geteuid() == 0 && CanRunAs("alice") && CanRunAs("bob") &&
          RunProcess({"/bin/sh", "-c", "command -v curl"}).exit_code == 0;
@@ -399,7 +414,7 @@ class MultiUserTest : public ::testing::Test {
     settings.multi_user = true;
     settings.unix_socket = (sim.dir() / "bplace.sock").string();
     settings.token_lines = {TokenHash("bob-read-only-token") + " bob read",
-                            TokenHash("carol-token") + " carol read,submit"};
+                            TokenHash("nouser-token") + " " + NoSuchUser() + " read,submit"};
     return settings;
   }
   void SetUp() override {
@@ -463,9 +478,9 @@ TEST_F(MultiUserTest, TokensActForTheirOwnUserOnly) {
                                    "Bearer bob-read-only-token");
   EXPECT_EQ(read_only.status, 403) << read_only.body;
   EXPECT_THAT(read_only.body, ::testing::HasSubstr("lacks the `submit` scope"));
-  // carol has a token but no account here.
+  // A token of a user who has no account here.
   const HttpReply no_account =
-      Http(daemon_->port(), "POST", "/v1/jobs", job, "application/json", "Bearer carol-token");
+      Http(daemon_->port(), "POST", "/v1/jobs", job, "application/json", "Bearer nouser-token");
   EXPECT_EQ(no_account.status, 403) << no_account.body;
   EXPECT_THAT(no_account.body, ::testing::HasSubstr("not in the passwd database"));
   // Anonymous TCP callers may read (anonymous_read) but never submit.

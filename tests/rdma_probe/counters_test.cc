@@ -259,7 +259,7 @@ TEST(CounterJudgeTest, ClockGoingBackRestartsBaseline) {
   const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1714564800));
   CounterSample baseline{now + std::chrono::hours(1), {{"link_downed", 0}}};
   CounterJudgement judged =
-      JudgeCounters({{"link_downed", 3}}, now, baseline, false, config::IbConfig{});
+      JudgeCounters({{"link_downed", 3}}, now, baseline, false, ProbeOptions{});
   EXPECT_THAT(judged.reasons, IsEmpty());
   EXPECT_THAT(judged.notes, ElementsAre(HasSubstr("clock")));
   EXPECT_EQ(judged.next_baseline.at, now);

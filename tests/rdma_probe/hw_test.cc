@@ -26,7 +26,7 @@ TEST(HardwareTest, ProbesEveryPortOfEveryDevice) {
   }
   SystemClock clock;
   ProbeSettings settings;
-  settings.ib.link_layer = config::IbLinkLayer::kAny;
+  settings.ib.link_layer = LinkLayerWanted::kAny;
   settings.use_state = false;
   const Report report = RunProbe(api, clock, settings);
   EXPECT_NE(report.verdict, Verdict::kError);

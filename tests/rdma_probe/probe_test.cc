@@ -132,7 +132,7 @@ TEST_F(ProbeTest, NdrMeetsAnNdrMinimum) {
 }
 
 TEST_F(ProbeTest, RocePortWithoutV2GidIsUnhealthy) {
-  settings_.ib.link_layer = config::IbLinkLayer::kEthernet;
+  settings_.ib.link_layer = LinkLayerWanted::kEthernet;
   api_.AddDevice("mlx5_2", {FakeVerbsApi::ActiveRocePort(1, /*gid_index=*/-1)});
   const Report report = Run();
   EXPECT_EQ(report.verdict, Verdict::kUnhealthy);
@@ -141,7 +141,7 @@ TEST_F(ProbeTest, RocePortWithoutV2GidIsUnhealthy) {
 }
 
 TEST_F(ProbeTest, RocePortWithV2GidIsHealthyWithoutLid) {
-  settings_.ib.link_layer = config::IbLinkLayer::kEthernet;
+  settings_.ib.link_layer = LinkLayerWanted::kEthernet;
   api_.AddDevice("mlx5_2", {FakeVerbsApi::ActiveRocePort(1, 3)});
   const Report report = Run();
   EXPECT_EQ(report.verdict, Verdict::kHealthy) << ::testing::PrintToString(report.reasons);

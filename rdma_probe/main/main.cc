@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "rdma_probe/cli.h"
 #include "rdma_probe/clock.h"
 #include "rdma_probe/elim.h"
@@ -73,7 +74,8 @@ int RunOneShot(const bplace::rdma::CliOptions& options, const std::string& host)
 int main(int argc, char** argv) {
   try {
     const std::vector<std::string> args(argv, argv + argc);
-    bplace::rdma::CliOutcome cli = bplace::rdma::ParseCommandLine(args);
+    bplace::rdma::CliOutcome cli =
+        bplace::rdma::ParseCommandLine(args, bplace::config::LoadProbeOptions);
     if (cli.exit_now) {
       WriteAll(*cli.exit_now == 0 ? STDOUT_FILENO : STDERR_FILENO, cli.text);
       return *cli.exit_now;

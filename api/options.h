@@ -1,0 +1,52 @@
+#pragma once
+
+// The options of the API, each with its default in one place. The config
+// loader (config/config_loader.cc) fills them from the config file;
+// config/bplaced.example.toml documents every key.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace bplace::api {
+
+// Bounds on a job request. Sizes are in bytes of UTF-8.
+struct JobRequestLimits {
+  std::int64_t max_slots = 100000;
+  // job_name, resources, output, error, cwd and each extra_args word.
+  std::size_t max_string_bytes = 4096;
+  // command, each argv word, the argv words once quoted into one command
+  // string, and script. Linux refuses a single exec argument over 128 KiB
+  // (MAX_ARG_STRLEN), so the command string must stay well below that.
+  std::size_t max_command_bytes = 65536;
+  std::size_t max_list_items = 256;  // queues, argv, extra_args
+  // host, project, app and each queue name (LSF's own limits are shorter).
+  std::size_t max_name_bytes = 255;
+};
+
+// What the read and submit handlers need to know.
+struct ApiOptions {
+  // /readyz fails, and submissions are refused while LSF is failing, when
+  // the load data is older (topology: older than its interval plus this).
+  std::chrono::seconds max_staleness{120};  // server.max_staleness_s
+  JobRequestLimits request;                 // submit.max_slots
+};
+
+// [auth] mode: who submits.
+enum class AuthMode {
+  kServiceAccount,  // daemon runs as an ordinary user; only that user submits
+  kMultiUser,       // daemon runs as root; bsub runs as the caller
+};
+
+// [auth]: who a caller is and what they may do.
+struct AuthOptions {
+  AuthMode mode = AuthMode::kServiceAccount;
+  std::string tokens_file;      // bearer tokens for TCP callers; empty = none
+  bool anonymous_read = false;  // TCP callers without a token may read
+  uid_t min_uid = 1000;         // callers below this uid (and uid 0) are refused
+};
+
+}  // namespace bplace::api

@@ -1,0 +1,70 @@
+#pragma once
+
+// The options of the daemon's core, each with its default in one place (as
+// LevelDB's Options). The config loader (config/config_loader.cc) fills
+// them from the config file; config/bplaced.example.toml documents every
+// key; nothing copies them field by field.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace bplace {
+
+// How often the cache asks LSF, and for whom ([lsf] in the config file).
+struct CacheOptions {
+  std::chrono::milliseconds load_interval{15000};       // lsf.load_refresh_s
+  std::chrono::milliseconds topology_interval{300000};  // lsf.topology_refresh_s
+  // Earliest a manual refresh (POST /v1/cache/refresh) may follow the last one.
+  std::chrono::milliseconds min_manual_interval{5000};
+  // After a failed refresh, retry after this, doubling, at most the interval.
+  std::chrono::milliseconds retry_interval{5000};
+  // The user whose permissions are fetched with every topology refresh (the
+  // daemon's own user in service-account mode). Set at start-up.
+  std::string prefetch_user;
+  // Read hosts' InfiniBand health from the `ib_ok` load index every load
+  // interval (`lsload -w -I ib_ok`; [ib] source = "lsload") in a tier of its
+  // own: LIM may hang while mbatchd answers, and the queue counters must not
+  // wait for the health data. Its failure keeps the previous health with
+  // the error; verdicts older than 3 load intervals become unknown.
+  bool ib_from_lsload = false;
+};
+
+// Where the daemon learns hosts' InfiniBand health: nowhere, the `ib_ok`
+// load index of `lsload` (rdma_probe running as an LSF elim on every host),
+// or rdma_probe run as a child process for the host the daemon runs on.
+enum class IbSource { kNone, kLsload, kLocal };
+
+// "none", "lsload" or "local", as the config file and GET /v1/ib name it.
+const char* IbSourceName(IbSource source);
+
+// How InfiniBand health gates placement ([ib] in the config file, the
+// daemon's side; the probe's side is rdma::ProbeOptions).
+struct IbPolicy {
+  IbSource source = IbSource::kNone;
+  // Keep hosts with unhealthy InfiniBand out; a request's `require_ib`
+  // (POST /v1/jobs field, GET /v1/placement parameter) overrides it. This is
+  // the one default every caller uses.
+  bool require_ib = true;
+  bool allow_unknown = true;  // hosts with no health data may be chosen (flagged)
+  // `local`: the probe binary (absolute or on PATH) and how often it runs.
+  std::string probe_path = "rdma_probe";
+  std::chrono::seconds local_interval{60};
+};
+
+// How submissions are made ([submit], [placement] and [ib]).
+struct SubmitterOptions {
+  int max_attempts = 3;                      // bsub calls per request
+  std::vector<std::string> excluded_queues;  // never placed into (listed, with a reason)
+  IbPolicy ib;
+};
+
+// The token buckets of [limits]: protection of the daemon and of mbatchd.
+struct RateLimiterOptions {
+  double submit_per_minute = 30;      // per user: token bucket refill rate
+  int submit_burst = 10;              // per user: bucket size
+  double lsf_calls_per_minute = 300;  // all callers: LSF commands a request causes
+  int lsf_calls_burst = 30;
+};
+
+}  // namespace bplace
