@@ -15,7 +15,6 @@
 #include <exception>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <system_error>
 #include <unordered_map>
 #include <utility>
@@ -41,6 +40,7 @@
 #include <boost/beast/http/write.hpp>
 
 #include "api/problem.h"
+#include "api/request_id.h"
 #include "config/listen_address.h"
 
 #ifndef BPLACE_VERSION
@@ -65,7 +65,6 @@ namespace {
 
 constexpr const char* kServerName = "bplaced/" BPLACE_VERSION;
 constexpr std::uint32_t kHeaderLimitBytes = 16 * 1024;
-constexpr std::size_t kMaxRequestIdLength = 128;
 constexpr std::size_t kReadChunkBytes = 4096;
 // After an error response the client may still be sending (a body we refused,
 // pipelined requests). Closing with unread data makes the kernel send RST,
@@ -86,31 +85,6 @@ std::string EndpointText(const tcp::endpoint& endpoint) {
   const std::string port = std::to_string(endpoint.port());
   if (address.is_v6()) return "[" + address.to_string() + "]:" + port;
   return address.to_string() + ":" + port;
-}
-
-bool IsValidRequestId(std::string_view id) {
-  if (id.empty() || id.size() > kMaxRequestIdLength) return false;
-  for (char c : id) {
-    if (c < 0x21 || c > 0x7e) return false;
-  }
-  return true;
-}
-
-// The finaliser of splitmix64: a bijection on 64-bit values, so distinct
-// counters give distinct ids, and consecutive ones look unrelated.
-std::uint64_t Mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-std::uint64_t RandomSeed() {
-  try {
-    std::random_device device;
-    return (static_cast<std::uint64_t>(device()) << 32) ^ device();
-  } catch (const std::exception&) {
-    return static_cast<std::uint64_t>(Clock::now().time_since_epoch().count());
-  }
 }
 
 std::string ErrnoText(int error) { return std::system_category().message(error); }
@@ -260,18 +234,7 @@ struct HttpServer::State {
       : ioc(io),
         options(std::move(server_options)),
         handler(std::move(request_handler)),
-        listeners(std::move(listening)),
-        id_seed(RandomSeed()) {}
-
-  // Returns a fresh request id: 16 lowercase hex digits, unique in this
-  // process. Thread-safe.
-  std::string NewRequestId() {
-    const std::uint64_t n = id_counter.fetch_add(1, std::memory_order_relaxed);
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx",
-                  static_cast<unsigned long long>(Mix(id_seed + n * 0x9e3779b97f4a7c15ULL)));
-    return text;
-  }
+        listeners(std::move(listening)) {}
 
   // Takes one of max_connections places counted by `counter` (sessions or
   // rejecters); false when all are taken. Thread-safe: the listeners accept
@@ -323,8 +286,7 @@ struct HttpServer::State {
   const ServerOptions options;
   const Handler handler;
   const std::vector<std::unique_ptr<Listener>> listeners;
-  const std::uint64_t id_seed;
-  std::atomic<std::uint64_t> id_counter{0};
+  RequestIdGenerator request_ids;
 
   std::atomic<bool> started{false};
   std::atomic<bool> stopping{false};
@@ -558,7 +520,7 @@ class Session : public std::enable_shared_from_this<Session> {
       version_ = req.version() == 10 ? 10 : 11;
       keep_alive_ = req.keep_alive();
     }
-    if (request_id_.empty()) request_id_ = state_->NewRequestId();
+    if (request_id_.empty()) request_id_ = state_->request_ids.Next();
   }
 
   void SendServerError(unsigned status, std::string_view detail) {
@@ -747,7 +709,7 @@ class Rejecter : public std::enable_shared_from_this<Rejecter> {
     response_ = ServerProblem(503, "the server is at its connection limit; retry shortly");
     response_.set(http::field::retry_after, "1");
     response_.set(http::field::server, kServerName);
-    response_.set("X-Request-Id", state_->NewRequestId());
+    response_.set("X-Request-Id", state_->request_ids.Next());
     response_.prepare_payload();
     stream_.expires_after(state_->options.write_timeout);
     http::async_write(stream_, response_,
