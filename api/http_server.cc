@@ -1,30 +1,15 @@
 #include "api/http_server.h"
 
-#include <fcntl.h>
-#include <grp.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <exception>
 #include <mutex>
 #include <optional>
-#include <system_error>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <spdlog/spdlog.h>
-#include <boost/asio/basic_socket_acceptor.hpp>
 #include <boost/asio/dispatch.hpp>
-#include <boost/asio/generic/stream_protocol.hpp>
-#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -39,9 +24,9 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include "api/listening_socket.h"
 #include "api/problem.h"
 #include "api/request_id.h"
-#include "config/listen_address.h"
 
 #ifndef BPLACE_VERSION
 #define BPLACE_VERSION "dev"
@@ -54,11 +39,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
-// One socket type for TCP and Unix connections: the session does not care
-// which it has, and one class keeps the deadlines and limits identical.
-using Protocol = net::generic::stream_protocol;
-using Socket = Protocol::socket;
-using Acceptor = net::basic_socket_acceptor<Protocol>;
 using Stream = beast::basic_stream<Protocol>;
 
 namespace {
@@ -80,161 +60,35 @@ constexpr auto kOverloadLogInterval = std::chrono::seconds(1);
 
 class Session;
 
-std::string EndpointText(const tcp::endpoint& endpoint) {
-  const net::ip::address address = endpoint.address();
-  const std::string port = std::to_string(endpoint.port());
-  if (address.is_v6()) return "[" + address.to_string() + "]:" + port;
-  return address.to_string() + ":" + port;
-}
+// The accept loop of one listener.
+// Thread safety: used on the listener's strand only (and in the destructor).
+struct AcceptLoop {
+  // What is outstanding on the listener.
+  enum class Phase {
+    kIdle,            // nothing: before Start, or while a completion runs
+    kAccepting,       // an accept
+    kWaitingToRetry,  // the retry timer after a failed accept
+    kEnded,           // nothing, for good: the server is stopping
+  };
 
-std::string ErrnoText(int error) { return std::system_category().message(error); }
+  explicit AcceptLoop(std::unique_ptr<ListeningSocket> listening)
+      : socket(std::move(listening)), retry_timer(socket->acceptor().get_executor()) {}
 
-// The TCP endpoint in a generic one, if it holds an IPv4 or IPv6 address.
-std::optional<tcp::endpoint> ToTcp(const Protocol::endpoint& generic) {
-  const int family = generic.data()->sa_family;
-  tcp::endpoint endpoint;
-  if ((family != AF_INET && family != AF_INET6) || generic.size() > endpoint.capacity()) {
-    return std::nullopt;
-  }
-  std::memcpy(endpoint.data(), generic.data(), generic.size());
-  endpoint.resize(generic.size());
-  return endpoint;
-}
-
-// "unix:/path" for a Unix socket bound to a path; empty for an unnamed or
-// abstract one (whose name starts with a NUL byte).
-std::string UnixPathText(const Protocol::endpoint& generic) {
-  if (generic.data()->sa_family != AF_UNIX) return "";
-  const auto* address = reinterpret_cast<const sockaddr_un*>(generic.data());
-  const std::size_t offset = offsetof(sockaddr_un, sun_path);
-  if (generic.size() <= offset || address->sun_path[0] == '\0') return "";
-  const std::size_t max = generic.size() - offset;
-  return "unix:" + std::string(address->sun_path, strnlen(address->sun_path, max));
-}
-
-// Returns the gid of group `name` (a name, not a number). Blocks in NSS.
-Result<gid_t> LookupGroup(const std::string& where, const std::string& name) {
-  std::vector<char> buffer(1024);
-  for (;;) {
-    group entry{};
-    group* found = nullptr;
-    const int error = getgrnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found);
-    if (error == ERANGE && buffer.size() < (1u << 20)) {
-      buffer.resize(buffer.size() * 2);
-      continue;
-    }
-    if (error != 0) {
-      return Fail(ErrorCode::kUnavailable,
-                  where + ": looking up group '" + name + "': getgrnam_r: " + ErrnoText(error));
-    }
-    if (found == nullptr) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  where + ": socket_group: unknown group '" + name + "'");
-    }
-    return entry.gr_gid;
-  }
-}
-
-// Makes `path` free for a new socket: nothing there, or a socket nobody
-// listens on any more, which is removed. A daemon killed with SIGKILL leaves
-// its socket file behind, and bind would fail with EADDRINUSE on it forever.
-// Anything else is refused: a live socket means another bplaced (two would
-// steal each other's clients), and a non-socket is not ours to delete.
-Result<void> ClearStaleSocket(const std::string& where, const std::string& path) {
-  struct stat status {};
-  if (lstat(path.c_str(), &status) != 0) {
-    const int error = errno;
-    if (error == ENOENT) return {};
-    return Fail(ErrorCode::kUnavailable, where + ": lstat: " + ErrnoText(error));
-  }
-  if (!S_ISSOCK(status.st_mode)) {
-    return Fail(ErrorCode::kUnavailable, where + ": exists and is not a socket; not removing it");
-  }
-  const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (probe < 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable, where + ": socket: " + ErrnoText(error));
-  }
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::memcpy(address.sun_path, path.data(), path.size());  // length checked by the parser
-  // Non-blocking, so a listener whose backlog is full answers EAGAIN at once
-  // instead of making us wait.
-  const int result = connect(probe, reinterpret_cast<const sockaddr*>(&address), sizeof address);
-  const int error = result == 0 ? 0 : errno;
-  close(probe);
-  if (result == 0 || error == EAGAIN || error == EINPROGRESS) {
-    return Fail(ErrorCode::kUnavailable, where + ": another process is listening there");
-  }
-  if (error != ECONNREFUSED) {
-    return Fail(ErrorCode::kUnavailable,
-                where + ": cannot tell whether another process listens there: connect: " +
-                    ErrnoText(error));
-  }
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
-    const int unlink_error = errno;
-    return Fail(ErrorCode::kUnavailable,
-                where + ": removing the stale socket: unlink: " + ErrnoText(unlink_error));
-  }
-  spdlog::info("http: {}: removed a stale socket file nobody listened on", where);
-  return {};
-}
-
-// One listening socket and its accept loop.
-// Thread safety: after Create, the acceptor, the timer, accept_pending and
-// the socket file are used on the acceptor's strand only (and in the
-// destructor); accept_done is guarded by State::mutex; the rest is constant.
-struct Listener {
-  Listener(Acceptor listening, Transport kind)
-      : acceptor(std::move(listening)), retry_timer(acceptor.get_executor()), transport(kind) {}
-
-  ~Listener() { RemoveSocketFile(); }
-
-  Listener(const Listener&) = delete;
-  Listener& operator=(const Listener&) = delete;
-
-  // Removes the socket file this process created, unless it has gone or been
-  // replaced since (another bplaced found ours stale after we stopped
-  // listening, and bound its own there).
-  void RemoveSocketFile() {
-    if (created_path.empty()) return;
-    const std::string path = std::move(created_path);
-    created_path.clear();
-    struct stat status {};
-    if (lstat(path.c_str(), &status) != 0 || status.st_dev != created_dev ||
-        status.st_ino != created_ino) {
-      spdlog::info("http: unix:{} has been removed or replaced; leaving it", path);
-      return;
-    }
-    if (unlink(path.c_str()) != 0) {
-      const int error = errno;
-      spdlog::warn("http: removing unix:{}: unlink: {}", path, ErrnoText(error));
-    }
-  }
-
-  Acceptor acceptor;
+  const std::unique_ptr<ListeningSocket> socket;
   net::steady_timer retry_timer;
-  const Transport transport;
-  std::string address;                     // as BoundAddresses shows it
-  std::optional<tcp::endpoint> tcp_bound;  // TCP listeners only
-  bool inherited = false;                  // the fd came from our parent
-  std::string created_path;                // the socket file we made; "" when none
-  dev_t created_dev = 0;
-  ino_t created_ino = 0;
-
-  bool accept_pending = false;  // an accept or a retry wait is outstanding
-  bool accept_done = false;     // the accept loop has ended for good
+  Phase phase = Phase::kIdle;
 };
 
 }  // namespace
 
 struct HttpServer::State {
   State(net::io_context& io, ServerOptions server_options, Handler request_handler,
-        std::vector<std::unique_ptr<Listener>> listening)
+        std::vector<std::unique_ptr<AcceptLoop>> accept_loops)
       : ioc(io),
         options(std::move(server_options)),
         handler(std::move(request_handler)),
-        listeners(std::move(listening)) {}
+        loops(std::move(accept_loops)),
+        open_accept_loops(loops.size()) {}
 
   // Takes one of max_connections places counted by `counter` (sessions or
   // rejecters); false when all are taken. Thread-safe: the listeners accept
@@ -257,10 +111,7 @@ struct HttpServer::State {
     std::vector<std::function<void()>> callbacks;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (!stopping || sessions != 0 || rejecters != 0) return;
-      for (const auto& listener : listeners) {
-        if (!listener->accept_done) return;
-      }
+      if (!stopping || sessions != 0 || rejecters != 0 || open_accept_loops != 0) return;
       callbacks.swap(drain_callbacks);
     }
     for (auto& callback : callbacks) net::post(ioc, std::move(callback));
@@ -285,19 +136,20 @@ struct HttpServer::State {
   net::io_context& ioc;
   const ServerOptions options;
   const Handler handler;
-  const std::vector<std::unique_ptr<Listener>> listeners;
+  const std::vector<std::unique_ptr<AcceptLoop>> loops;
   RequestIdGenerator request_ids;
 
   std::atomic<bool> started{false};
   std::atomic<bool> stopping{false};
   std::atomic<std::size_t> sessions{0};
   std::atomic<std::size_t> rejecters{0};
+  std::atomic<std::size_t> open_accept_loops;  // not kEnded yet
 
   std::mutex overload_mutex;  // guards the two below
   Clock::time_point last_overload_log{};
   std::uint64_t overload_unlogged = 0;
 
-  std::mutex mutex;  // guards the members below and Listener::accept_done
+  std::mutex mutex;  // guards the members below
   std::unordered_map<std::uint64_t, std::weak_ptr<Session>> live_sessions;
   std::uint64_t next_session_id = 0;
   std::vector<std::function<void()>> drain_callbacks;
@@ -306,13 +158,6 @@ struct HttpServer::State {
 namespace {
 
 using State = HttpServer::State;
-
-// Who is at the other end of a connection, as RequestContext reports it.
-struct Peer {
-  std::string remote;
-  Transport transport = Transport::kTcp;
-  std::optional<PeerCredentials> credentials;
-};
 
 // Builds a response the server produces itself (errors, 503 on overload):
 // the request, if any, is not trusted to be readable, so the connection
@@ -739,47 +584,21 @@ class Rejecter : public std::enable_shared_from_this<Rejecter> {
   std::size_t lingered_bytes_ = 0;
 };
 
-void DoAccept(const std::shared_ptr<State>& state, Listener& listener);
+void DoAccept(const std::shared_ptr<State>& state, AcceptLoop& loop);
 
 // On the listener's strand: its accept loop is over for good.
-void EndAccepting(const std::shared_ptr<State>& state, Listener& listener) {
-  {
-    std::lock_guard<std::mutex> lock(state->mutex);
-    listener.accept_done = true;
-  }
+void EndAccepting(const std::shared_ptr<State>& state, AcceptLoop& loop) {
+  if (loop.phase == AcceptLoop::Phase::kEnded) return;
+  loop.phase = AcceptLoop::Phase::kEnded;
+  state->open_accept_loops.fetch_sub(1);
   state->MaybeDrained();
-}
-
-// Says who connected. For a Unix socket that is the kernel's record of the
-// connecting process (SO_PEERCRED, taken at connect and unforgeable), which
-// handlers may use for authorisation; nullopt when the kernel will not say.
-std::optional<Peer> IdentifyPeer(const Listener& listener, Socket& socket) {
-  Peer peer;
-  peer.transport = listener.transport;
-  if (listener.transport == Transport::kUnix) {
-    ucred credentials{};
-    socklen_t size = sizeof credentials;
-    if (getsockopt(socket.native_handle(), SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) {
-      const int error = errno;
-      spdlog::error("http: {}: getsockopt SO_PEERCRED on an accepted connection: {}; closing it",
-                    listener.address, ErrnoText(error));
-      return std::nullopt;
-    }
-    peer.credentials = PeerCredentials{credentials.pid, credentials.uid, credentials.gid};
-    peer.remote =
-        "unix:pid=" + std::to_string(credentials.pid) + ",uid=" + std::to_string(credentials.uid);
-    return peer;
-  }
-  beast::error_code ec;
-  const std::optional<tcp::endpoint> remote = ToTcp(socket.remote_endpoint(ec));
-  peer.remote = ec || !remote ? std::string("?") : EndpointText(*remote);
-  return peer;
 }
 
 // Serves an accepted connection for which a place has been reserved in
 // State::sessions.
-void StartSession(const std::shared_ptr<State>& state, const Listener& listener, Socket socket) {
-  std::optional<Peer> peer = IdentifyPeer(listener, socket);
+void StartSession(const std::shared_ptr<State>& state, const ListeningSocket& listener,
+                  Socket socket) {
+  std::optional<Peer> peer = listener.IdentifyPeer(socket);
   if (!peer) {
     beast::error_code ignored;
     socket.close(ignored);
@@ -800,30 +619,9 @@ void StartSession(const std::shared_ptr<State>& state, const Listener& listener,
   session->Run();
 }
 
-void OnAccept(const std::shared_ptr<State>& state, Listener& listener, beast::error_code ec,
-              Socket socket) {
-  listener.accept_pending = false;
-  if (state->stopping || ec == net::error::operation_aborted) {
-    // A connection accepted in the race with Stop is dropped: nothing of it
-    // has been read, so no request is lost that the client thinks was taken.
-    EndAccepting(state, listener);
-    return;
-  }
-  if (ec) {
-    // At most one line per kAcceptRetryDelay and listener.
-    spdlog::error("http: accept on {} failed: {}", listener.address, ec.message());
-    listener.accept_pending = true;
-    listener.retry_timer.expires_after(kAcceptRetryDelay);
-    listener.retry_timer.async_wait([state, &listener](beast::error_code) {
-      listener.accept_pending = false;
-      if (state->stopping) {
-        EndAccepting(state, listener);
-        return;
-      }
-      DoAccept(state, listener);
-    });
-    return;
-  }
+// Serves a new connection, or turns it away when max_connections are being
+// served already.
+void Admit(const std::shared_ptr<State>& state, const ListeningSocket& listener, Socket socket) {
   if (state->TryReserve(state->sessions)) {
     StartSession(state, listener, std::move(socket));
   } else if (state->TryReserve(state->rejecters)) {
@@ -835,210 +633,68 @@ void OnAccept(const std::shared_ptr<State>& state, Listener& listener, beast::er
     beast::error_code ignored;
     socket.close(ignored);
   }
-  DoAccept(state, listener);
 }
 
-// On the listener's strand. `listener` is owned by `state`, which every
-// pending operation keeps alive.
-void DoAccept(const std::shared_ptr<State>& state, Listener& listener) {
-  listener.accept_pending = true;
-  listener.acceptor.async_accept(net::make_strand(state->ioc),
-                                 [state, &listener](beast::error_code ec, Socket socket) {
-                                   OnAccept(state, listener, ec, std::move(socket));
-                                 });
+// A failed accept (EMFILE, ENOBUFS) would fail again at once: waits
+// kAcceptRetryDelay before the next, which also limits the log to one line
+// per kAcceptRetryDelay and listener.
+void RetryAcceptLater(const std::shared_ptr<State>& state, AcceptLoop& loop) {
+  loop.phase = AcceptLoop::Phase::kWaitingToRetry;
+  loop.retry_timer.expires_after(kAcceptRetryDelay);
+  loop.retry_timer.async_wait([state, &loop](beast::error_code) {
+    loop.phase = AcceptLoop::Phase::kIdle;
+    if (state->stopping) {
+      EndAccepting(state, loop);
+      return;
+    }
+    DoAccept(state, loop);
+  });
+}
+
+void OnAccept(const std::shared_ptr<State>& state, AcceptLoop& loop, beast::error_code ec,
+              Socket socket) {
+  loop.phase = AcceptLoop::Phase::kIdle;
+  if (state->stopping || ec == net::error::operation_aborted) {
+    // A connection accepted in the race with Stop is dropped: nothing of it
+    // has been read, so no request is lost that the client thinks was taken.
+    EndAccepting(state, loop);
+    return;
+  }
+  if (ec) {
+    spdlog::error("http: accept on {} failed: {}", loop.socket->address(), ec.message());
+    RetryAcceptLater(state, loop);
+    return;
+  }
+  Admit(state, *loop.socket, std::move(socket));
+  DoAccept(state, loop);
+}
+
+// On the listener's strand. `loop` is owned by `state`, which every pending
+// operation keeps alive.
+void DoAccept(const std::shared_ptr<State>& state, AcceptLoop& loop) {
+  loop.phase = AcceptLoop::Phase::kAccepting;
+  loop.socket->acceptor().async_accept(net::make_strand(state->ioc),
+                                       [state, &loop](beast::error_code ec, Socket socket) {
+                                         OnAccept(state, loop, ec, std::move(socket));
+                                       });
 }
 
 // On the listener's strand.
-void CloseAcceptor(const std::shared_ptr<State>& state, Listener& listener) {
-  beast::error_code ignored;
-  listener.acceptor.close(ignored);
-  listener.retry_timer.cancel();
+void CloseAcceptor(const std::shared_ptr<State>& state, AcceptLoop& loop) {
   // Not listening any more: a client connecting now gets ECONNREFUSED either
   // way, and a successor daemon finds the path free at once.
-  listener.RemoveSocketFile();
+  loop.socket->Close();
+  loop.retry_timer.cancel();
   // A pending accept or retry wait ends the loop when it completes; without
   // one the loop is over now.
-  if (!listener.accept_pending) EndAccepting(state, listener);
+  if (loop.phase == AcceptLoop::Phase::kIdle) EndAccepting(state, loop);
 }
 
 void CloseAcceptors(const std::shared_ptr<State>& state) {
-  for (const auto& listener : state->listeners) {
-    net::post(listener->acceptor.get_executor(),
-              [state, &each = *listener] { CloseAcceptor(state, each); });
+  for (const auto& loop : state->loops) {
+    net::post(loop->socket->acceptor().get_executor(),
+              [state, &each = *loop] { CloseAcceptor(state, each); });
   }
-}
-
-Result<std::unique_ptr<Listener>> OpenTcpListener(net::io_context& ioc, const std::string& where,
-                                                  const config::ListenAddress& parsed) {
-  beast::error_code ec;
-  const net::ip::address address = net::ip::make_address(parsed.host, ec);
-  if (ec) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "listen address '" + where + "': '" + parsed.host + "' is not an IP address");
-  }
-  const tcp::endpoint endpoint(address, parsed.port);
-  Acceptor acceptor(net::make_strand(ioc));
-  acceptor.open(Protocol(endpoint.protocol().family(), endpoint.protocol().protocol()), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "socket for " + where + ": " + ec.message());
-  // Lets a restarted daemon bind while old connections sit in TIME_WAIT. On
-  // Linux it does not allow two listeners on one port.
-  acceptor.set_option(net::socket_base::reuse_address(true), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "setsockopt SO_REUSEADDR: " + ec.message());
-  acceptor.bind(Protocol::endpoint(endpoint), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "bind " + where + ": " + ec.message());
-  acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "listen " + where + ": " + ec.message());
-  const std::optional<tcp::endpoint> bound = ToTcp(acceptor.local_endpoint(ec));
-  if (ec || !bound) {
-    return Fail(ErrorCode::kUnavailable, "getsockname " + where + ": " + ec.message());
-  }
-  auto listener = std::make_unique<Listener>(std::move(acceptor), Transport::kTcp);
-  listener->tcp_bound = *bound;
-  listener->address = EndpointText(*bound);
-  return listener;
-}
-
-Result<std::unique_ptr<Listener>> OpenUnixListener(net::io_context& ioc, const ListenerSpec& spec,
-                                                   const std::string& path) {
-  const std::string where = "unix:" + path;
-  if (spec.socket_mode > 07777) {
-    char mode[16];
-    std::snprintf(mode, sizeof mode, "%o", static_cast<unsigned>(spec.socket_mode));
-    return Fail(ErrorCode::kInvalidArgument,
-                where + ": socket_mode 0" + std::string(mode) + " is not a permission mode");
-  }
-  std::optional<gid_t> gid;
-  if (!spec.socket_group.empty()) {
-    auto found = LookupGroup(where, spec.socket_group);
-    if (!found) return tl::unexpected(found.error());
-    gid = *found;
-  }
-  // bind would say only "No such file or directory", which reads as if the
-  // socket itself were meant.
-  const std::string directory = path.substr(0, std::max<std::size_t>(path.rfind('/'), 1));
-  struct stat status {};
-  if (stat(directory.c_str(), &status) != 0) {
-    const int error = errno;
-    if (error == ENOENT) {
-      return Fail(ErrorCode::kUnavailable, where + ": directory " + directory + " does not exist");
-    }
-    return Fail(ErrorCode::kUnavailable, where + ": stat " + directory + ": " + ErrnoText(error));
-  }
-  if (!S_ISDIR(status.st_mode)) {
-    return Fail(ErrorCode::kUnavailable, where + ": " + directory + " is not a directory");
-  }
-  auto cleared = ClearStaleSocket(where, path);
-  if (!cleared) return tl::unexpected(cleared.error());
-
-  beast::error_code ec;
-  Acceptor acceptor(net::make_strand(ioc));
-  acceptor.open(Protocol(AF_UNIX, 0), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "socket for " + where + ": " + ec.message());
-  acceptor.bind(Protocol::endpoint(net::local::stream_protocol::endpoint(path)), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "bind " + where + ": " + ec.message());
-  if (lstat(path.c_str(), &status) != 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable, where + ": lstat after bind: " + ErrnoText(error));
-  }
-  // From here on the file is ours: every failure below removes it again
-  // (the Listener's destructor).
-  auto listener = std::make_unique<Listener>(std::move(acceptor), Transport::kUnix);
-  listener->address = where;
-  listener->created_path = path;
-  listener->created_dev = status.st_dev;
-  listener->created_ino = status.st_ino;
-  // Before listen: until then a connect is refused, so nobody gets in
-  // through the permissions the umask gave the file. (fchmod on a socket fd
-  // does not reach the file on Linux, hence the path; AT_SYMLINK_NOFOLLOW so
-  // that a symlink swapped in since the bind is refused, not followed.)
-  if (fchmodat(AT_FDCWD, path.c_str(), static_cast<mode_t>(spec.socket_mode),
-               AT_SYMLINK_NOFOLLOW) != 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable, where + ": chmod: " + ErrnoText(error));
-  }
-  if (gid && lchown(path.c_str(), static_cast<uid_t>(-1), *gid) != 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable,
-                where + ": chown to group '" + spec.socket_group + "': " + ErrnoText(error));
-  }
-  listener->acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "listen " + where + ": " + ec.message());
-  return listener;
-}
-
-// Takes over a socket someone else bound and made listen (systemd passes
-// them from fd 3 on, see sd_listen_fds(3)). Checked first, since a wrong fd
-// number would otherwise surface only as accept errors at run time.
-Result<std::unique_ptr<Listener>> AdoptListener(net::io_context& ioc, const ListenerSpec& spec) {
-  const int fd = spec.inherited_fd;
-  const std::string where = "inherited fd " + std::to_string(fd);
-  const int fd_flags = fcntl(fd, F_GETFD);
-  if (fd_flags < 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kInvalidArgument, where + " is not open: fcntl: " + ErrnoText(error));
-  }
-  const auto not_listening = [&where] {
-    return Fail(ErrorCode::kInvalidArgument, where + " is not a listening stream socket");
-  };
-  int type = 0;
-  socklen_t size = sizeof type;
-  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0 || type != SOCK_STREAM) {
-    return not_listening();
-  }
-  int accepting = 0;
-  size = sizeof accepting;
-  if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &size) != 0 || accepting == 0) {
-    return not_listening();
-  }
-  sockaddr_storage storage{};
-  socklen_t length = sizeof storage;
-  if (getsockname(fd, reinterpret_cast<sockaddr*>(&storage), &length) != 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable, where + ": getsockname: " + ErrnoText(error));
-  }
-  const int family = storage.ss_family;
-  if (family != AF_INET && family != AF_INET6 && family != AF_UNIX) {
-    return Fail(ErrorCode::kInvalidArgument, where + " has address family " +
-                                                 std::to_string(family) +
-                                                 "; expected AF_INET, AF_INET6 or AF_UNIX");
-  }
-  int protocol = 0;
-  size = sizeof protocol;
-  if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &size) != 0) protocol = 0;
-  // Our children (none today; LSF commands run elsewhere) must not keep the
-  // API socket open after we exit.
-  if (fcntl(fd, F_SETFD, fd_flags | FD_CLOEXEC) != 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable, where + ": fcntl FD_CLOEXEC: " + ErrnoText(error));
-  }
-  const Protocol::endpoint bound(&storage, length, protocol);
-  beast::error_code ec;
-  Acceptor acceptor(net::make_strand(ioc));
-  acceptor.assign(Protocol(family, protocol), fd, ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, where + ": " + ec.message());
-  auto listener = std::make_unique<Listener>(
-      std::move(acceptor), family == AF_UNIX ? Transport::kUnix : Transport::kTcp);
-  listener->inherited = true;
-  listener->tcp_bound = ToTcp(bound);
-  if (listener->tcp_bound) {
-    listener->address = EndpointText(*listener->tcp_bound);
-  } else {
-    listener->address = UnixPathText(bound);
-    if (listener->address.empty())
-      listener->address = spec.address.empty() ? "fd:" + std::to_string(fd) : spec.address;
-  }
-  return listener;
-}
-
-Result<std::unique_ptr<Listener>> OpenListener(net::io_context& ioc, const ListenerSpec& spec) {
-  if (spec.inherited_fd >= 0) return AdoptListener(ioc, spec);
-  auto parsed = config::ParseListenAddress(spec.address);
-  if (!parsed) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "listen address '" + spec.address + "': " + parsed.error().message);
-  }
-  if (!parsed->unix_path.empty()) return OpenUnixListener(ioc, spec, parsed->unix_path);
-  return OpenTcpListener(ioc, spec.address, *parsed);
 }
 
 }  // namespace
@@ -1057,22 +713,19 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
   if (options.max_connections < 1) {
     return Fail(ErrorCode::kInvalidArgument, "HTTP server: max_connections must be at least 1");
   }
-  std::vector<std::unique_ptr<Listener>> open;
+  std::vector<std::unique_ptr<AcceptLoop>> loops;
   for (const ListenerSpec& spec : listeners) {
-    auto listener = OpenListener(ioc, spec);
+    auto listener = ListeningSocket::Open(ioc, spec);
     if (!listener) {
       // Inherited fds stay the caller's, as promised; the others close with
-      // `open`, and socket files created so far go with them.
-      for (const auto& done : open) {
-        beast::error_code ignored;
-        if (done->inherited) done->acceptor.release(ignored);
-      }
+      // `loops`, and socket files created so far go with them.
+      for (const auto& done : loops) done->socket->ReleaseIfInherited();
       return tl::unexpected(listener.error());
     }
-    open.push_back(std::move(*listener));
+    loops.push_back(std::make_unique<AcceptLoop>(std::move(*listener)));
   }
   auto state =
-      std::make_shared<State>(ioc, std::move(options), std::move(handler), std::move(open));
+      std::make_shared<State>(ioc, std::move(options), std::move(handler), std::move(loops));
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(state)));
 }
 
@@ -1088,8 +741,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
 
 void HttpServer::Start() {
   if (state_->stopping || state_->started.exchange(true)) return;
-  for (const auto& listener : state_->listeners) {
-    net::post(listener->acceptor.get_executor(), [state = state_, &each = *listener] {
+  for (const auto& loop : state_->loops) {
+    net::post(loop->socket->acceptor().get_executor(), [state = state_, &each = *loop] {
       if (state->stopping) return;  // CloseAcceptor ends the loop
       DoAccept(state, each);
     });
@@ -1097,15 +750,15 @@ void HttpServer::Start() {
 }
 
 tcp::endpoint HttpServer::LocalEndpoint() const {
-  for (const auto& listener : state_->listeners) {
-    if (listener->tcp_bound) return *listener->tcp_bound;
+  for (const auto& loop : state_->loops) {
+    if (loop->socket->tcp_endpoint()) return *loop->socket->tcp_endpoint();
   }
   return {};
 }
 
 std::vector<std::string> HttpServer::BoundAddresses() const {
   std::vector<std::string> addresses;
-  for (const auto& listener : state_->listeners) addresses.push_back(listener->address);
+  for (const auto& loop : state_->loops) addresses.push_back(loop->socket->address());
   return addresses;
 }
 

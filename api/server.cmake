@@ -1,5 +1,6 @@
 # HTTP server: listener/session, router, problem+json responses.
-target_sources(bplace_api PRIVATE http_server.cc problem.cc request_id.cc router.cc)
+target_sources(bplace_api PRIVATE http_server.cc listening_socket.cc problem.cc request_id.cc
+                                   router.cc)
 # The listen-address syntax (HOST:PORT, unix:/PATH) is config's, shared with
 # the config loader's validation.
 target_link_libraries(bplace_api PRIVATE bplace_config)
