@@ -1,7 +1,6 @@
 #include "api/http_server.h"
 
 #include <atomic>
-#include <exception>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -13,24 +12,13 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <boost/beast/core/basic_stream.hpp>
-#include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/empty_body.hpp>
-#include <boost/beast/http/error.hpp>
 #include <boost/beast/http/field.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include "api/http_session.h"
 #include "api/listening_socket.h"
-#include "api/problem.h"
-#include "api/request_id.h"
-
-#ifndef BPLACE_VERSION
-#define BPLACE_VERSION "dev"
-#endif
 
 namespace bplace::api {
 
@@ -38,27 +26,14 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
-using Clock = std::chrono::steady_clock;
-using Stream = beast::basic_stream<Protocol>;
+using SteadyClock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr const char* kServerName = "bplaced/" BPLACE_VERSION;
-constexpr std::uint32_t kHeaderLimitBytes = 16 * 1024;
-constexpr std::size_t kReadChunkBytes = 4096;
-// After an error response the client may still be sending (a body we refused,
-// pipelined requests). Closing with unread data makes the kernel send RST,
-// which can destroy our response in flight, so we read and discard for a
-// while first ("lingering close", as Apache and nginx do). Bounded in time and
-// bytes so a client cannot keep us busy.
-constexpr auto kLingerTimeout = std::chrono::seconds(1);
-constexpr std::size_t kLingerMaxBytes = 4 * 1024 * 1024;
 // A failed accept (EMFILE, ENOBUFS) would fail again at once; back off
 // instead of spinning.
 constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(100);
 constexpr auto kOverloadLogInterval = std::chrono::seconds(1);
-
-class Session;
 
 // The accept loop of one listener.
 // Thread safety: used on the listener's strand only (and in the destructor).
@@ -82,11 +57,10 @@ struct AcceptLoop {
 }  // namespace
 
 struct HttpServer::State {
-  State(net::io_context& io, ServerOptions server_options, Handler request_handler,
+  State(net::io_context& io, ServerOptions options, Handler handler,
         std::vector<std::unique_ptr<AcceptLoop>> accept_loops)
       : ioc(io),
-        options(std::move(server_options)),
-        handler(std::move(request_handler)),
+        shared(std::make_shared<SessionShared>(std::move(options), std::move(handler))),
         loops(std::move(accept_loops)),
         open_accept_loops(loops.size()) {}
 
@@ -95,12 +69,28 @@ struct HttpServer::State {
   // concurrently, and a load-then-add would let each of them take the last
   // place.
   bool TryReserve(std::atomic<std::size_t>& counter) {
-    const auto limit = static_cast<std::size_t>(options.max_connections);
+    const auto limit = static_cast<std::size_t>(shared->options.max_connections);
     std::size_t n = counter.load();
     while (n < limit) {
       if (counter.compare_exchange_weak(n, n + 1)) return true;
     }
     return false;
+  }
+
+  // Gives back a place taken with TryReserve(sessions). Thread-safe.
+  void ReleaseSessionPlace() {
+    sessions.fetch_sub(1);
+    MaybeDrained();
+  }
+
+  // Forgets session `id`, which has ended, and gives back its place.
+  // Thread-safe.
+  void EndSession(std::uint64_t id) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      live_sessions.erase(id);
+    }
+    ReleaseSessionPlace();
   }
 
   // Runs the drain callbacks (posted to the io_context) once stopping and
@@ -111,7 +101,7 @@ struct HttpServer::State {
     std::vector<std::function<void()>> callbacks;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (!stopping || sessions != 0 || rejecters != 0 || open_accept_loops != 0) return;
+      if (!shared->stopping || sessions != 0 || rejecters != 0 || open_accept_loops != 0) return;
       callbacks.swap(drain_callbacks);
     }
     for (auto& callback : callbacks) net::post(ioc, std::move(callback));
@@ -123,34 +113,32 @@ struct HttpServer::State {
   void NoteOverload(const char* what) {
     std::lock_guard<std::mutex> lock(overload_mutex);
     ++overload_unlogged;
-    const Clock::time_point now = Clock::now();
+    const SteadyClock::time_point now = SteadyClock::now();
     if (now - last_overload_log < kOverloadLogInterval) return;
     spdlog::warn(
         "http: at the limit of {} connections: turned away {} since the last report, "
         "the latest {}",
-        options.max_connections, overload_unlogged, what);
+        shared->options.max_connections, overload_unlogged, what);
     overload_unlogged = 0;
     last_overload_log = now;
   }
 
   net::io_context& ioc;
-  const ServerOptions options;
-  const Handler handler;
+  // Options, handler, request ids and the stopping flag.
+  const std::shared_ptr<SessionShared> shared;
   const std::vector<std::unique_ptr<AcceptLoop>> loops;
-  RequestIdGenerator request_ids;
 
   std::atomic<bool> started{false};
-  std::atomic<bool> stopping{false};
   std::atomic<std::size_t> sessions{0};
   std::atomic<std::size_t> rejecters{0};
   std::atomic<std::size_t> open_accept_loops;  // not kEnded yet
 
   std::mutex overload_mutex;  // guards the two below
-  Clock::time_point last_overload_log{};
+  SteadyClock::time_point last_overload_log{};
   std::uint64_t overload_unlogged = 0;
 
   std::mutex mutex;  // guards the members below
-  std::unordered_map<std::uint64_t, std::weak_ptr<Session>> live_sessions;
+  std::unordered_map<std::uint64_t, std::weak_ptr<HttpSession>> live_sessions;
   std::uint64_t next_session_id = 0;
   std::vector<std::function<void()>> drain_callbacks;
 };
@@ -158,378 +146,6 @@ struct HttpServer::State {
 namespace {
 
 using State = HttpServer::State;
-
-// Builds a response the server produces itself (errors, 503 on overload):
-// the request, if any, is not trusted to be readable, so the connection
-// closes after it.
-Response ServerProblem(unsigned status, std::string_view detail) {
-  return MakeProblem(status, "", detail, {}, 11, false);
-}
-
-// One connection: reads requests one at a time (pipelined ones wait in the
-// buffer), hands each to the Handler and writes its response before reading
-// the next. Phases and their deadlines:
-//   kIdle     waiting for the first byte of a request: header_timeout from
-//             accept for the first request, idle_timeout for later ones;
-//   kHeader   until the end of the headers: header_timeout from the first
-//             byte (from accept for the first request);
-//   kBody     body_timeout (after a 100 Continue if the client asked);
-//   kHandling handler_timeout until the Responder is called;
-//   kWriting  write_timeout;
-//   kClosing  lingering close, kLingerTimeout.
-// Thread safety: everything runs on the connection's strand; NotifyStop and
-// the Responder may be called from any thread and post to it.
-class Session : public std::enable_shared_from_this<Session> {
- public:
-  Session(Socket&& socket, std::shared_ptr<State> state, Peer peer, std::uint64_t id)
-      : state_(std::move(state)),
-        stream_(std::move(socket)),
-        handler_timer_(stream_.get_executor()),
-        remote_(std::move(peer.remote)),
-        transport_(peer.transport),
-        credentials_(peer.credentials),
-        id_(id),
-        accepted_(Clock::now()) {}
-
-  ~Session() {
-    {
-      std::lock_guard<std::mutex> lock(state_->mutex);
-      state_->live_sessions.erase(id_);
-    }
-    state_->sessions.fetch_sub(1);
-    state_->MaybeDrained();
-  }
-
-  // Starts serving on the connection's strand.
-  void Run() {
-    net::dispatch(stream_.get_executor(),
-                  beast::bind_front_handler(&Session::WaitForRequest, shared_from_this()));
-  }
-
-  // Tells the session the server is stopping. Thread-safe.
-  void NotifyStop() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] { self->OnStop(); });
-  }
-
- private:
-  enum class Phase { kIdle, kHeader, kBody, kHandling, kWriting, kClosing };
-
-  void OnStop() {
-    // Requests being read or handled finish (their response says close);
-    // a connection between requests has nothing in flight and goes now.
-    if (phase_ == Phase::kIdle) {
-      phase_ = Phase::kClosing;
-      beast::error_code ec;
-      stream_.socket().shutdown(net::socket_base::shutdown_both, ec);
-      stream_.close();
-    }
-  }
-
-  void WaitForRequest() {
-    if (state_->stopping) {
-      Close();
-      return;
-    }
-    request_id_.clear();
-    method_.clear();
-    target_.clear();
-    if (buffer_.size() > 0) {
-      // A pipelined request is already here.
-      request_start_ = Clock::now();
-      header_deadline_ = request_start_ + state_->options.header_timeout;
-      ReadHeader();
-      return;
-    }
-    phase_ = Phase::kIdle;
-    if (first_request_) {
-      header_deadline_ = accepted_ + state_->options.header_timeout;
-      stream_.expires_at(header_deadline_);
-    } else {
-      stream_.expires_after(state_->options.idle_timeout);
-    }
-    stream_.async_read_some(buffer_.prepare(kReadChunkBytes),
-                            beast::bind_front_handler(&Session::OnFirstBytes, shared_from_this()));
-  }
-
-  void OnFirstBytes(beast::error_code ec, std::size_t bytes) {
-    if (ec) {
-      // Nothing of a request arrived: a timeout, the client closing or Stop
-      // closing us all end the connection without a response.
-      if (ec == beast::error::timeout) {
-        spdlog::debug("http: {} closed after {} without a request", remote_,
-                      first_request_ ? "header_timeout" : "idle_timeout");
-      }
-      return;
-    }
-    buffer_.commit(bytes);
-    request_start_ = Clock::now();
-    if (!first_request_) header_deadline_ = request_start_ + state_->options.header_timeout;
-    ReadHeader();
-  }
-
-  void ReadHeader() {
-    phase_ = Phase::kHeader;
-    first_request_ = false;
-    parser_.emplace();
-    parser_->header_limit(kHeaderLimitBytes);
-    parser_->body_limit(state_->options.body_limit_bytes);
-    stream_.expires_at(header_deadline_);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
-  }
-
-  void OnHeader(beast::error_code ec, std::size_t) {
-    if (ec) {
-      OnReadError(ec, "headers");
-      return;
-    }
-    if (parser_->is_done()) {
-      CallHandler();
-      return;
-    }
-    phase_ = Phase::kBody;
-    const Request& req = parser_->get();
-    if (req.version() >= 11 && beast::iequals(req[http::field::expect], "100-continue")) {
-      // curl sends this for large bodies and waits (1 s) for the go-ahead.
-      // A body over the limit never gets here: its Content-Length already
-      // failed the header read with 413.
-      continue_.emplace(http::status::continue_, 11);
-      stream_.expires_after(state_->options.write_timeout);
-      http::async_write(stream_, *continue_,
-                        beast::bind_front_handler(&Session::OnContinueWritten, shared_from_this()));
-      return;
-    }
-    ReadBody();
-  }
-
-  void OnContinueWritten(beast::error_code ec, std::size_t) {
-    continue_.reset();
-    if (ec) return;  // the client is gone or too slow to read 25 bytes
-    ReadBody();
-  }
-
-  void ReadBody() {
-    stream_.expires_after(state_->options.body_timeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     beast::bind_front_handler(&Session::OnBody, shared_from_this()));
-  }
-
-  void OnBody(beast::error_code ec, std::size_t) {
-    if (ec) {
-      OnReadError(ec, "body");
-      return;
-    }
-    CallHandler();
-  }
-
-  // Decides what a failed read deserves. A response is sent only when the
-  // client is still there and made a mistake it should hear about.
-  void OnReadError(beast::error_code ec, const char* part) {
-    TakeRequestLine();
-    if (ec == beast::error::timeout) {
-      // The stream has closed the socket already; a 408 cannot be sent.
-      spdlog::info("http: {} {} not received in time; connection closed (request id {})", remote_,
-                   part, request_id_);
-      return;
-    }
-    if (ec == http::error::body_limit) {
-      SendServerError(413, "the request body exceeds " +
-                               std::to_string(state_->options.body_limit_bytes) + " bytes");
-      return;
-    }
-    if (ec == http::error::header_limit) {
-      SendServerError(431,
-                      "the request headers exceed " + std::to_string(kHeaderLimitBytes) + " bytes");
-      return;
-    }
-    if (ec.category() == http::make_error_code(http::error::bad_target).category() &&
-        ec != http::error::end_of_stream && ec != http::error::partial_message) {
-      SendServerError(400, "malformed HTTP request: " + ec.message());
-      return;
-    }
-    // The client closed or reset the connection, or Stop closed it.
-    spdlog::debug("http: {} connection ended while reading {}: {}", remote_, part, ec.message());
-  }
-
-  // Takes the request id, method and target from what the parser has seen,
-  // for the log and the response; works on partial requests too.
-  void TakeRequestLine() {
-    if (!request_id_.empty()) return;
-    if (parser_) {
-      const Request& req = parser_->get();
-      const beast::string_view id_field = req["X-Request-Id"];
-      const std::string_view client_id(id_field.data(), id_field.size());
-      if (IsValidRequestId(client_id)) request_id_ = std::string(client_id);
-      method_ = std::string(req.method_string());
-      target_ = std::string(req.target());
-      version_ = req.version() == 10 ? 10 : 11;
-      keep_alive_ = req.keep_alive();
-    }
-    if (request_id_.empty()) request_id_ = state_->request_ids.Next();
-  }
-
-  void SendServerError(unsigned status, std::string_view detail) {
-    Send(ServerProblem(status, detail), true);
-  }
-
-  void CallHandler() {
-    phase_ = Phase::kHandling;
-    TakeRequestLine();
-    RequestContext ctx{request_id_, remote_, Clock::now(), transport_, credentials_};
-    Request req = parser_->release();
-    parser_.reset();
-
-    const std::uint64_t generation = ++generation_;
-    responded_ = std::make_shared<std::atomic<bool>>(false);
-    handler_timer_.expires_after(state_->options.handler_timeout);
-    handler_timer_.async_wait(
-        beast::bind_front_handler(&Session::OnHandlerTimeout, shared_from_this(), generation));
-
-    Responder respond = [weak = weak_from_this(), executor = stream_.get_executor(),
-                         once = responded_, generation, request_id = request_id_](Response res) {
-      if (once->exchange(true)) {
-        spdlog::warn("http: request {}: respond called more than once; response dropped",
-                     request_id);
-        return;
-      }
-      net::post(executor, [weak, generation, res = std::move(res)]() mutable {
-        if (auto self = weak.lock()) self->OnResponse(generation, std::move(res));
-      });
-    };
-    try {
-      state_->handler(std::move(req), ctx, std::move(respond));
-    } catch (const std::exception& e) {
-      OnHandlerException(generation, e.what());
-    } catch (...) {
-      OnHandlerException(generation, "unknown exception");
-    }
-  }
-
-  void OnHandlerException(std::uint64_t generation, const char* what) {
-    if (responded_->exchange(true)) {
-      spdlog::error("http: request {}: handler threw after responding: {}", request_id_, what);
-      return;
-    }
-    spdlog::error("http: request {}: handler threw: {}", request_id_, what);
-    // The request was read completely, so the connection is in a clean state
-    // and may serve the next one.
-    OnResponse(generation,
-               MakeProblem(500, "",
-                           "internal error; the server log has the details under request id " +
-                               request_id_));
-  }
-
-  void OnHandlerTimeout(std::uint64_t generation, beast::error_code ec) {
-    if (ec || generation != generation_ || phase_ != Phase::kHandling) return;
-    spdlog::error("http: request {} ({} {}) got no response within {} s; closing the connection",
-                  request_id_, method_, target_, state_->options.handler_timeout.count());
-    // A late call of the Responder finds another phase and is dropped.
-    Send(ServerProblem(500, "the request was not answered in time"), true);
-  }
-
-  void OnResponse(std::uint64_t generation, Response res) {
-    if (generation != generation_ || phase_ != Phase::kHandling) return;
-    handler_timer_.cancel();
-    Send(std::move(res), false);
-  }
-
-  // Adds what every response carries and decides whether the connection
-  // stays open. May throw (prepare_payload refuses a body on a 204).
-  void Finalize(Response& res, bool force_close) {
-    const bool keep_alive = !force_close && res.keep_alive() && keep_alive_ && !state_->stopping;
-    res.version(version_);
-    res.keep_alive(keep_alive);
-    res.set(http::field::server, kServerName);
-    res.set("X-Request-Id", request_id_);
-    res.prepare_payload();
-    close_after_write_ = !keep_alive;
-  }
-
-  void Send(Response res, bool force_close) {
-    try {
-      Finalize(res, force_close);
-    } catch (const std::exception& e) {
-      spdlog::error("http: request {}: unusable response: {}", request_id_, e.what());
-      res = ServerProblem(
-          500, "internal error; the server log has the details under request id " + request_id_);
-      Finalize(res, true);
-    }
-    phase_ = Phase::kWriting;
-    response_.emplace(std::move(res));
-    stream_.expires_after(state_->options.write_timeout);
-    http::async_write(stream_, *response_,
-                      beast::bind_front_handler(&Session::OnWritten, shared_from_this()));
-  }
-
-  void OnWritten(beast::error_code ec, std::size_t) {
-    const double ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - request_start_).count();
-    spdlog::info("{} \"{} {}\" {} {} {:.1f}ms id={}{}", remote_, method_.empty() ? "-" : method_,
-                 target_.empty() ? "-" : target_, response_->result_int(), response_->body().size(),
-                 ms, request_id_, ec ? " write failed: " + ec.message() : std::string());
-    response_.reset();
-    if (ec) return;
-    if (close_after_write_) {
-      Close();
-      return;
-    }
-    WaitForRequest();
-  }
-
-  // Ends the connection: FIN to the client, then discard what it still
-  // sends until it closes too (see kLingerTimeout).
-  void Close() {
-    phase_ = Phase::kClosing;
-    beast::error_code ec;
-    stream_.socket().shutdown(net::socket_base::shutdown_send, ec);
-    if (ec) {
-      stream_.close();
-      return;
-    }
-    buffer_.consume(buffer_.size());
-    stream_.expires_after(kLingerTimeout);
-    Linger({}, 0);
-  }
-
-  void Linger(beast::error_code ec, std::size_t bytes) {
-    lingered_bytes_ += bytes;
-    if (ec || lingered_bytes_ > kLingerMaxBytes) {
-      stream_.close();
-      return;
-    }
-    stream_.async_read_some(buffer_.prepare(kReadChunkBytes),
-                            beast::bind_front_handler(&Session::Linger, shared_from_this()));
-  }
-
-  const std::shared_ptr<State> state_;
-  Stream stream_;
-  net::steady_timer handler_timer_;
-  const std::string remote_;
-  const Transport transport_;
-  const std::optional<PeerCredentials> credentials_;
-  const std::uint64_t id_;
-  const Clock::time_point accepted_;
-
-  beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
-  std::optional<http::response<http::empty_body>> continue_;
-  std::optional<Response> response_;
-  Phase phase_ = Phase::kIdle;
-  bool first_request_ = true;
-  Clock::time_point header_deadline_;
-  std::uint64_t generation_ = 0;
-  std::shared_ptr<std::atomic<bool>> responded_;
-  bool close_after_write_ = false;
-  std::size_t lingered_bytes_ = 0;
-
-  // The request being served.
-  Clock::time_point request_start_;
-  std::string request_id_;
-  std::string method_;
-  std::string target_;
-  unsigned version_ = 11;
-  bool keep_alive_ = false;
-};
 
 // A connection over max_connections: gets 503 with Retry-After at once (a
 // client should get an answer, not a hang) and is closed. Reads nothing of
@@ -554,34 +170,20 @@ class Rejecter : public std::enable_shared_from_this<Rejecter> {
     response_ = ServerProblem(503, "the server is at its connection limit; retry shortly");
     response_.set(http::field::retry_after, "1");
     response_.set(http::field::server, kServerName);
-    response_.set("X-Request-Id", state_->request_ids.Next());
+    response_.set("X-Request-Id", state_->shared->request_ids.Next());
     response_.prepare_payload();
-    stream_.expires_after(state_->options.write_timeout);
+    stream_.expires_after(state_->shared->options.write_timeout);
     http::async_write(stream_, response_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
                         if (ec) return;
-                        beast::error_code ignored;
-                        self->stream_.socket().shutdown(net::socket_base::shutdown_send, ignored);
-                        self->stream_.expires_after(kLingerTimeout);
-                        self->Linger({}, 0);
+                        LingeringClose(self, self->stream_, self->buffer_);
                       });
-  }
-
-  void Linger(beast::error_code ec, std::size_t bytes) {
-    lingered_bytes_ += bytes;
-    if (ec || lingered_bytes_ > kLingerMaxBytes) {
-      stream_.close();
-      return;
-    }
-    stream_.async_read_some(buffer_.prepare(kReadChunkBytes),
-                            beast::bind_front_handler(&Rejecter::Linger, shared_from_this()));
   }
 
   const std::shared_ptr<State> state_;
   Stream stream_;
   beast::flat_buffer buffer_;
   Response response_;
-  std::size_t lingered_bytes_ = 0;
 };
 
 void DoAccept(const std::shared_ptr<State>& state, AcceptLoop& loop);
@@ -602,8 +204,7 @@ void StartSession(const std::shared_ptr<State>& state, const ListeningSocket& li
   if (!peer) {
     beast::error_code ignored;
     socket.close(ignored);
-    state->sessions.fetch_sub(1);
-    state->MaybeDrained();
+    state->ReleaseSessionPlace();
     return;
   }
   std::uint64_t id = 0;
@@ -611,7 +212,8 @@ void StartSession(const std::shared_ptr<State>& state, const ListeningSocket& li
     std::lock_guard<std::mutex> lock(state->mutex);
     id = state->next_session_id++;
   }
-  auto session = std::make_shared<Session>(std::move(socket), state, std::move(*peer), id);
+  auto session = std::make_shared<HttpSession>(std::move(socket), state->shared, std::move(*peer),
+                                               [state, id] { state->EndSession(id); });
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     state->live_sessions.emplace(id, session);
@@ -643,7 +245,7 @@ void RetryAcceptLater(const std::shared_ptr<State>& state, AcceptLoop& loop) {
   loop.retry_timer.expires_after(kAcceptRetryDelay);
   loop.retry_timer.async_wait([state, &loop](beast::error_code) {
     loop.phase = AcceptLoop::Phase::kIdle;
-    if (state->stopping) {
+    if (state->shared->stopping) {
       EndAccepting(state, loop);
       return;
     }
@@ -654,7 +256,7 @@ void RetryAcceptLater(const std::shared_ptr<State>& state, AcceptLoop& loop) {
 void OnAccept(const std::shared_ptr<State>& state, AcceptLoop& loop, beast::error_code ec,
               Socket socket) {
   loop.phase = AcceptLoop::Phase::kIdle;
-  if (state->stopping || ec == net::error::operation_aborted) {
+  if (state->shared->stopping || ec == net::error::operation_aborted) {
     // A connection accepted in the race with Stop is dropped: nothing of it
     // has been read, so no request is lost that the client thinks was taken.
     EndAccepting(state, loop);
@@ -702,7 +304,7 @@ void CloseAcceptors(const std::shared_ptr<State>& state) {
 HttpServer::HttpServer(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 HttpServer::~HttpServer() {
-  if (!state_->stopping.exchange(true)) CloseAcceptors(state_);
+  if (!state_->shared->stopping.exchange(true)) CloseAcceptors(state_);
 }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
@@ -740,10 +342,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
 }
 
 void HttpServer::Start() {
-  if (state_->stopping || state_->started.exchange(true)) return;
+  if (state_->shared->stopping || state_->started.exchange(true)) return;
   for (const auto& loop : state_->loops) {
     net::post(loop->socket->acceptor().get_executor(), [state = state_, &each = *loop] {
-      if (state->stopping) return;  // CloseAcceptor ends the loop
+      if (state->shared->stopping) return;  // CloseAcceptor ends the loop
       DoAccept(state, each);
     });
   }
@@ -763,8 +365,8 @@ std::vector<std::string> HttpServer::BoundAddresses() const {
 }
 
 void HttpServer::Stop(std::function<void()> on_drained) {
-  const bool first = !state_->stopping.exchange(true);
-  std::vector<std::weak_ptr<Session>> sessions;
+  const bool first = !state_->shared->stopping.exchange(true);
+  std::vector<std::weak_ptr<HttpSession>> sessions;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     if (on_drained) state_->drain_callbacks.push_back(std::move(on_drained));

@@ -209,7 +209,9 @@ class HttpServer {
   // Connections being served now, not counting those turned away with 503.
   std::size_t ActiveConnections() const;
 
-  // Shared by the listener and the connections; defined in http_server.cc.
+  // The accept loops, the connection counts and the drain, shared with every
+  // pending operation; defined in http_server.cc. (The listening sockets are
+  // api/listening_socket.h, one connection is api/http_session.h.)
   struct State;
 
  private:
