@@ -1,6 +1,7 @@
 #include "api/http_server.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -80,7 +81,7 @@ struct HttpServer::State {
   // Gives back a place taken with TryReserve(sessions). Thread-safe.
   void ReleaseSessionPlace() {
     sessions.fetch_sub(1);
-    MaybeDrained();
+    OnCountsChanged();
   }
 
   // Forgets session `id`, which has ended, and gives back its place.
@@ -93,14 +94,18 @@ struct HttpServer::State {
     ReleaseSessionPlace();
   }
 
-  // Runs the drain callbacks (posted to the io_context) once stopping and
-  // nothing is left: no accept loop, no session, no rejected connection
-  // still lingering. Every change of those is followed by a call, so the last
-  // one sees the final state. Thread-safe.
-  void MaybeDrained() {
+  // Follows every change of `sessions`, `rejecters`, `open_accept_loops` and
+  // `stopping`: wakes WaitForActiveConnections, and runs the drain callbacks
+  // (posted to the io_context) once stopping and nothing is left: no accept
+  // loop, no session, no rejected connection still lingering. The last call
+  // sees the final state. Thread-safe.
+  void OnCountsChanged() {
     std::vector<std::function<void()>> callbacks;
     {
       std::lock_guard<std::mutex> lock(mutex);
+      // Under the mutex, which a waiter holds from its check until it waits,
+      // so that no change falls between the two unseen.
+      counts_changed.notify_all();
       if (!shared->stopping || sessions != 0 || rejecters != 0 || open_accept_loops != 0) return;
       callbacks.swap(drain_callbacks);
     }
@@ -138,6 +143,7 @@ struct HttpServer::State {
   std::uint64_t overload_unlogged = 0;
 
   std::mutex mutex;  // guards the members below
+  std::condition_variable counts_changed;
   std::unordered_map<std::uint64_t, std::weak_ptr<HttpSession>> live_sessions;
   std::uint64_t next_session_id = 0;
   std::vector<std::function<void()>> drain_callbacks;
@@ -158,7 +164,7 @@ class Rejecter : public std::enable_shared_from_this<Rejecter> {
 
   ~Rejecter() {
     state_->rejecters.fetch_sub(1);
-    state_->MaybeDrained();
+    state_->OnCountsChanged();
   }
 
   void Run() {
@@ -193,7 +199,7 @@ void EndAccepting(const std::shared_ptr<State>& state, AcceptLoop& loop) {
   if (loop.phase == AcceptLoop::Phase::kEnded) return;
   loop.phase = AcceptLoop::Phase::kEnded;
   state->open_accept_loops.fetch_sub(1);
-  state->MaybeDrained();
+  state->OnCountsChanged();
 }
 
 // Serves an accepted connection for which a place has been reserved in
@@ -225,6 +231,7 @@ void StartSession(const std::shared_ptr<State>& state, const ListeningSocket& li
 // served already.
 void Admit(const std::shared_ptr<State>& state, const ListeningSocket& listener, Socket socket) {
   if (state->TryReserve(state->sessions)) {
+    state->OnCountsChanged();
     StartSession(state, listener, std::move(socket));
   } else if (state->TryReserve(state->rejecters)) {
     state->NoteOverload("with 503");
@@ -378,9 +385,15 @@ void HttpServer::Stop(std::function<void()> on_drained) {
   for (const auto& weak : sessions) {
     if (auto session = weak.lock()) session->NotifyStop();
   }
-  state_->MaybeDrained();
+  state_->OnCountsChanged();
 }
 
 std::size_t HttpServer::ActiveConnections() const { return state_->sessions.load(); }
+
+bool HttpServer::WaitForActiveConnections(std::size_t n, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(state_->mutex);
+  return state_->counts_changed.wait_for(lock, timeout,
+                                         [this, n] { return state_->sessions.load() == n; });
+}
 
 }  // namespace bplace::api
