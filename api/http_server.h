@@ -202,9 +202,10 @@ class HttpServer {
   // Stops accepting at once (new connect attempts are refused). Requests
   // already being read or handled run to the end and their responses carry
   // `Connection: close`; connections on which no byte of a request has
-  // arrived (idle keep-alive ones, just accepted ones) are closed. Calls `on_drained` on an io
-  // thread once no connection is left (at once, posted, if there is none). Returns without waiting.
-  // Every callback passed by repeated calls runs once.
+  // arrived (idle keep-alive ones, just accepted ones) are closed. Calls
+  // `on_drained` on an io thread once no connection is left (at once, posted,
+  // if there is none). Returns without waiting. Every callback passed by
+  // repeated calls runs once.
   void Stop(std::function<void()> on_drained);
 
   // Connections being served now, not counting those turned away with 503.

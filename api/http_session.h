@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/basic_stream.hpp>

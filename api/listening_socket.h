@@ -37,8 +37,8 @@ struct Peer {
 //
 // Thread safety: transport(), address() and tcp_endpoint() are constant after
 // Open and may be read from any thread. Everything else (the acceptor, Close,
-// Release, IdentifyPeer) belongs to the acceptor's strand, or to whoever holds
-// the socket before the io_context runs it.
+// ReleaseIfInherited, IdentifyPeer) belongs to the acceptor's strand, or to
+// whoever holds the socket before the io_context runs it.
 class ListeningSocket {
  public:
   using Acceptor = boost::asio::basic_socket_acceptor<Protocol>;
