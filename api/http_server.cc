@@ -1,51 +1,25 @@
 #include "api/http_server.h"
 
-#include <fcntl.h>
-#include <grp.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <exception>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
-#include <random>
-#include <system_error>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <spdlog/spdlog.h>
-#include <boost/asio/basic_socket_acceptor.hpp>
 #include <boost/asio/dispatch.hpp>
-#include <boost/asio/generic/stream_protocol.hpp>
-#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <boost/beast/core/basic_stream.hpp>
-#include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/empty_body.hpp>
-#include <boost/beast/http/error.hpp>
 #include <boost/beast/http/field.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
-#include "api/problem.h"
-#include "config/listen_address.h"
-
-#ifndef BPLACE_VERSION
-#define BPLACE_VERSION "dev"
-#endif
+#include "api/http_session.h"
+#include "api/listening_socket.h"
 
 namespace bplace::api {
 
@@ -53,232 +27,50 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
-using Clock = std::chrono::steady_clock;
-// One socket type for TCP and Unix connections: the session does not care
-// which it has, and one class keeps the deadlines and limits identical.
-using Protocol = net::generic::stream_protocol;
-using Socket = Protocol::socket;
-using Acceptor = net::basic_socket_acceptor<Protocol>;
-using Stream = beast::basic_stream<Protocol>;
+using SteadyClock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr const char* kServerName = "bplaced/" BPLACE_VERSION;
-constexpr std::uint32_t kHeaderLimitBytes = 16 * 1024;
-constexpr std::size_t kMaxRequestIdLength = 128;
-constexpr std::size_t kReadChunkBytes = 4096;
-// After an error response the client may still be sending (a body we refused,
-// pipelined requests). Closing with unread data makes the kernel send RST,
-// which can destroy our response in flight, so we read and discard for a
-// while first ("lingering close", as Apache and nginx do). Bounded in time and
-// bytes so a client cannot keep us busy.
-constexpr auto kLingerTimeout = std::chrono::seconds(1);
-constexpr std::size_t kLingerMaxBytes = 4 * 1024 * 1024;
 // A failed accept (EMFILE, ENOBUFS) would fail again at once; back off
 // instead of spinning.
 constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(100);
 constexpr auto kOverloadLogInterval = std::chrono::seconds(1);
 
-class Session;
+// The accept loop of one listener.
+// Thread safety: used on the listener's strand only (and in the destructor).
+struct AcceptLoop {
+  // What is outstanding on the listener.
+  enum class Phase {
+    kIdle,            // nothing: before Start, or while a completion runs
+    kAccepting,       // an accept
+    kWaitingToRetry,  // the retry timer after a failed accept
+    kEnded,           // nothing, for good: the server is stopping
+  };
 
-std::string EndpointText(const tcp::endpoint& endpoint) {
-  const net::ip::address address = endpoint.address();
-  const std::string port = std::to_string(endpoint.port());
-  if (address.is_v6()) return "[" + address.to_string() + "]:" + port;
-  return address.to_string() + ":" + port;
-}
+  explicit AcceptLoop(std::unique_ptr<ListeningSocket> listening)
+      : socket(std::move(listening)), retry_timer(socket->acceptor().get_executor()) {}
 
-bool IsValidRequestId(std::string_view id) {
-  if (id.empty() || id.size() > kMaxRequestIdLength) return false;
-  for (char c : id) {
-    if (c < 0x21 || c > 0x7e) return false;
-  }
-  return true;
-}
-
-// The finaliser of splitmix64: a bijection on 64-bit values, so distinct
-// counters give distinct ids, and consecutive ones look unrelated.
-std::uint64_t Mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-std::uint64_t RandomSeed() {
-  try {
-    std::random_device device;
-    return (static_cast<std::uint64_t>(device()) << 32) ^ device();
-  } catch (const std::exception&) {
-    return static_cast<std::uint64_t>(Clock::now().time_since_epoch().count());
-  }
-}
-
-std::string ErrnoText(int error) { return std::system_category().message(error); }
-
-// The TCP endpoint in a generic one, if it holds an IPv4 or IPv6 address.
-std::optional<tcp::endpoint> ToTcp(const Protocol::endpoint& generic) {
-  const int family = generic.data()->sa_family;
-  tcp::endpoint endpoint;
-  if ((family != AF_INET && family != AF_INET6) || generic.size() > endpoint.capacity()) {
-    return std::nullopt;
-  }
-  std::memcpy(endpoint.data(), generic.data(), generic.size());
-  endpoint.resize(generic.size());
-  return endpoint;
-}
-
-// "unix:/path" for a Unix socket bound to a path; empty for an unnamed or
-// abstract one (whose name starts with a NUL byte).
-std::string UnixPathText(const Protocol::endpoint& generic) {
-  if (generic.data()->sa_family != AF_UNIX) return "";
-  const auto* address = reinterpret_cast<const sockaddr_un*>(generic.data());
-  const std::size_t offset = offsetof(sockaddr_un, sun_path);
-  if (generic.size() <= offset || address->sun_path[0] == '\0') return "";
-  const std::size_t max = generic.size() - offset;
-  return "unix:" + std::string(address->sun_path, strnlen(address->sun_path, max));
-}
-
-// Returns the gid of group `name` (a name, not a number). Blocks in NSS.
-Result<gid_t> LookupGroup(const std::string& where, const std::string& name) {
-  std::vector<char> buffer(1024);
-  for (;;) {
-    group entry{};
-    group* found = nullptr;
-    const int error = getgrnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found);
-    if (error == ERANGE && buffer.size() < (1u << 20)) {
-      buffer.resize(buffer.size() * 2);
-      continue;
-    }
-    if (error != 0) {
-      return Fail(ErrorCode::kUnavailable,
-                  where + ": looking up group '" + name + "': getgrnam_r: " + ErrnoText(error));
-    }
-    if (found == nullptr) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  where + ": socket_group: unknown group '" + name + "'");
-    }
-    return entry.gr_gid;
-  }
-}
-
-// Makes `path` free for a new socket: nothing there, or a socket nobody
-// listens on any more, which is removed. A daemon killed with SIGKILL leaves
-// its socket file behind, and bind would fail with EADDRINUSE on it forever.
-// Anything else is refused: a live socket means another bplaced (two would
-// steal each other's clients), and a non-socket is not ours to delete.
-Result<void> ClearStaleSocket(const std::string& where, const std::string& path) {
-  struct stat status {};
-  if (lstat(path.c_str(), &status) != 0) {
-    const int error = errno;
-    if (error == ENOENT) return {};
-    return Fail(ErrorCode::kUnavailable, where + ": lstat: " + ErrnoText(error));
-  }
-  if (!S_ISSOCK(status.st_mode)) {
-    return Fail(ErrorCode::kUnavailable, where + ": exists and is not a socket; not removing it");
-  }
-  const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (probe < 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable, where + ": socket: " + ErrnoText(error));
-  }
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::memcpy(address.sun_path, path.data(), path.size());  // length checked by the parser
-  // Non-blocking, so a listener whose backlog is full answers EAGAIN at once
-  // instead of making us wait.
-  const int result = connect(probe, reinterpret_cast<const sockaddr*>(&address), sizeof address);
-  const int error = result == 0 ? 0 : errno;
-  close(probe);
-  if (result == 0 || error == EAGAIN || error == EINPROGRESS) {
-    return Fail(ErrorCode::kUnavailable, where + ": another process is listening there");
-  }
-  if (error != ECONNREFUSED) {
-    return Fail(ErrorCode::kUnavailable,
-                where + ": cannot tell whether another process listens there: connect: " +
-                    ErrnoText(error));
-  }
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
-    const int unlink_error = errno;
-    return Fail(ErrorCode::kUnavailable,
-                where + ": removing the stale socket: unlink: " + ErrnoText(unlink_error));
-  }
-  spdlog::info("http: {}: removed a stale socket file nobody listened on", where);
-  return {};
-}
-
-// One listening socket and its accept loop.
-// Thread safety: after Create, the acceptor, the timer, accept_pending and
-// the socket file are used on the acceptor's strand only (and in the
-// destructor); accept_done is guarded by State::mutex; the rest is constant.
-struct Listener {
-  Listener(Acceptor listening, Transport kind)
-      : acceptor(std::move(listening)), retry_timer(acceptor.get_executor()), transport(kind) {}
-
-  ~Listener() { RemoveSocketFile(); }
-
-  Listener(const Listener&) = delete;
-  Listener& operator=(const Listener&) = delete;
-
-  // Removes the socket file this process created, unless it has gone or been
-  // replaced since (another bplaced found ours stale after we stopped
-  // listening, and bound its own there).
-  void RemoveSocketFile() {
-    if (created_path.empty()) return;
-    const std::string path = std::move(created_path);
-    created_path.clear();
-    struct stat status {};
-    if (lstat(path.c_str(), &status) != 0 || status.st_dev != created_dev ||
-        status.st_ino != created_ino) {
-      spdlog::info("http: unix:{} has been removed or replaced; leaving it", path);
-      return;
-    }
-    if (unlink(path.c_str()) != 0) {
-      const int error = errno;
-      spdlog::warn("http: removing unix:{}: unlink: {}", path, ErrnoText(error));
-    }
-  }
-
-  Acceptor acceptor;
+  const std::unique_ptr<ListeningSocket> socket;
   net::steady_timer retry_timer;
-  const Transport transport;
-  std::string address;                     // as BoundAddresses shows it
-  std::optional<tcp::endpoint> tcp_bound;  // TCP listeners only
-  bool inherited = false;                  // the fd came from our parent
-  std::string created_path;                // the socket file we made; "" when none
-  dev_t created_dev = 0;
-  ino_t created_ino = 0;
-
-  bool accept_pending = false;  // an accept or a retry wait is outstanding
-  bool accept_done = false;     // the accept loop has ended for good
+  Phase phase = Phase::kIdle;
 };
 
 }  // namespace
 
 struct HttpServer::State {
-  State(net::io_context& io, ServerOptions server_options, Handler request_handler,
-        std::vector<std::unique_ptr<Listener>> listening)
+  State(net::io_context& io, ServerOptions options, Handler handler,
+        std::vector<std::unique_ptr<AcceptLoop>> accept_loops)
       : ioc(io),
-        options(std::move(server_options)),
-        handler(std::move(request_handler)),
-        listeners(std::move(listening)),
-        id_seed(RandomSeed()) {}
-
-  // Returns a fresh request id: 16 lowercase hex digits, unique in this
-  // process. Thread-safe.
-  std::string NewRequestId() {
-    const std::uint64_t n = id_counter.fetch_add(1, std::memory_order_relaxed);
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx",
-                  static_cast<unsigned long long>(Mix(id_seed + n * 0x9e3779b97f4a7c15ULL)));
-    return text;
-  }
+        shared(std::make_shared<SessionShared>(std::move(options), std::move(handler))),
+        loops(std::move(accept_loops)),
+        open_accept_loops(loops.size()) {}
 
   // Takes one of max_connections places counted by `counter` (sessions or
   // rejecters); false when all are taken. Thread-safe: the listeners accept
   // concurrently, and a load-then-add would let each of them take the last
   // place.
   bool TryReserve(std::atomic<std::size_t>& counter) {
-    const auto limit = static_cast<std::size_t>(options.max_connections);
+    const auto limit = static_cast<std::size_t>(shared->options.max_connections);
     std::size_t n = counter.load();
     while (n < limit) {
       if (counter.compare_exchange_weak(n, n + 1)) return true;
@@ -286,18 +78,35 @@ struct HttpServer::State {
     return false;
   }
 
-  // Runs the drain callbacks (posted to the io_context) once stopping and
-  // nothing is left: no accept loop, no session, no rejected connection
-  // still lingering. Every change of those is followed by a call, so the last
-  // one sees the final state. Thread-safe.
-  void MaybeDrained() {
+  // Gives back a place taken with TryReserve(sessions). Thread-safe.
+  void ReleaseSessionPlace() {
+    sessions.fetch_sub(1);
+    OnCountsChanged();
+  }
+
+  // Forgets session `id`, which has ended, and gives back its place.
+  // Thread-safe.
+  void EndSession(std::uint64_t id) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      live_sessions.erase(id);
+    }
+    ReleaseSessionPlace();
+  }
+
+  // Follows every change of `sessions`, `rejecters`, `open_accept_loops` and
+  // `stopping`: wakes WaitForActiveConnections, and runs the drain callbacks
+  // (posted to the io_context) once stopping and nothing is left: no accept
+  // loop, no session, no rejected connection still lingering. The last call
+  // sees the final state. Thread-safe.
+  void OnCountsChanged() {
     std::vector<std::function<void()>> callbacks;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (!stopping || sessions != 0 || rejecters != 0) return;
-      for (const auto& listener : listeners) {
-        if (!listener->accept_done) return;
-      }
+      // Under the mutex, which a waiter holds from its check until it waits,
+      // so that no change falls between the two unseen.
+      counts_changed.notify_all();
+      if (!shared->stopping || sessions != 0 || rejecters != 0 || open_accept_loops != 0) return;
       callbacks.swap(drain_callbacks);
     }
     for (auto& callback : callbacks) net::post(ioc, std::move(callback));
@@ -309,34 +118,33 @@ struct HttpServer::State {
   void NoteOverload(const char* what) {
     std::lock_guard<std::mutex> lock(overload_mutex);
     ++overload_unlogged;
-    const Clock::time_point now = Clock::now();
+    const SteadyClock::time_point now = SteadyClock::now();
     if (now - last_overload_log < kOverloadLogInterval) return;
     spdlog::warn(
         "http: at the limit of {} connections: turned away {} since the last report, "
         "the latest {}",
-        options.max_connections, overload_unlogged, what);
+        shared->options.max_connections, overload_unlogged, what);
     overload_unlogged = 0;
     last_overload_log = now;
   }
 
   net::io_context& ioc;
-  const ServerOptions options;
-  const Handler handler;
-  const std::vector<std::unique_ptr<Listener>> listeners;
-  const std::uint64_t id_seed;
-  std::atomic<std::uint64_t> id_counter{0};
+  // Options, handler, request ids and the stopping flag.
+  const std::shared_ptr<SessionShared> shared;
+  const std::vector<std::unique_ptr<AcceptLoop>> loops;
 
   std::atomic<bool> started{false};
-  std::atomic<bool> stopping{false};
   std::atomic<std::size_t> sessions{0};
   std::atomic<std::size_t> rejecters{0};
+  std::atomic<std::size_t> open_accept_loops;  // not kEnded yet
 
   std::mutex overload_mutex;  // guards the two below
-  Clock::time_point last_overload_log{};
+  SteadyClock::time_point last_overload_log{};
   std::uint64_t overload_unlogged = 0;
 
-  std::mutex mutex;  // guards the members below and Listener::accept_done
-  std::unordered_map<std::uint64_t, std::weak_ptr<Session>> live_sessions;
+  std::mutex mutex;  // guards the members below
+  std::condition_variable counts_changed;
+  std::unordered_map<std::uint64_t, std::weak_ptr<HttpSession>> live_sessions;
   std::uint64_t next_session_id = 0;
   std::vector<std::function<void()>> drain_callbacks;
 };
@@ -344,385 +152,6 @@ struct HttpServer::State {
 namespace {
 
 using State = HttpServer::State;
-
-// Who is at the other end of a connection, as RequestContext reports it.
-struct Peer {
-  std::string remote;
-  Transport transport = Transport::kTcp;
-  std::optional<PeerCredentials> credentials;
-};
-
-// Builds a response the server produces itself (errors, 503 on overload):
-// the request, if any, is not trusted to be readable, so the connection
-// closes after it.
-Response ServerProblem(unsigned status, std::string_view detail) {
-  return MakeProblem(status, "", detail, {}, 11, false);
-}
-
-// One connection: reads requests one at a time (pipelined ones wait in the
-// buffer), hands each to the Handler and writes its response before reading
-// the next. Phases and their deadlines:
-//   kIdle     waiting for the first byte of a request: header_timeout from
-//             accept for the first request, idle_timeout for later ones;
-//   kHeader   until the end of the headers: header_timeout from the first
-//             byte (from accept for the first request);
-//   kBody     body_timeout (after a 100 Continue if the client asked);
-//   kHandling handler_timeout until the Responder is called;
-//   kWriting  write_timeout;
-//   kClosing  lingering close, kLingerTimeout.
-// Thread safety: everything runs on the connection's strand; NotifyStop and
-// the Responder may be called from any thread and post to it.
-class Session : public std::enable_shared_from_this<Session> {
- public:
-  Session(Socket&& socket, std::shared_ptr<State> state, Peer peer, std::uint64_t id)
-      : state_(std::move(state)),
-        stream_(std::move(socket)),
-        handler_timer_(stream_.get_executor()),
-        remote_(std::move(peer.remote)),
-        transport_(peer.transport),
-        credentials_(peer.credentials),
-        id_(id),
-        accepted_(Clock::now()) {}
-
-  ~Session() {
-    {
-      std::lock_guard<std::mutex> lock(state_->mutex);
-      state_->live_sessions.erase(id_);
-    }
-    state_->sessions.fetch_sub(1);
-    state_->MaybeDrained();
-  }
-
-  // Starts serving on the connection's strand.
-  void Run() {
-    net::dispatch(stream_.get_executor(),
-                  beast::bind_front_handler(&Session::WaitForRequest, shared_from_this()));
-  }
-
-  // Tells the session the server is stopping. Thread-safe.
-  void NotifyStop() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] { self->OnStop(); });
-  }
-
- private:
-  enum class Phase { kIdle, kHeader, kBody, kHandling, kWriting, kClosing };
-
-  void OnStop() {
-    // Requests being read or handled finish (their response says close);
-    // a connection between requests has nothing in flight and goes now.
-    if (phase_ == Phase::kIdle) {
-      phase_ = Phase::kClosing;
-      beast::error_code ec;
-      stream_.socket().shutdown(net::socket_base::shutdown_both, ec);
-      stream_.close();
-    }
-  }
-
-  void WaitForRequest() {
-    if (state_->stopping) {
-      Close();
-      return;
-    }
-    request_id_.clear();
-    method_.clear();
-    target_.clear();
-    if (buffer_.size() > 0) {
-      // A pipelined request is already here.
-      request_start_ = Clock::now();
-      header_deadline_ = request_start_ + state_->options.header_timeout;
-      ReadHeader();
-      return;
-    }
-    phase_ = Phase::kIdle;
-    if (first_request_) {
-      header_deadline_ = accepted_ + state_->options.header_timeout;
-      stream_.expires_at(header_deadline_);
-    } else {
-      stream_.expires_after(state_->options.idle_timeout);
-    }
-    stream_.async_read_some(buffer_.prepare(kReadChunkBytes),
-                            beast::bind_front_handler(&Session::OnFirstBytes, shared_from_this()));
-  }
-
-  void OnFirstBytes(beast::error_code ec, std::size_t bytes) {
-    if (ec) {
-      // Nothing of a request arrived: a timeout, the client closing or Stop
-      // closing us all end the connection without a response.
-      if (ec == beast::error::timeout) {
-        spdlog::debug("http: {} closed after {} without a request", remote_,
-                      first_request_ ? "header_timeout" : "idle_timeout");
-      }
-      return;
-    }
-    buffer_.commit(bytes);
-    request_start_ = Clock::now();
-    if (!first_request_) header_deadline_ = request_start_ + state_->options.header_timeout;
-    ReadHeader();
-  }
-
-  void ReadHeader() {
-    phase_ = Phase::kHeader;
-    first_request_ = false;
-    parser_.emplace();
-    parser_->header_limit(kHeaderLimitBytes);
-    parser_->body_limit(state_->options.body_limit_bytes);
-    stream_.expires_at(header_deadline_);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
-  }
-
-  void OnHeader(beast::error_code ec, std::size_t) {
-    if (ec) {
-      OnReadError(ec, "headers");
-      return;
-    }
-    if (parser_->is_done()) {
-      CallHandler();
-      return;
-    }
-    phase_ = Phase::kBody;
-    const Request& req = parser_->get();
-    if (req.version() >= 11 && beast::iequals(req[http::field::expect], "100-continue")) {
-      // curl sends this for large bodies and waits (1 s) for the go-ahead.
-      // A body over the limit never gets here: its Content-Length already
-      // failed the header read with 413.
-      continue_.emplace(http::status::continue_, 11);
-      stream_.expires_after(state_->options.write_timeout);
-      http::async_write(stream_, *continue_,
-                        beast::bind_front_handler(&Session::OnContinueWritten, shared_from_this()));
-      return;
-    }
-    ReadBody();
-  }
-
-  void OnContinueWritten(beast::error_code ec, std::size_t) {
-    continue_.reset();
-    if (ec) return;  // the client is gone or too slow to read 25 bytes
-    ReadBody();
-  }
-
-  void ReadBody() {
-    stream_.expires_after(state_->options.body_timeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     beast::bind_front_handler(&Session::OnBody, shared_from_this()));
-  }
-
-  void OnBody(beast::error_code ec, std::size_t) {
-    if (ec) {
-      OnReadError(ec, "body");
-      return;
-    }
-    CallHandler();
-  }
-
-  // Decides what a failed read deserves. A response is sent only when the
-  // client is still there and made a mistake it should hear about.
-  void OnReadError(beast::error_code ec, const char* part) {
-    TakeRequestLine();
-    if (ec == beast::error::timeout) {
-      // The stream has closed the socket already; a 408 cannot be sent.
-      spdlog::info("http: {} {} not received in time; connection closed (request id {})", remote_,
-                   part, request_id_);
-      return;
-    }
-    if (ec == http::error::body_limit) {
-      SendServerError(413, "the request body exceeds " +
-                               std::to_string(state_->options.body_limit_bytes) + " bytes");
-      return;
-    }
-    if (ec == http::error::header_limit) {
-      SendServerError(431,
-                      "the request headers exceed " + std::to_string(kHeaderLimitBytes) + " bytes");
-      return;
-    }
-    if (ec.category() == http::make_error_code(http::error::bad_target).category() &&
-        ec != http::error::end_of_stream && ec != http::error::partial_message) {
-      SendServerError(400, "malformed HTTP request: " + ec.message());
-      return;
-    }
-    // The client closed or reset the connection, or Stop closed it.
-    spdlog::debug("http: {} connection ended while reading {}: {}", remote_, part, ec.message());
-  }
-
-  // Takes the request id, method and target from what the parser has seen,
-  // for the log and the response; works on partial requests too.
-  void TakeRequestLine() {
-    if (!request_id_.empty()) return;
-    if (parser_) {
-      const Request& req = parser_->get();
-      const beast::string_view id_field = req["X-Request-Id"];
-      const std::string_view client_id(id_field.data(), id_field.size());
-      if (IsValidRequestId(client_id)) request_id_ = std::string(client_id);
-      method_ = std::string(req.method_string());
-      target_ = std::string(req.target());
-      version_ = req.version() == 10 ? 10 : 11;
-      keep_alive_ = req.keep_alive();
-    }
-    if (request_id_.empty()) request_id_ = state_->NewRequestId();
-  }
-
-  void SendServerError(unsigned status, std::string_view detail) {
-    Send(ServerProblem(status, detail), true);
-  }
-
-  void CallHandler() {
-    phase_ = Phase::kHandling;
-    TakeRequestLine();
-    RequestContext ctx{request_id_, remote_, Clock::now(), transport_, credentials_};
-    Request req = parser_->release();
-    parser_.reset();
-
-    const std::uint64_t generation = ++generation_;
-    responded_ = std::make_shared<std::atomic<bool>>(false);
-    handler_timer_.expires_after(state_->options.handler_timeout);
-    handler_timer_.async_wait(
-        beast::bind_front_handler(&Session::OnHandlerTimeout, shared_from_this(), generation));
-
-    Responder respond = [weak = weak_from_this(), executor = stream_.get_executor(),
-                         once = responded_, generation, request_id = request_id_](Response res) {
-      if (once->exchange(true)) {
-        spdlog::warn("http: request {}: respond called more than once; response dropped",
-                     request_id);
-        return;
-      }
-      net::post(executor, [weak, generation, res = std::move(res)]() mutable {
-        if (auto self = weak.lock()) self->OnResponse(generation, std::move(res));
-      });
-    };
-    try {
-      state_->handler(std::move(req), ctx, std::move(respond));
-    } catch (const std::exception& e) {
-      OnHandlerException(generation, e.what());
-    } catch (...) {
-      OnHandlerException(generation, "unknown exception");
-    }
-  }
-
-  void OnHandlerException(std::uint64_t generation, const char* what) {
-    if (responded_->exchange(true)) {
-      spdlog::error("http: request {}: handler threw after responding: {}", request_id_, what);
-      return;
-    }
-    spdlog::error("http: request {}: handler threw: {}", request_id_, what);
-    // The request was read completely, so the connection is in a clean state
-    // and may serve the next one.
-    OnResponse(generation,
-               MakeProblem(500, "",
-                           "internal error; the server log has the details under request id " +
-                               request_id_));
-  }
-
-  void OnHandlerTimeout(std::uint64_t generation, beast::error_code ec) {
-    if (ec || generation != generation_ || phase_ != Phase::kHandling) return;
-    spdlog::error("http: request {} ({} {}) got no response within {} s; closing the connection",
-                  request_id_, method_, target_, state_->options.handler_timeout.count());
-    // A late call of the Responder finds another phase and is dropped.
-    Send(ServerProblem(500, "the request was not answered in time"), true);
-  }
-
-  void OnResponse(std::uint64_t generation, Response res) {
-    if (generation != generation_ || phase_ != Phase::kHandling) return;
-    handler_timer_.cancel();
-    Send(std::move(res), false);
-  }
-
-  // Adds what every response carries and decides whether the connection
-  // stays open. May throw (prepare_payload refuses a body on a 204).
-  void Finalize(Response& res, bool force_close) {
-    const bool keep_alive = !force_close && res.keep_alive() && keep_alive_ && !state_->stopping;
-    res.version(version_);
-    res.keep_alive(keep_alive);
-    res.set(http::field::server, kServerName);
-    res.set("X-Request-Id", request_id_);
-    res.prepare_payload();
-    close_after_write_ = !keep_alive;
-  }
-
-  void Send(Response res, bool force_close) {
-    try {
-      Finalize(res, force_close);
-    } catch (const std::exception& e) {
-      spdlog::error("http: request {}: unusable response: {}", request_id_, e.what());
-      res = ServerProblem(
-          500, "internal error; the server log has the details under request id " + request_id_);
-      Finalize(res, true);
-    }
-    phase_ = Phase::kWriting;
-    response_.emplace(std::move(res));
-    stream_.expires_after(state_->options.write_timeout);
-    http::async_write(stream_, *response_,
-                      beast::bind_front_handler(&Session::OnWritten, shared_from_this()));
-  }
-
-  void OnWritten(beast::error_code ec, std::size_t) {
-    const double ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - request_start_).count();
-    spdlog::info("{} \"{} {}\" {} {} {:.1f}ms id={}{}", remote_, method_.empty() ? "-" : method_,
-                 target_.empty() ? "-" : target_, response_->result_int(), response_->body().size(),
-                 ms, request_id_, ec ? " write failed: " + ec.message() : std::string());
-    response_.reset();
-    if (ec) return;
-    if (close_after_write_) {
-      Close();
-      return;
-    }
-    WaitForRequest();
-  }
-
-  // Ends the connection: FIN to the client, then discard what it still
-  // sends until it closes too (see kLingerTimeout).
-  void Close() {
-    phase_ = Phase::kClosing;
-    beast::error_code ec;
-    stream_.socket().shutdown(net::socket_base::shutdown_send, ec);
-    if (ec) {
-      stream_.close();
-      return;
-    }
-    buffer_.consume(buffer_.size());
-    stream_.expires_after(kLingerTimeout);
-    Linger({}, 0);
-  }
-
-  void Linger(beast::error_code ec, std::size_t bytes) {
-    lingered_bytes_ += bytes;
-    if (ec || lingered_bytes_ > kLingerMaxBytes) {
-      stream_.close();
-      return;
-    }
-    stream_.async_read_some(buffer_.prepare(kReadChunkBytes),
-                            beast::bind_front_handler(&Session::Linger, shared_from_this()));
-  }
-
-  const std::shared_ptr<State> state_;
-  Stream stream_;
-  net::steady_timer handler_timer_;
-  const std::string remote_;
-  const Transport transport_;
-  const std::optional<PeerCredentials> credentials_;
-  const std::uint64_t id_;
-  const Clock::time_point accepted_;
-
-  beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
-  std::optional<http::response<http::empty_body>> continue_;
-  std::optional<Response> response_;
-  Phase phase_ = Phase::kIdle;
-  bool first_request_ = true;
-  Clock::time_point header_deadline_;
-  std::uint64_t generation_ = 0;
-  std::shared_ptr<std::atomic<bool>> responded_;
-  bool close_after_write_ = false;
-  std::size_t lingered_bytes_ = 0;
-
-  // The request being served.
-  Clock::time_point request_start_;
-  std::string request_id_;
-  std::string method_;
-  std::string target_;
-  unsigned version_ = 11;
-  bool keep_alive_ = false;
-};
 
 // A connection over max_connections: gets 503 with Retry-After at once (a
 // client should get an answer, not a hang) and is closed. Reads nothing of
@@ -735,7 +164,7 @@ class Rejecter : public std::enable_shared_from_this<Rejecter> {
 
   ~Rejecter() {
     state_->rejecters.fetch_sub(1);
-    state_->MaybeDrained();
+    state_->OnCountsChanged();
   }
 
   void Run() {
@@ -747,82 +176,41 @@ class Rejecter : public std::enable_shared_from_this<Rejecter> {
     response_ = ServerProblem(503, "the server is at its connection limit; retry shortly");
     response_.set(http::field::retry_after, "1");
     response_.set(http::field::server, kServerName);
-    response_.set("X-Request-Id", state_->NewRequestId());
+    response_.set("X-Request-Id", state_->shared->request_ids.Next());
     response_.prepare_payload();
-    stream_.expires_after(state_->options.write_timeout);
+    stream_.expires_after(state_->shared->options.write_timeout);
     http::async_write(stream_, response_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
                         if (ec) return;
-                        beast::error_code ignored;
-                        self->stream_.socket().shutdown(net::socket_base::shutdown_send, ignored);
-                        self->stream_.expires_after(kLingerTimeout);
-                        self->Linger({}, 0);
+                        LingeringClose(self, self->stream_, self->buffer_);
                       });
-  }
-
-  void Linger(beast::error_code ec, std::size_t bytes) {
-    lingered_bytes_ += bytes;
-    if (ec || lingered_bytes_ > kLingerMaxBytes) {
-      stream_.close();
-      return;
-    }
-    stream_.async_read_some(buffer_.prepare(kReadChunkBytes),
-                            beast::bind_front_handler(&Rejecter::Linger, shared_from_this()));
   }
 
   const std::shared_ptr<State> state_;
   Stream stream_;
   beast::flat_buffer buffer_;
   Response response_;
-  std::size_t lingered_bytes_ = 0;
 };
 
-void DoAccept(const std::shared_ptr<State>& state, Listener& listener);
+void DoAccept(const std::shared_ptr<State>& state, AcceptLoop& loop);
 
 // On the listener's strand: its accept loop is over for good.
-void EndAccepting(const std::shared_ptr<State>& state, Listener& listener) {
-  {
-    std::lock_guard<std::mutex> lock(state->mutex);
-    listener.accept_done = true;
-  }
-  state->MaybeDrained();
-}
-
-// Says who connected. For a Unix socket that is the kernel's record of the
-// connecting process (SO_PEERCRED, taken at connect and unforgeable), which
-// handlers may use for authorisation; nullopt when the kernel will not say.
-std::optional<Peer> IdentifyPeer(const Listener& listener, Socket& socket) {
-  Peer peer;
-  peer.transport = listener.transport;
-  if (listener.transport == Transport::kUnix) {
-    ucred credentials{};
-    socklen_t size = sizeof credentials;
-    if (getsockopt(socket.native_handle(), SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) {
-      const int error = errno;
-      spdlog::error("http: {}: getsockopt SO_PEERCRED on an accepted connection: {}; closing it",
-                    listener.address, ErrnoText(error));
-      return std::nullopt;
-    }
-    peer.credentials = PeerCredentials{credentials.pid, credentials.uid, credentials.gid};
-    peer.remote =
-        "unix:pid=" + std::to_string(credentials.pid) + ",uid=" + std::to_string(credentials.uid);
-    return peer;
-  }
-  beast::error_code ec;
-  const std::optional<tcp::endpoint> remote = ToTcp(socket.remote_endpoint(ec));
-  peer.remote = ec || !remote ? std::string("?") : EndpointText(*remote);
-  return peer;
+void EndAccepting(const std::shared_ptr<State>& state, AcceptLoop& loop) {
+  if (loop.phase == AcceptLoop::Phase::kEnded) return;
+  loop.phase = AcceptLoop::Phase::kEnded;
+  state->open_accept_loops.fetch_sub(1);
+  state->OnCountsChanged();
 }
 
 // Serves an accepted connection for which a place has been reserved in
 // State::sessions.
-void StartSession(const std::shared_ptr<State>& state, const Listener& listener, Socket socket) {
-  std::optional<Peer> peer = IdentifyPeer(listener, socket);
+void StartSession(const std::shared_ptr<State>& state, const ListeningSocket& listener,
+                  Socket socket) {
+  std::optional<Peer> peer = listener.IdentifyPeer(socket);
   if (!peer) {
     beast::error_code ignored;
     socket.close(ignored);
-    state->sessions.fetch_sub(1);
-    state->MaybeDrained();
+    state->ReleaseSessionPlace();
     return;
   }
   std::uint64_t id = 0;
@@ -830,7 +218,8 @@ void StartSession(const std::shared_ptr<State>& state, const Listener& listener,
     std::lock_guard<std::mutex> lock(state->mutex);
     id = state->next_session_id++;
   }
-  auto session = std::make_shared<Session>(std::move(socket), state, std::move(*peer), id);
+  auto session = std::make_shared<HttpSession>(std::move(socket), state->shared, std::move(*peer),
+                                               [state, id] { state->EndSession(id); });
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     state->live_sessions.emplace(id, session);
@@ -838,31 +227,11 @@ void StartSession(const std::shared_ptr<State>& state, const Listener& listener,
   session->Run();
 }
 
-void OnAccept(const std::shared_ptr<State>& state, Listener& listener, beast::error_code ec,
-              Socket socket) {
-  listener.accept_pending = false;
-  if (state->stopping || ec == net::error::operation_aborted) {
-    // A connection accepted in the race with Stop is dropped: nothing of it
-    // has been read, so no request is lost that the client thinks was taken.
-    EndAccepting(state, listener);
-    return;
-  }
-  if (ec) {
-    // At most one line per kAcceptRetryDelay and listener.
-    spdlog::error("http: accept on {} failed: {}", listener.address, ec.message());
-    listener.accept_pending = true;
-    listener.retry_timer.expires_after(kAcceptRetryDelay);
-    listener.retry_timer.async_wait([state, &listener](beast::error_code) {
-      listener.accept_pending = false;
-      if (state->stopping) {
-        EndAccepting(state, listener);
-        return;
-      }
-      DoAccept(state, listener);
-    });
-    return;
-  }
+// Serves a new connection, or turns it away when max_connections are being
+// served already.
+void Admit(const std::shared_ptr<State>& state, const ListeningSocket& listener, Socket socket) {
   if (state->TryReserve(state->sessions)) {
+    state->OnCountsChanged();
     StartSession(state, listener, std::move(socket));
   } else if (state->TryReserve(state->rejecters)) {
     state->NoteOverload("with 503");
@@ -873,210 +242,68 @@ void OnAccept(const std::shared_ptr<State>& state, Listener& listener, beast::er
     beast::error_code ignored;
     socket.close(ignored);
   }
-  DoAccept(state, listener);
 }
 
-// On the listener's strand. `listener` is owned by `state`, which every
-// pending operation keeps alive.
-void DoAccept(const std::shared_ptr<State>& state, Listener& listener) {
-  listener.accept_pending = true;
-  listener.acceptor.async_accept(net::make_strand(state->ioc),
-                                 [state, &listener](beast::error_code ec, Socket socket) {
-                                   OnAccept(state, listener, ec, std::move(socket));
-                                 });
+// A failed accept (EMFILE, ENOBUFS) would fail again at once: waits
+// kAcceptRetryDelay before the next, which also limits the log to one line
+// per kAcceptRetryDelay and listener.
+void RetryAcceptLater(const std::shared_ptr<State>& state, AcceptLoop& loop) {
+  loop.phase = AcceptLoop::Phase::kWaitingToRetry;
+  loop.retry_timer.expires_after(kAcceptRetryDelay);
+  loop.retry_timer.async_wait([state, &loop](beast::error_code) {
+    loop.phase = AcceptLoop::Phase::kIdle;
+    if (state->shared->stopping) {
+      EndAccepting(state, loop);
+      return;
+    }
+    DoAccept(state, loop);
+  });
+}
+
+void OnAccept(const std::shared_ptr<State>& state, AcceptLoop& loop, beast::error_code ec,
+              Socket socket) {
+  loop.phase = AcceptLoop::Phase::kIdle;
+  if (state->shared->stopping || ec == net::error::operation_aborted) {
+    // A connection accepted in the race with Stop is dropped: nothing of it
+    // has been read, so no request is lost that the client thinks was taken.
+    EndAccepting(state, loop);
+    return;
+  }
+  if (ec) {
+    spdlog::error("http: accept on {} failed: {}", loop.socket->address(), ec.message());
+    RetryAcceptLater(state, loop);
+    return;
+  }
+  Admit(state, *loop.socket, std::move(socket));
+  DoAccept(state, loop);
+}
+
+// On the listener's strand. `loop` is owned by `state`, which every pending
+// operation keeps alive.
+void DoAccept(const std::shared_ptr<State>& state, AcceptLoop& loop) {
+  loop.phase = AcceptLoop::Phase::kAccepting;
+  loop.socket->acceptor().async_accept(net::make_strand(state->ioc),
+                                       [state, &loop](beast::error_code ec, Socket socket) {
+                                         OnAccept(state, loop, ec, std::move(socket));
+                                       });
 }
 
 // On the listener's strand.
-void CloseAcceptor(const std::shared_ptr<State>& state, Listener& listener) {
-  beast::error_code ignored;
-  listener.acceptor.close(ignored);
-  listener.retry_timer.cancel();
+void CloseAcceptor(const std::shared_ptr<State>& state, AcceptLoop& loop) {
   // Not listening any more: a client connecting now gets ECONNREFUSED either
   // way, and a successor daemon finds the path free at once.
-  listener.RemoveSocketFile();
+  loop.socket->Close();
+  loop.retry_timer.cancel();
   // A pending accept or retry wait ends the loop when it completes; without
   // one the loop is over now.
-  if (!listener.accept_pending) EndAccepting(state, listener);
+  if (loop.phase == AcceptLoop::Phase::kIdle) EndAccepting(state, loop);
 }
 
 void CloseAcceptors(const std::shared_ptr<State>& state) {
-  for (const auto& listener : state->listeners) {
-    net::post(listener->acceptor.get_executor(),
-              [state, &each = *listener] { CloseAcceptor(state, each); });
+  for (const auto& loop : state->loops) {
+    net::post(loop->socket->acceptor().get_executor(),
+              [state, &each = *loop] { CloseAcceptor(state, each); });
   }
-}
-
-Result<std::unique_ptr<Listener>> OpenTcpListener(net::io_context& ioc, const std::string& where,
-                                                  const config::ListenAddress& parsed) {
-  beast::error_code ec;
-  const net::ip::address address = net::ip::make_address(parsed.host, ec);
-  if (ec) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "listen address '" + where + "': '" + parsed.host + "' is not an IP address");
-  }
-  const tcp::endpoint endpoint(address, parsed.port);
-  Acceptor acceptor(net::make_strand(ioc));
-  acceptor.open(Protocol(endpoint.protocol().family(), endpoint.protocol().protocol()), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "socket for " + where + ": " + ec.message());
-  // Lets a restarted daemon bind while old connections sit in TIME_WAIT. On
-  // Linux it does not allow two listeners on one port.
-  acceptor.set_option(net::socket_base::reuse_address(true), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "setsockopt SO_REUSEADDR: " + ec.message());
-  acceptor.bind(Protocol::endpoint(endpoint), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "bind " + where + ": " + ec.message());
-  acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "listen " + where + ": " + ec.message());
-  const std::optional<tcp::endpoint> bound = ToTcp(acceptor.local_endpoint(ec));
-  if (ec || !bound) {
-    return Fail(ErrorCode::kUnavailable, "getsockname " + where + ": " + ec.message());
-  }
-  auto listener = std::make_unique<Listener>(std::move(acceptor), Transport::kTcp);
-  listener->tcp_bound = *bound;
-  listener->address = EndpointText(*bound);
-  return listener;
-}
-
-Result<std::unique_ptr<Listener>> OpenUnixListener(net::io_context& ioc, const ListenerSpec& spec,
-                                                   const std::string& path) {
-  const std::string where = "unix:" + path;
-  if (spec.socket_mode > 07777) {
-    char mode[16];
-    std::snprintf(mode, sizeof mode, "%o", static_cast<unsigned>(spec.socket_mode));
-    return Fail(ErrorCode::kInvalidArgument,
-                where + ": socket_mode 0" + std::string(mode) + " is not a permission mode");
-  }
-  std::optional<gid_t> gid;
-  if (!spec.socket_group.empty()) {
-    auto found = LookupGroup(where, spec.socket_group);
-    if (!found) return tl::unexpected(found.error());
-    gid = *found;
-  }
-  // bind would say only "No such file or directory", which reads as if the
-  // socket itself were meant.
-  const std::string directory = path.substr(0, std::max<std::size_t>(path.rfind('/'), 1));
-  struct stat status {};
-  if (stat(directory.c_str(), &status) != 0) {
-    const int error = errno;
-    if (error == ENOENT) {
-      return Fail(ErrorCode::kUnavailable, where + ": directory " + directory + " does not exist");
-    }
-    return Fail(ErrorCode::kUnavailable, where + ": stat " + directory + ": " + ErrnoText(error));
-  }
-  if (!S_ISDIR(status.st_mode)) {
-    return Fail(ErrorCode::kUnavailable, where + ": " + directory + " is not a directory");
-  }
-  auto cleared = ClearStaleSocket(where, path);
-  if (!cleared) return tl::unexpected(cleared.error());
-
-  beast::error_code ec;
-  Acceptor acceptor(net::make_strand(ioc));
-  acceptor.open(Protocol(AF_UNIX, 0), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "socket for " + where + ": " + ec.message());
-  acceptor.bind(Protocol::endpoint(net::local::stream_protocol::endpoint(path)), ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "bind " + where + ": " + ec.message());
-  if (lstat(path.c_str(), &status) != 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable, where + ": lstat after bind: " + ErrnoText(error));
-  }
-  // From here on the file is ours: every failure below removes it again
-  // (the Listener's destructor).
-  auto listener = std::make_unique<Listener>(std::move(acceptor), Transport::kUnix);
-  listener->address = where;
-  listener->created_path = path;
-  listener->created_dev = status.st_dev;
-  listener->created_ino = status.st_ino;
-  // Before listen: until then a connect is refused, so nobody gets in
-  // through the permissions the umask gave the file. (fchmod on a socket fd
-  // does not reach the file on Linux, hence the path; AT_SYMLINK_NOFOLLOW so
-  // that a symlink swapped in since the bind is refused, not followed.)
-  if (fchmodat(AT_FDCWD, path.c_str(), static_cast<mode_t>(spec.socket_mode),
-               AT_SYMLINK_NOFOLLOW) != 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable, where + ": chmod: " + ErrnoText(error));
-  }
-  if (gid && lchown(path.c_str(), static_cast<uid_t>(-1), *gid) != 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable,
-                where + ": chown to group '" + spec.socket_group + "': " + ErrnoText(error));
-  }
-  listener->acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, "listen " + where + ": " + ec.message());
-  return listener;
-}
-
-// Takes over a socket someone else bound and made listen (systemd passes
-// them from fd 3 on, see sd_listen_fds(3)). Checked first, since a wrong fd
-// number would otherwise surface only as accept errors at run time.
-Result<std::unique_ptr<Listener>> AdoptListener(net::io_context& ioc, const ListenerSpec& spec) {
-  const int fd = spec.inherited_fd;
-  const std::string where = "inherited fd " + std::to_string(fd);
-  const int fd_flags = fcntl(fd, F_GETFD);
-  if (fd_flags < 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kInvalidArgument, where + " is not open: fcntl: " + ErrnoText(error));
-  }
-  const auto not_listening = [&where] {
-    return Fail(ErrorCode::kInvalidArgument, where + " is not a listening stream socket");
-  };
-  int type = 0;
-  socklen_t size = sizeof type;
-  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0 || type != SOCK_STREAM) {
-    return not_listening();
-  }
-  int accepting = 0;
-  size = sizeof accepting;
-  if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &size) != 0 || accepting == 0) {
-    return not_listening();
-  }
-  sockaddr_storage storage{};
-  socklen_t length = sizeof storage;
-  if (getsockname(fd, reinterpret_cast<sockaddr*>(&storage), &length) != 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable, where + ": getsockname: " + ErrnoText(error));
-  }
-  const int family = storage.ss_family;
-  if (family != AF_INET && family != AF_INET6 && family != AF_UNIX) {
-    return Fail(ErrorCode::kInvalidArgument, where + " has address family " +
-                                                 std::to_string(family) +
-                                                 "; expected AF_INET, AF_INET6 or AF_UNIX");
-  }
-  int protocol = 0;
-  size = sizeof protocol;
-  if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &size) != 0) protocol = 0;
-  // Our children (none today; LSF commands run elsewhere) must not keep the
-  // API socket open after we exit.
-  if (fcntl(fd, F_SETFD, fd_flags | FD_CLOEXEC) != 0) {
-    const int error = errno;
-    return Fail(ErrorCode::kUnavailable, where + ": fcntl FD_CLOEXEC: " + ErrnoText(error));
-  }
-  const Protocol::endpoint bound(&storage, length, protocol);
-  beast::error_code ec;
-  Acceptor acceptor(net::make_strand(ioc));
-  acceptor.assign(Protocol(family, protocol), fd, ec);
-  if (ec) return Fail(ErrorCode::kUnavailable, where + ": " + ec.message());
-  auto listener = std::make_unique<Listener>(
-      std::move(acceptor), family == AF_UNIX ? Transport::kUnix : Transport::kTcp);
-  listener->inherited = true;
-  listener->tcp_bound = ToTcp(bound);
-  if (listener->tcp_bound) {
-    listener->address = EndpointText(*listener->tcp_bound);
-  } else {
-    listener->address = UnixPathText(bound);
-    if (listener->address.empty())
-      listener->address = spec.address.empty() ? "fd:" + std::to_string(fd) : spec.address;
-  }
-  return listener;
-}
-
-Result<std::unique_ptr<Listener>> OpenListener(net::io_context& ioc, const ListenerSpec& spec) {
-  if (spec.inherited_fd >= 0) return AdoptListener(ioc, spec);
-  auto parsed = config::ParseListenAddress(spec.address);
-  if (!parsed) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "listen address '" + spec.address + "': " + parsed.error().message);
-  }
-  if (!parsed->unix_path.empty()) return OpenUnixListener(ioc, spec, parsed->unix_path);
-  return OpenTcpListener(ioc, spec.address, *parsed);
 }
 
 }  // namespace
@@ -1084,7 +311,7 @@ Result<std::unique_ptr<Listener>> OpenListener(net::io_context& ioc, const Liste
 HttpServer::HttpServer(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 HttpServer::~HttpServer() {
-  if (!state_->stopping.exchange(true)) CloseAcceptors(state_);
+  if (!state_->shared->stopping.exchange(true)) CloseAcceptors(state_);
 }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
@@ -1095,22 +322,19 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
   if (options.max_connections < 1) {
     return Fail(ErrorCode::kInvalidArgument, "HTTP server: max_connections must be at least 1");
   }
-  std::vector<std::unique_ptr<Listener>> open;
+  std::vector<std::unique_ptr<AcceptLoop>> loops;
   for (const ListenerSpec& spec : listeners) {
-    auto listener = OpenListener(ioc, spec);
+    auto listener = ListeningSocket::Open(ioc, spec);
     if (!listener) {
       // Inherited fds stay the caller's, as promised; the others close with
-      // `open`, and socket files created so far go with them.
-      for (const auto& done : open) {
-        beast::error_code ignored;
-        if (done->inherited) done->acceptor.release(ignored);
-      }
+      // `loops`, and socket files created so far go with them.
+      for (const auto& done : loops) done->socket->ReleaseIfInherited();
       return tl::unexpected(listener.error());
     }
-    open.push_back(std::move(*listener));
+    loops.push_back(std::make_unique<AcceptLoop>(std::move(*listener)));
   }
   auto state =
-      std::make_shared<State>(ioc, std::move(options), std::move(handler), std::move(open));
+      std::make_shared<State>(ioc, std::move(options), std::move(handler), std::move(loops));
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(state)));
 }
 
@@ -1125,31 +349,31 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
 }
 
 void HttpServer::Start() {
-  if (state_->stopping || state_->started.exchange(true)) return;
-  for (const auto& listener : state_->listeners) {
-    net::post(listener->acceptor.get_executor(), [state = state_, &each = *listener] {
-      if (state->stopping) return;  // CloseAcceptor ends the loop
+  if (state_->shared->stopping || state_->started.exchange(true)) return;
+  for (const auto& loop : state_->loops) {
+    net::post(loop->socket->acceptor().get_executor(), [state = state_, &each = *loop] {
+      if (state->shared->stopping) return;  // CloseAcceptor ends the loop
       DoAccept(state, each);
     });
   }
 }
 
 tcp::endpoint HttpServer::LocalEndpoint() const {
-  for (const auto& listener : state_->listeners) {
-    if (listener->tcp_bound) return *listener->tcp_bound;
+  for (const auto& loop : state_->loops) {
+    if (loop->socket->tcp_endpoint()) return *loop->socket->tcp_endpoint();
   }
   return {};
 }
 
 std::vector<std::string> HttpServer::BoundAddresses() const {
   std::vector<std::string> addresses;
-  for (const auto& listener : state_->listeners) addresses.push_back(listener->address);
+  for (const auto& loop : state_->loops) addresses.push_back(loop->socket->address());
   return addresses;
 }
 
 void HttpServer::Stop(std::function<void()> on_drained) {
-  const bool first = !state_->stopping.exchange(true);
-  std::vector<std::weak_ptr<Session>> sessions;
+  const bool first = !state_->shared->stopping.exchange(true);
+  std::vector<std::weak_ptr<HttpSession>> sessions;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     if (on_drained) state_->drain_callbacks.push_back(std::move(on_drained));
@@ -1161,9 +385,15 @@ void HttpServer::Stop(std::function<void()> on_drained) {
   for (const auto& weak : sessions) {
     if (auto session = weak.lock()) session->NotifyStop();
   }
-  state_->MaybeDrained();
+  state_->OnCountsChanged();
 }
 
 std::size_t HttpServer::ActiveConnections() const { return state_->sessions.load(); }
+
+bool HttpServer::WaitForActiveConnections(std::size_t n, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(state_->mutex);
+  return state_->counts_changed.wait_for(lock, timeout,
+                                         [this, n] { return state_->sessions.load() == n; });
+}
 
 }  // namespace bplace::api

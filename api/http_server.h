@@ -129,10 +129,11 @@ struct ListenerSpec {
 // connection whose peer credentials cannot be read (SO_PEERCRED) is closed
 // with an error in the log.
 //
-// Thread safety: Start, Stop, LocalEndpoint, BoundAddresses and
-// ActiveConnections may be called from any thread. Destroy the server only
-// after the drain callback has run or the io_context has stopped for good;
-// connections still open then keep running on their own.
+// Thread safety: Start, Stop, LocalEndpoint, BoundAddresses,
+// ActiveConnections and WaitForActiveConnections may be called from any
+// thread. Destroy the server only after the drain callback has run or the
+// io_context has stopped for good; connections still open then keep running
+// on their own.
 class HttpServer {
  public:
   // Sets up every listener of `listeners`, in order; does not accept yet:
@@ -201,15 +202,24 @@ class HttpServer {
   // Stops accepting at once (new connect attempts are refused). Requests
   // already being read or handled run to the end and their responses carry
   // `Connection: close`; connections on which no byte of a request has
-  // arrived (idle keep-alive ones, just accepted ones) are closed. Calls `on_drained` on an io
-  // thread once no connection is left (at once, posted, if there is none). Returns without waiting.
-  // Every callback passed by repeated calls runs once.
+  // arrived (idle keep-alive ones, just accepted ones) are closed. Calls
+  // `on_drained` on an io thread once no connection is left (at once, posted,
+  // if there is none). Returns without waiting. Every callback passed by
+  // repeated calls runs once.
   void Stop(std::function<void()> on_drained);
 
   // Connections being served now, not counting those turned away with 503.
   std::size_t ActiveConnections() const;
 
-  // Shared by the listener and the connections; defined in http_server.cc.
+  // Blocks until ActiveConnections() is `n` or `timeout` has passed; returns
+  // whether the count got there. For tests, which would otherwise poll. Must
+  // not be called on a thread the io_context needs to get there (its only
+  // thread, say).
+  bool WaitForActiveConnections(std::size_t n, std::chrono::milliseconds timeout) const;
+
+  // The accept loops, the connection counts and the drain, shared with every
+  // pending operation; defined in http_server.cc. (The listening sockets are
+  // api/listening_socket.h, one connection is api/http_session.h.)
   struct State;
 
  private:
