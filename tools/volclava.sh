@@ -64,7 +64,7 @@ cmd_source() {
   if ! tarball=$(find_tarball); then
     log "no volclava source: put volclava-b361f56.tar.gz (github.com/bytedance/volclava," \
         "commit b361f56, tag 2.2.0-beta, as 'git archive --prefix=volclava-b361f56/')" \
-        "in $repo/../shared/volclava/ or set BPLACE_VOLCLAVA_TARBALL"
+        "in $(cd "$repo/.." && pwd)/shared/volclava/ or set BPLACE_VOLCLAVA_TARBALL"
     exit 77
   fi
   echo "$tarball"
