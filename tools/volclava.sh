@@ -26,6 +26,7 @@
 #   VOLCLAVA_START_TIMEOUT    seconds to wait for the cluster (default 120)
 #   VOLCLAVA_QUEUE_USER       the user of the USERS-restricted queue (default alice)
 #   VOLCLAVA_CLEAN_PERIOD     lsb.params CLEAN_PERIOD in seconds (default 30)
+#   VOLCLAVA_LOG_MASK         LSF_LOG_MASK of the daemons (default LOG_WARNING)
 #
 # Exit status: 0 ok, 1 failure, 2 usage, 77 cannot run here (no source, not root).
 # Every LSF command run here has a timeout and LSB_NTRIES set: without it,
@@ -210,7 +211,7 @@ LSF_CONFDIR=$etc
 LSB_CONFDIR=$etc
 LSB_SHAREDIR=$state/work
 LSF_LOGDIR=$state/log
-LSF_LOG_MASK=LOG_WARNING
+LSF_LOG_MASK=${VOLCLAVA_LOG_MASK:-LOG_WARNING}
 LSF_LIM_PORT=$base
 LSF_RES_PORT=$((base + 1))
 LSB_MBD_PORT=$((base + 2))
@@ -221,6 +222,10 @@ LSF_AUTH=eauth
 LSF_ROOT_REX=local
 LSB_MAILTO=!U
 LSB_MAILPROG=$state/bin/mailsink
+# PIM (lim's process monitor) tells sbatchd when a job's processes are gone;
+# at its default of 30 s a finished job can stay RUN for half a minute.
+LSF_PIM_SLEEPTIME=2
+LSF_PIM_SLEEPTIME_UPDATE=y
 EOF
 
   cat >"$etc/lsf.shared" <<EOF
