@@ -27,6 +27,8 @@
 #   VOLCLAVA_QUEUE_USER       the user of the USERS-restricted queue (default alice)
 #   VOLCLAVA_CLEAN_PERIOD     lsb.params CLEAN_PERIOD in seconds (default 30)
 #   VOLCLAVA_LOG_MASK         LSF_LOG_MASK of the daemons (default LOG_WARNING)
+#   VOLCLAVA_HOSTS_FILE       the hosts file to check and fix (default /etc/hosts;
+#                             for testing that step)
 #
 # Exit status: 0 ok, 1 failure, 2 usage, 77 cannot run here (no source, not root).
 # Every LSF command run here has a timeout and LSB_NTRIES set: without it,
@@ -133,20 +135,20 @@ cmd_build() {
 # LIM exit at start. Adds one line `127.0.0.1 <host>` at the top of /etc/hosts
 # only when the first line naming the host is not already of that shape.
 ensure_hosts_entry() {
-  local host=$1 first
+  local host=$1 hosts=${VOLCLAVA_HOSTS_FILE:-/etc/hosts} first
   first=$(awk -v h="$host" '
       { sub(/#.*/, "") }
-      NF >= 2 { for (i = 2; i <= NF; i++) if ($i == h) { print $1, $2; exit } }' /etc/hosts)
+      NF >= 2 { for (i = 2; i <= NF; i++) if ($i == h) { print $1, $2; exit } }' "$hosts")
   if [ "$first" = "127.0.0.1 $host" ]; then
     return 0
   fi
-  log "adding '127.0.0.1 $host' at the top of /etc/hosts (volclava needs the host name" \
+  log "adding '127.0.0.1 $host' at the top of $hosts (volclava needs the host name" \
       "first on a 127.0.0.1 line; first line naming it was: '${first:-none}')"
   local tmp
   tmp=$(mktemp)
-  { echo "127.0.0.1 $host"; cat /etc/hosts; } >"$tmp"
+  { echo "127.0.0.1 $host"; cat "$hosts"; } >"$tmp"
   # Write in place: /etc/hosts is often a bind mount that rename cannot replace.
-  cat "$tmp" >/etc/hosts
+  cat "$tmp" >"$hosts"
   rm -f "$tmp"
 }
 
