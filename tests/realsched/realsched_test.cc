@@ -31,7 +31,8 @@ constexpr int kSkipExitCode = 77;  // SKIP_RETURN_CODE in CMakeLists.txt
 // Finished jobs stay in `bjobs -a` this long; short, so that the test of
 // their disappearance is quick, and still far longer than any poll here.
 constexpr int kCleanPeriodSeconds = 15;
-const std::string kFields = "jobid stat queue exec_host job_name submit_time start_time finish_time";
+const std::string kFields =
+    "jobid stat queue exec_host job_name submit_time start_time finish_time";
 
 // Polls `probe` every 300 ms until it returns true or `timeout` passes.
 template <typename Probe>
@@ -51,28 +52,27 @@ class RealSchedTest : public ::testing::Test {
     VolclavaOptions options = VolclavaOptions::ForBuildTree(VOLCLAVA_SCRIPT, VOLCLAVA_CACHE_DIR);
     options.script_env["VOLCLAVA_CLEAN_PERIOD"] = std::to_string(kCleanPeriodSeconds);
     cluster_ = std::make_unique<VolclavaCluster>(options);
-    start_error_ = new std::string(cluster_->Start());
-    std::cerr << "realsched: volclava build " << cluster_->build_seconds() << " s (0: reused), start "
-              << cluster_->start_seconds() << " s, state " << cluster_->StateDir() << "\n";
+    start_error_ = cluster_->Start();
+    std::cerr << "realsched: volclava build " << cluster_->build_seconds()
+              << " s (0: reused), start " << cluster_->start_seconds() << " s, state "
+              << cluster_->StateDir() << "\n";
   }
 
   static void TearDownTestSuite() {
     if (cluster_ == nullptr) return;
     if (::testing::UnitTest::GetInstance()->failed_test_count() > 0) {
-      std::cerr << "realsched: a test failed; the cluster's logs are left in " << cluster_->StateDir()
-                << "/log\n";
+      std::cerr << "realsched: a test failed; the cluster's logs are left in "
+                << cluster_->StateDir() << "/log\n";
       // The daemons are stopped all the same; the next run removes the dir.
       cluster_->set_keep_state_dir(true);
     }
     cluster_.reset();
-    delete start_error_;
-    start_error_ = nullptr;
   }
 
   void SetUp() override {
     if (std::string why = SkipReason(); !why.empty()) GTEST_SKIP() << why;
     ASSERT_NE(cluster_, nullptr);
-    ASSERT_EQ(*start_error_, "") << "the volclava cluster did not start";
+    ASSERT_EQ(start_error_, "") << "the volclava cluster did not start";
   }
 
   static std::string SkipReason() {
@@ -86,7 +86,8 @@ class RealSchedTest : public ::testing::Test {
   // or a test failure.
   static int Submit(const std::vector<std::string>& args, std::string* queue = nullptr) {
     CommandResult reply = cluster().Run("bsub", args);
-    static const std::regex kSubmitted(R"(^Job <(\d+)> is submitted to (default )?queue <([^>]+)>\.\n$)");
+    static const std::regex kSubmitted(
+        R"(^Job <(\d+)> is submitted to (default )?queue <([^>]+)>\.\n$)");
     std::smatch match;
     if (reply.exit_code != 0 || !std::regex_match(reply.out, match, kSubmitted)) {
       ADD_FAILURE() << "bsub did not submit: " << reply.Describe();
@@ -100,9 +101,11 @@ class RealSchedTest : public ::testing::Test {
   // record with ERROR for an unknown id), or null when the output is no
   // such document.
   static json Record(int job_id, const std::string& fields = kFields) {
-    CommandResult reply = cluster().Run("bjobs", {"-a", "-o", fields, "-json", std::to_string(job_id)});
+    CommandResult reply =
+        cluster().Run("bjobs", {"-a", "-o", fields, "-json", std::to_string(job_id)});
     json doc = json::parse(reply.out, nullptr, false);
-    if (doc.is_discarded() || !doc.contains("RECORDS") || doc["RECORDS"].size() != 1) return nullptr;
+    if (doc.is_discarded() || !doc.contains("RECORDS") || doc["RECORDS"].size() != 1)
+      return nullptr;
     return doc["RECORDS"][0];
   }
 
@@ -127,14 +130,16 @@ class RealSchedTest : public ::testing::Test {
 
   // `bjobs -l ID`: the long form, the only one of volclava's that tells the
   // exit code and the job description.
-  static std::string Long(int job_id) { return cluster().Run("bjobs", {"-l", std::to_string(job_id)}).out; }
+  static std::string Long(int job_id) {
+    return cluster().Run("bjobs", {"-l", std::to_string(job_id)}).out;
+  }
 
   static std::unique_ptr<VolclavaCluster> cluster_;
-  static std::string* start_error_;
+  static std::string start_error_;
 };
 
 std::unique_ptr<VolclavaCluster> RealSchedTest::cluster_;
-std::string* RealSchedTest::start_error_ = nullptr;
+std::string RealSchedTest::start_error_;
 
 std::string Joined(const std::vector<std::string>& items) {
   std::string text;
@@ -162,7 +167,8 @@ TEST_F(RealSchedTest, BsubNamesTheJobAndItsQueue) {
   EXPECT_GT(Submit({"-q", "short", "true"}, &queue), 0);
   EXPECT_EQ(queue, "short");
   CommandResult to_default = cluster().Run("bsub", {"true"});
-  EXPECT_TRUE(std::regex_match(to_default.out, std::regex(R"(Job <\d+> is submitted to default queue <normal>\.\n)")))
+  EXPECT_TRUE(std::regex_match(
+      to_default.out, std::regex(R"(Job <\d+> is submitted to default queue <normal>\.\n)")))
       << to_default.Describe();
 }
 
@@ -291,20 +297,24 @@ TEST_F(RealSchedTest, FieldsVolclavaLacksAreRejected) {
   int job = Submit({"-q", "short", "true"});
   ASSERT_GT(job, 0);
   // Checked per job: with a job to show, an unknown field ends bjobs.
-  CommandResult reply = cluster().Run("bjobs", {"-a", "-o", "jobid exit_code", "-json", std::to_string(job)});
+  CommandResult reply =
+      cluster().Run("bjobs", {"-a", "-o", "jobid exit_code", "-json", std::to_string(job)});
   EXPECT_EQ(reply.exit_code, 99) << reply.Describe();
   EXPECT_EQ(reply.err, "<EXIT_CODE> in the format string is not a valid field name.\n");
   // -w and -o exclude each other: the usage message (naming argv[0] as
   // given, here a full path) and exit 255.
-  CommandResult wide = cluster().Run("bjobs", {"-a", "-w", "-o", "jobid stat", "-json", std::to_string(job)});
+  CommandResult wide =
+      cluster().Run("bjobs", {"-a", "-w", "-o", "jobid stat", "-json", std::to_string(job)});
   EXPECT_EQ(wide.exit_code, 255);
-  EXPECT_TRUE(std::regex_search(wide.err, std::regex(R"(^Usage: \S*bjobs \[-h\])"))) << wide.Describe();
+  EXPECT_TRUE(std::regex_search(wide.err, std::regex(R"(^Usage: \S*bjobs \[-h\])")))
+      << wide.Describe();
 }
 
 TEST_F(RealSchedTest, ArrayElementsShareTheJobIdAndNameTheirIndex) {
   int job = Submit({"-q", "normal", "-J", "a[1-3]", "true"});
   ASSERT_GT(job, 0);
-  CommandResult reply = cluster().Run("bjobs", {"-a", "-o", "jobid stat job_name", "-json", std::to_string(job)});
+  CommandResult reply =
+      cluster().Run("bjobs", {"-a", "-o", "jobid stat job_name", "-json", std::to_string(job)});
   json doc = json::parse(reply.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << reply.Describe();
   EXPECT_EQ(doc["JOBS"], 3);
@@ -337,7 +347,8 @@ TEST_F(RealSchedTest, FinishedJobIsForgottenAfterCleanPeriod) {
 // run: not root, or no volclava source.
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (std::string why = bplace::realsched::VolclavaCluster::SkipReason(VOLCLAVA_SCRIPT); !why.empty()) {
+  if (std::string why = bplace::realsched::VolclavaCluster::SkipReason(VOLCLAVA_SCRIPT);
+      !why.empty()) {
     std::cout << "realsched skipped: " << why << "\n";
     return bplace::realsched::kSkipExitCode;
   }

@@ -35,7 +35,8 @@ std::vector<std::string> OurEnvironment() {
 
 std::string EnvValue(const std::vector<std::string>& env, const std::string& name) {
   for (const std::string& entry : env) {
-    if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 && entry[name.size()] == '=') {
+    if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
+        entry[name.size()] == '=') {
       return entry.substr(name.size() + 1);
     }
   }
@@ -149,7 +150,8 @@ std::optional<RunAsUser> UserByName(const std::string& name) {
   passwd entry{};
   passwd* found = nullptr;
   std::vector<char> buffer(16384);
-  if (getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) {
+  if (getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 ||
+      found == nullptr) {
     return std::nullopt;
   }
   return RunAsUser{name, entry.pw_uid, entry.pw_gid, entry.pw_dir};
@@ -215,7 +217,8 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::vector
   return result;
 }
 
-VolclavaOptions VolclavaOptions::ForBuildTree(const std::string& script, const std::string& cache_dir) {
+VolclavaOptions VolclavaOptions::ForBuildTree(const std::string& script,
+                                              const std::string& cache_dir) {
   VolclavaOptions options;
   options.script = script;
   options.prefix = cache_dir + "/prefix";
@@ -235,7 +238,8 @@ std::string VolclavaCluster::SkipReason(const std::string& script) {
   return "";
 }
 
-CommandResult VolclavaCluster::Script(const std::vector<std::string>& args, std::chrono::seconds timeout) const {
+CommandResult VolclavaCluster::Script(const std::vector<std::string>& args,
+                                      std::chrono::seconds timeout) const {
   std::vector<std::string> argv = {options_.script};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<std::string> env = OurEnvironment();
@@ -286,10 +290,12 @@ std::string VolclavaCluster::Start() {
   CommandResult build = Script({"build", options_.prefix}, options_.build_timeout);
   if (build.exit_code != 0) return "tools/volclava.sh build failed: " + build.Describe();
   // The script says "not rebuilding" when the stamp matched.
-  build_seconds_ = build.err.find("not rebuilding") != std::string::npos ? 0 : SecondsSince(build_start);
+  build_seconds_ =
+      build.err.find("not rebuilding") != std::string::npos ? 0 : SecondsSince(build_start);
 
   Clock::time_point start = Clock::now();
-  CommandResult started = Script({"start", options_.prefix, state_dir_}, options_.start_timeout + std::chrono::seconds(60));
+  CommandResult started = Script({"start", options_.prefix, state_dir_},
+                                 options_.start_timeout + std::chrono::seconds(60));
   start_seconds_ = SecondsSince(start);
   if (started.exit_code != 0) {
     Stop();
@@ -347,7 +353,8 @@ std::string VolclavaCluster::HostName() const {
 
 CommandResult VolclavaCluster::Run(const std::string& command, const std::vector<std::string>& args,
                                    std::chrono::milliseconds timeout) const {
-  std::vector<std::string> argv = {command.find('/') == std::string::npos ? BinDir() + "/" + command : command};
+  std::vector<std::string> argv = {command.find('/') == std::string::npos ? BinDir() + "/" + command
+                                                                          : command};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv, EnvStrings(), timeout);
 }
@@ -362,7 +369,8 @@ CommandResult VolclavaCluster::RunAs(const std::string& user, const std::string&
     missing.err = "no such user: " + user;
     return missing;
   }
-  std::vector<std::string> argv = {command.find('/') == std::string::npos ? BinDir() + "/" + command : command};
+  std::vector<std::string> argv = {command.find('/') == std::string::npos ? BinDir() + "/" + command
+                                                                          : command};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv, EnvStrings(user), timeout, "/tmp", as);
 }
