@@ -22,8 +22,8 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core/error.hpp>
 
+#include "api/listen_address.h"
 #include "common/sys_error.h"
-#include "config/listen_address.h"
 
 namespace bplace::api {
 
@@ -230,7 +230,7 @@ ListeningSocket::~ListeningSocket() { RemoveSocketFile(); }
 Result<std::unique_ptr<ListeningSocket>> ListeningSocket::Open(net::io_context& ioc,
                                                                const ListenerSpec& spec) {
   if (spec.inherited_fd >= 0) return Adopt(ioc, spec);
-  auto parsed = config::ParseListenAddress(spec.address);
+  auto parsed = api::ParseListenAddress(spec.address);
   if (!parsed) {
     return Fail(ErrorCode::kInvalidArgument,
                 "listen address '" + spec.address + "': " + parsed.error().message);

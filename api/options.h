@@ -27,6 +27,34 @@ struct JobRequestLimits {
   std::size_t max_name_bytes = 255;
 };
 
+// Limits of the HTTP server. Every phase of a connection has a deadline.
+struct ServerOptions {
+  // Largest request body accepted; larger ones get 413 and the connection
+  // closes.
+  std::uint64_t body_limit_bytes = 1024 * 1024;
+  // From accepting a connection (or from the first byte of a later request on
+  // a kept-alive connection) to the end of the request headers. Expiry: the
+  // connection closes without a response (a slow or stalled client; Beast's
+  // stream closes the socket when a deadline passes, so no 408 can follow).
+  std::chrono::seconds header_timeout{10};
+  // From the end of the headers to the end of the body. Expiry: as above.
+  std::chrono::seconds body_timeout{30};
+  // How long a kept-alive connection may wait for its next request. Expiry:
+  // the connection closes without a response.
+  std::chrono::seconds idle_timeout{60};
+  // How long writing one response (or a 100 Continue) may take. Expiry: the
+  // connection closes. (Not in the original brief: every write needs a
+  // deadline too, or a client that never reads pins a connection.)
+  std::chrono::seconds write_timeout{30};
+  // Connections served at once. Above it a new connection gets 503 with
+  // `Retry-After: 1` and is closed.
+  int max_connections = 256;
+  // How long a handler may take to call its Responder. Expiry means a bug (a
+  // lost Responder) or a hung backend: the client gets 500 and the connection
+  // closes, with an error in the log.
+  std::chrono::seconds handler_timeout{600};
+};
+
 // What the read and submit handlers need to know.
 struct ApiOptions {
   // /readyz fails, and submissions are refused while LSF is failing, when

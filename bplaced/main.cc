@@ -10,9 +10,9 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
-#include "config/config.h"
-#include "config/listen_address.h"
+#include "api/listen_address.h"
 #include "bplaced/daemon.h"
+#include "config/config.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"bplaced: LSF placement and submission service"};
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     options.config = std::move(*loaded);
   }
   if (!listen.empty()) {
-    auto address = bplace::config::ParseListenAddress(listen);
+    auto address = bplace::api::ParseListenAddress(listen);
     if (!address) {
       std::fprintf(stderr, "bplaced: --listen %s: %s\n", listen.c_str(),
                    address.error().message.c_str());

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "api/http_server.h"
 #include "api/options.h"
 #include "common/result.h"
 #include "daemon/options.h"

@@ -21,8 +21,8 @@
 
 #include <toml++/toml.h>
 
+#include "api/listen_address.h"
 #include "common/small_file.h"
-#include "config/listen_address.h"
 
 // Debian's libtomlplusplus3 is built with exceptions (its symbols live in
 // toml::v3::ex), so the no-exceptions parse_result API would not link. The
@@ -302,7 +302,7 @@ void ReadStringList(const Field& field, bool allow_empty,
 }
 
 std::string CheckListen(const std::string& text) {
-  auto address = ParseListenAddress(text);
+  auto address = api::ParseListenAddress(text);
   return address ? "" : address.error().message;
 }
 

@@ -6,7 +6,7 @@
 
 #include "common/result.h"
 
-namespace bplace::config {
+namespace bplace::api {
 
 // Where an HTTP listener binds: a numeric address and a TCP port, or a Unix
 // domain socket path.
@@ -35,4 +35,4 @@ Result<ListenAddress> ParseListenAddress(std::string_view text);
 // comes back as "127.0.0.1".
 std::string FormatListenAddress(const ListenAddress& address);
 
-}  // namespace bplace::config
+}  // namespace bplace::api

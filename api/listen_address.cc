@@ -1,11 +1,11 @@
-#include "config/listen_address.h"
+#include "api/listen_address.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include <charconv>
 
-namespace bplace::config {
+namespace bplace::api {
 namespace {
 
 constexpr std::string_view kForm =
@@ -154,4 +154,4 @@ std::string FormatListenAddress(const ListenAddress& address) {
   return address.host + ":" + port;
 }
 
-}  // namespace bplace::config
+}  // namespace bplace::api
