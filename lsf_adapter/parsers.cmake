@@ -7,6 +7,7 @@ target_sources(bplace_lsf PRIVATE
   bsub_reply.cc
   command_failure.cc
   group_parser.cc
+  job_record.cc
   lsid_parser.cc
   lsload_parser.cc
   lsf_messages.cc

@@ -6,6 +6,7 @@ add_executable(lsf_parsers_test
   bsub_reply_test.cc
   command_failure_test.cc
   group_parser_test.cc
+  job_record_test.cc
   lsid_parser_test.cc
   lsload_parser_test.cc
   parser_robustness_test.cc
