@@ -11,6 +11,7 @@ target_sources(bplace_lsf PRIVATE
   lsid_parser.cc
   lsload_parser.cc
   lsf_messages.cc
+  lsf_time.cc
   table.cc
 )
 # ParseBqueuesJson reads `bqueues -o ... -json` with nlohmann::json.

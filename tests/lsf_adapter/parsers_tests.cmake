@@ -9,6 +9,7 @@ add_executable(lsf_parsers_test
   job_record_test.cc
   lsid_parser_test.cc
   lsload_parser_test.cc
+  lsf_time_test.cc
   parser_robustness_test.cc
   testdata.cc
 )
