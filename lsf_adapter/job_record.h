@@ -60,6 +60,8 @@ std::optional<JobId> ParseJobId(std::string_view text);
 struct ExecHost {
   std::string name;
   std::int64_t slots = 0;
+
+  friend bool operator==(const ExecHost&, const ExecHost&) = default;
 };
 
 // One job or array element as `bjobs -o ... -json` or the `bjobs -w` table
