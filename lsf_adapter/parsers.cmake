@@ -2,6 +2,7 @@
 # Pure parsers of LSF command output; see ../shared/lsf/FORMATS.md.
 target_sources(bplace_lsf PRIVATE
   bhosts_parser.cc
+  bjobs_command.cc
   bkill_reply.cc
   bjobs_parser.cc
   bqueues_long_parser.cc

@@ -1,6 +1,7 @@
 # parser tests
 add_executable(lsf_parsers_test
   bhosts_parser_test.cc
+  bjobs_command_test.cc
   bjobs_parser_test.cc
   bkill_reply_test.cc
   bqueues_long_parser_test.cc
