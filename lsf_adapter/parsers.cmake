@@ -2,14 +2,19 @@
 # Pure parsers of LSF command output; see ../shared/lsf/FORMATS.md.
 target_sources(bplace_lsf PRIVATE
   bhosts_parser.cc
+  bjobs_command.cc
+  bkill_reply.cc
+  bjobs_parser.cc
   bqueues_long_parser.cc
   bqueues_parser.cc
   bsub_reply.cc
   command_failure.cc
   group_parser.cc
+  job_record.cc
   lsid_parser.cc
   lsload_parser.cc
   lsf_messages.cc
+  lsf_time.cc
   table.cc
 )
 # ParseBqueuesJson reads `bqueues -o ... -json` with nlohmann::json.

@@ -1,13 +1,19 @@
 # parser tests
 add_executable(lsf_parsers_test
   bhosts_parser_test.cc
+  bjobs_command_test.cc
+  bjobs_parser_test.cc
+  bjobs_robustness_test.cc
+  bkill_reply_test.cc
   bqueues_long_parser_test.cc
   bqueues_parser_test.cc
   bsub_reply_test.cc
   command_failure_test.cc
   group_parser_test.cc
+  job_record_test.cc
   lsid_parser_test.cc
   lsload_parser_test.cc
+  lsf_time_test.cc
   parser_robustness_test.cc
   testdata.cc
 )

@@ -1,0 +1,133 @@
+#include "lsf_adapter/bjobs_command.h"
+
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+
+#include "lsf_adapter/bjobs_parser.h"
+#include "lsf_adapter/command_failure.h"
+#include "lsf_adapter/lsf_messages.h"
+#include "lsf_adapter/table.h"
+
+namespace bplace::lsf {
+namespace {
+
+constexpr std::string_view kJsonCommand = "bjobs -a -o ... -json";
+constexpr std::string_view kTableCommand = "bjobs -a -w -u all";
+
+// What a bjobs that cannot give our fields as JSON prints (see the contract
+// of BjobsRefusedOutputFormat for which bjobs prints which).
+constexpr std::string_view kRefusals[] = {
+    "illegal option -- o",
+    "illegal option -- j",
+    "invalid option -- 'o'",
+    "invalid option -- 'j'",
+    "You cannot use the -json option",
+    "in the format string is not a valid field name",
+    "Illegal field name",
+};
+
+// What bjobs prints when no job matches (LSF 10.1 and volclava's cmd.err.c:
+// "No job found", "No unfinished job found", "No DONE/EXIT job found",
+// "No pending job found in queue <q>", ...).
+bool SaysNoJobFound(std::string_view line) {
+  return line.substr(0, 3) == "No " && line.find("job found") != std::string_view::npos;
+}
+
+// The bytes one argv string costs against ARG_MAX: the string, its NUL and
+// its pointer in argv.
+std::size_t ArgBytes(std::string_view arg) { return arg.size() + 1 + sizeof(char*); }
+
+std::string Quote(std::string_view value) {
+  constexpr std::size_t kMaxShown = 40;
+  std::string quoted = "\"" + std::string(value.substr(0, kMaxShown));
+  if (value.size() > kMaxShown) quoted += "...";
+  return quoted + "\"";
+}
+
+// `ids` without repeats, in order; an error naming the first bad one.
+Result<std::vector<std::string_view>> UniqueValidIds(const std::vector<std::string>& ids) {
+  std::vector<std::string_view> unique;
+  std::unordered_set<std::string_view> seen;
+  for (const std::string& id : ids) {
+    if (!ParseJobId(id)) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "bjobs: " + Quote(id) + " is not a job id (digits, optional [index])");
+    }
+    if (seen.insert(id).second) unique.push_back(id);
+  }
+  return unique;
+}
+
+bool LineHasRefusal(std::string_view line) {
+  if (line.substr(0, 6) == "Usage:" || line.substr(0, 6) == "usage:") return true;
+  for (std::string_view refusal : kRefusals) {
+    if (line.find(refusal) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<std::vector<std::string>>> BjobsArgvChunks(
+    const std::string& bjobs_path, const std::vector<std::string>& ids, bool use_o_json,
+    std::size_t max_arg_bytes, std::size_t max_ids_per_call) {
+  auto unique = UniqueValidIds(ids);
+  if (!unique) return tl::unexpected(unique.error());
+  std::vector<std::vector<std::string>> chunks;
+  if (unique->empty()) return chunks;
+  if (!use_o_json) {
+    chunks.push_back({bjobs_path, "-a", "-w", "-u", "all"});
+    return chunks;
+  }
+  if (max_ids_per_call == 0) {
+    return Fail(ErrorCode::kInvalidArgument, "bjobs: max_ids_per_call is 0");
+  }
+
+  const std::vector<std::string> base = {bjobs_path, "-a", "-o", BjobsOutputFields(), "-json"};
+  std::size_t base_bytes = sizeof(char*) + kBjobsEnvironmentMargin;  // the closing null pointer
+  for (const std::string& arg : base) base_bytes += ArgBytes(arg);
+  std::size_t bytes = 0;
+  for (std::string_view id : *unique) {
+    if (base_bytes + ArgBytes(id) > max_arg_bytes) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "bjobs: max_arg_bytes " + std::to_string(max_arg_bytes) +
+                      " leaves no room for one job id");
+    }
+    if (chunks.empty() || chunks.back().size() - base.size() == max_ids_per_call ||
+        bytes + ArgBytes(id) > max_arg_bytes) {
+      chunks.push_back(base);
+      bytes = base_bytes;
+    }
+    chunks.back().emplace_back(id);
+    bytes += ArgBytes(id);
+  }
+  return chunks;
+}
+
+bool BjobsRefusedOutputFormat(const CommandResult& result) {
+  if (result.timed_out || result.exit_code <= 0) return false;
+  for (std::string_view stream : {std::string_view(result.err), std::string_view(result.out)}) {
+    for (const Line& line : SplitLines(stream)) {
+      if (LineHasRefusal(Trim(line.text))) return true;
+    }
+  }
+  return false;
+}
+
+Result<std::vector<JobRecord>> ReadBjobsReply(Result<CommandResult> result, bool use_o_json) {
+  const std::string_view command = use_o_json ? kJsonCommand : kTableCommand;
+  if (result && ClassifyFailure(*result).kind == CommandFailureKind::kCommandError) {
+    if (use_o_json && result->out.find('{') != std::string::npos) {
+      return ParseBjobsJson(result->out);
+    }
+    if (Trim(result->out).empty() && SaysNoJobFound(ReasonLine(result->out, result->err))) {
+      return std::vector<JobRecord>();
+    }
+  }
+  auto out = QueryOutput(command, std::move(result));
+  if (!out) return tl::unexpected(out.error());
+  return use_o_json ? ParseBjobsJson(*out) : ParseBjobsTable(*out);
+}
+
+}  // namespace bplace::lsf

@@ -1,0 +1,336 @@
+// The bjobs and bkill readers must return a value or an error, never crash,
+// throw or hang, whatever LSF (or a broken pipe) hands them. As
+// parser_robustness_test.cc does for the other parsers, these tests feed
+// them mutations of the captured samples (byte flips, inserts, cuts, line
+// shuffles, tokens of the grammar, random bytes) with a fixed seed, so a
+// failure reproduces, and every truncation of every sample. The suite also
+// runs under ASan/UBSan, which turns an out-of-bounds read into a failure.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lsf_adapter/bjobs_command.h"
+#include "lsf_adapter/bjobs_parser.h"
+#include "lsf_adapter/bkill_reply.h"
+#include "lsf_adapter/lsf_time.h"
+#include "tests/lsf_adapter/testdata.h"
+
+namespace bplace::lsf {
+namespace {
+
+using testing::ReadBsubCases;
+using testing::ReadTestdata;
+
+constexpr int kInputsPerParser = 20000;
+constexpr std::uint32_t kSeed = 20261201;
+
+// Text that steers mutated input into the readers' interesting branches.
+const std::vector<std::string> kTokens = {
+    "\n", "\r\n", " ", "\t", "-", "*", ":", "[", "]", "<", ">", "{", "}", "[{", "}]", ",",
+    "\"", "\\", "null", "1e308", "-1", "99999999999999999999", "\"JOBS\":", "\"RECORDS\":[",
+    "\"JOBID\":\"", "\"ERROR\":\"Job <", "\"EXEC_HOST\":\"4*", "\"JOBINDEX\":\"",
+    "\"FINISH_TIME\":\"Nov 30 11:40 L\"", "JOBID ", "EXEC_HOST   JOB_NAME   SUBMIT_TIME",
+    "                                             ", "Nov 30 11:40", " 2026", "Feb 29 ",
+    "4*node001:", "node[1-3]", "Job <1234[7]>", " is being terminated", ": Job has ",
+    "No matching job found", "LSF is down. Please wait...\n", "\xff\xfe", std::string(1, '\0')};
+
+// Mutates text in place, reusing its buffers (under ASan every allocation
+// is expensive).
+class Mutator {
+ public:
+  explicit Mutator(std::uint32_t seed) : rng_(seed) {}
+
+  std::size_t Below(std::size_t n) {
+    return n == 0 ? 0 : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
+  }
+
+  void Mutate(std::string_view sample, std::string& text) {
+    text.assign(sample);
+    for (std::size_t rounds = 1 + Below(4); rounds > 0; --rounds) MutateOnce(text);
+  }
+
+ private:
+  void AppendRandomBytes(std::string& text, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) text.push_back(static_cast<char>(Below(256)));
+  }
+
+  // Applies `change` to the lines of `text` (each with its '\n').
+  void EditLines(std::string& text, const std::function<void(std::vector<std::string>&)>& change) {
+    lines_.clear();
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const std::size_t end = std::min(text.find('\n', start), text.size() - 1);
+      lines_.push_back(text.substr(start, end - start + 1));
+      start = end + 1;
+    }
+    if (lines_.empty()) return;
+    change(lines_);
+    text.clear();
+    for (const std::string& line : lines_) text += line;
+  }
+
+  void MutateOnce(std::string& text) {
+    switch (Below(9)) {
+      case 0:  // flip bytes
+        for (std::size_t n = 1 + Below(4); n > 0 && !text.empty(); --n) {
+          text[Below(text.size())] = static_cast<char>(Below(256));
+        }
+        return;
+      case 1:  // insert random bytes
+        scratch_.clear();
+        AppendRandomBytes(scratch_, 1 + Below(8));
+        text.insert(Below(text.size() + 1), scratch_);
+        return;
+      case 2:  // delete a range
+        if (!text.empty()) text.erase(Below(text.size()), 1 + Below(40));
+        return;
+      case 3:  // truncate
+        text.resize(Below(text.size() + 1));
+        return;
+      case 4:  // duplicate a line
+        EditLines(text, [this](std::vector<std::string>& lines) {
+          const std::string line = lines[Below(lines.size())];
+          lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(Below(lines.size() + 1)), line);
+        });
+        return;
+      case 5:  // shuffle lines
+        EditLines(text, [this](std::vector<std::string>& lines) {
+          std::shuffle(lines.begin(), lines.end(), rng_);
+        });
+        return;
+      case 6:
+      case 7:  // insert a token of some grammar
+        text.insert(Below(text.size() + 1), kTokens[Below(kTokens.size())]);
+        return;
+      default:  // random bytes only
+        text.clear();
+        AppendRandomBytes(text, Below(300));
+        return;
+    }
+  }
+
+  std::mt19937 rng_;
+  std::vector<std::string> lines_;
+  std::string scratch_;
+};
+
+std::vector<std::string> Read(std::initializer_list<const char*> files) {
+  std::vector<std::string> texts;
+  for (const char* file : files) texts.push_back(ReadTestdata(file));
+  return texts;
+}
+
+const std::vector<std::string>& JsonSamples() {
+  static const std::vector<std::string> samples =
+      Read({"lsf/lsf10/bjobs_json_lifecycle.txt", "lsf/lsf10/bjobs_json_not_found.txt",
+            "lsf/openlava/bjobs_json.txt"});
+  return samples;
+}
+
+const std::vector<std::string>& TableSamples() {
+  static const std::vector<std::string> samples =
+      Read({"lsf/lsf10/bjobs_a_w.txt", "lsf/lsf10/bjobs_a.txt", "lsf/openlava/bjobs_u_all_w.txt",
+            "lsf/openlava/bjobs_a_u_all.txt", "lsf/openlava/bjobs_u_all.txt",
+            "lsf/openlava/bjobs_a_u_all_w_unkwn.txt"});
+  return samples;
+}
+
+// A parse that ended well holds only records a caller can use; a failure
+// says why.
+::testing::AssertionResult Sound(const Result<std::vector<JobRecord>>& jobs) {
+  if (!jobs) {
+    if (jobs.error().message.empty()) return ::testing::AssertionFailure() << "empty error";
+    return ::testing::AssertionSuccess();
+  }
+  for (const JobRecord& job : *jobs) {
+    if (!job.not_found && !ParseJobId(job.job_id)) {
+      return ::testing::AssertionFailure() << "record with job id \"" << job.job_id << "\"";
+    }
+    for (const ExecHost& host : job.exec_hosts) {
+      if (host.name.empty() || host.slots <= 0) {
+        return ::testing::AssertionFailure() << "exec host \"" << host.name << "\"";
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+void FuzzParser(const std::vector<std::string>& samples,
+                const std::function<Result<std::vector<JobRecord>>(std::string_view)>& parse,
+                std::uint32_t seed) {
+  ASSERT_FALSE(samples.empty());
+  Mutator mutator(seed);
+  std::string input;
+  int parsed = 0;
+  for (int i = 0; i < kInputsPerParser; ++i) {
+    mutator.Mutate(samples[mutator.Below(samples.size())], input);
+    const auto jobs = parse(input);
+    ASSERT_TRUE(Sound(jobs)) << "input #" << i << " (seed " << seed << ")";
+    parsed += jobs.has_value() ? 1 : 0;
+  }
+  // Mutations that all fail early would test nothing past the first check.
+  EXPECT_GT(parsed, kInputsPerParser / 20) << "too few mutations parse";
+}
+
+TEST(BjobsRobustnessTest, JsonNeverCrashesOnMutatedInput) {
+  FuzzParser(JsonSamples(), [](std::string_view text) { return ParseBjobsJson(text); }, kSeed);
+}
+
+TEST(BjobsRobustnessTest, TableNeverCrashesOnMutatedInput) {
+  FuzzParser(TableSamples(), [](std::string_view text) { return ParseBjobsTable(text); },
+             kSeed + 1);
+}
+
+TEST(BjobsRobustnessTest, ParsersNeverCrashOnRandomBytes) {
+  Mutator mutator(kSeed + 2);
+  std::string input;
+  for (int i = 0; i < kInputsPerParser; ++i) {
+    input.clear();
+    for (std::size_t n = mutator.Below(400); n > 0; --n) {
+      input.push_back(static_cast<char>(mutator.Below(256)));
+    }
+    ASSERT_TRUE(Sound(ParseBjobsJson(input))) << i;
+    ASSERT_TRUE(Sound(ParseBjobsTable(input))) << i;
+    ASSERT_TRUE(Sound(ParseBjobsJson("{" + input))) << i;
+  }
+}
+
+// A JSON answer cut anywhere before its closing brace must never read as a
+// complete (smaller) answer.
+TEST(BjobsRobustnessTest, EveryTruncationOfAJsonSampleIsAnError) {
+  for (const std::string& sample : JsonSamples()) {
+    const std::size_t end = sample.rfind('}');
+    ASSERT_NE(end, std::string::npos);
+    for (std::size_t length = 0; length <= end; ++length) {
+      const auto jobs = ParseBjobsJson(std::string_view(sample).substr(0, length));
+      ASSERT_FALSE(jobs.has_value()) << "cut at " << length;
+      ASSERT_FALSE(jobs.error().message.empty());
+    }
+    EXPECT_TRUE(ParseBjobsJson(sample).has_value());
+  }
+}
+
+// A table cut inside a line may look like a shorter table; the command's
+// ending (no final newline) is what tells: ReadBjobsReply refuses it.
+TEST(BjobsRobustnessTest, EveryTruncationOfATableInsideALineIsAnError) {
+  for (const std::string& sample : TableSamples()) {
+    for (std::size_t length = 0; length < sample.size(); ++length) {
+      const std::string_view cut = std::string_view(sample).substr(0, length);
+      ASSERT_TRUE(Sound(ParseBjobsTable(cut))) << "cut at " << length;
+      if (cut.empty() || cut.back() == '\n') continue;
+      CommandResult result;
+      result.exit_code = 0;
+      result.out = std::string(cut);
+      const auto jobs = ReadBjobsReply(result, false);
+      ASSERT_FALSE(jobs.has_value()) << "cut at " << length;
+      ASSERT_EQ(jobs.error().code, ErrorCode::kParseError);
+    }
+  }
+}
+
+TEST(BjobsRobustnessTest, ParseExecHostsNeverCrashesOnRandomText) {
+  Mutator mutator(kSeed + 3);
+  constexpr std::string_view kAlphabet = "ab01*: -\t";
+  for (int i = 0; i < kInputsPerParser; ++i) {
+    std::string text;
+    for (std::size_t n = mutator.Below(24); n > 0; --n) {
+      text += kAlphabet[mutator.Below(kAlphabet.size())];
+    }
+    const auto hosts = ParseExecHosts(text);
+    if (!hosts) {
+      ASSERT_FALSE(hosts.error().message.empty()) << text;
+      continue;
+    }
+    for (const ExecHost& host : *hosts) {
+      ASSERT_FALSE(host.name.empty()) << text;
+      ASSERT_GT(host.slots, 0) << text;
+    }
+  }
+}
+
+TEST(BjobsRobustnessTest, ParseLsfTimeNeverCrashesAndNeverGoesPastTheSlack) {
+  const SystemTime now = SystemTime{std::chrono::sys_days{std::chrono::year{2026} / 11 / 30}};
+  const std::vector<std::string> words = {"Nov", "Feb", "Mon", "Sun", "29", "30", "31", "0", "3",
+                                          "11:40", "23:59:59", "24:00", "11/30-11:40:51", "2026",
+                                          "12/31-", ":", "/", "-", " ", "  ", "\t", "x"};
+  Mutator mutator(kSeed + 4);
+  for (int i = 0; i < kInputsPerParser; ++i) {
+    std::string text;
+    bool has_year = false;
+    for (std::size_t n = mutator.Below(6); n > 0; --n) {
+      const std::string& word = words[mutator.Below(words.size())];
+      has_year = has_year || word == "2026";
+      text += word;
+      if (mutator.Below(3) != 0) text += ' ';
+    }
+    const int offset = static_cast<int>(mutator.Below(2 * 19 * 60)) - 19 * 60;
+    const auto time = ParseLsfTime(text, now, offset);
+    if (time && !has_year) {
+      ASSERT_LE(*time, now + std::chrono::hours(24)) << '"' << text << '"';
+    }
+  }
+}
+
+TEST(BjobsRobustnessTest, ArgvNeverCarriesAWordThatIsNotAJobId) {
+  Mutator mutator(kSeed + 5);
+  constexpr std::string_view kAlphabet = "0123456789[]- ;a";
+  for (int i = 0; i < kInputsPerParser / 10; ++i) {
+    std::vector<std::string> ids;
+    for (std::size_t n = 1 + mutator.Below(6); n > 0; --n) {
+      std::string id;
+      for (std::size_t k = mutator.Below(8); k > 0; --k) {
+        id += kAlphabet[mutator.Below(kAlphabet.size())];
+      }
+      ids.push_back(id);
+    }
+    const auto chunks = BjobsArgvChunks("bjobs", ids, true, 20000 + mutator.Below(10000), 3);
+    if (!chunks) {
+      ASSERT_EQ(chunks.error().code, ErrorCode::kInvalidArgument);
+      continue;
+    }
+    for (const auto& argv : *chunks) {
+      ASSERT_GE(argv.size(), 6u);
+      for (std::size_t k = 5; k < argv.size(); ++k) {
+        ASSERT_TRUE(ParseJobId(argv[k])) << argv[k];
+      }
+    }
+  }
+}
+
+TEST(BjobsRobustnessTest, RepliesNeverCrashTheClassifiers) {
+  std::vector<std::string> samples;
+  for (const char* file : {"lsf/lsf10/bkill_replies.txt", "lsf/openlava/bkill_replies.txt",
+                           "lsf/lsf10/bjobs_replies.txt", "lsf/openlava/bjobs_replies.txt"}) {
+    for (const testing::BsubCase& c : ReadBsubCases(file)) {
+      samples.push_back(c.out);
+      samples.push_back(c.err);
+    }
+  }
+  Mutator mutator(kSeed + 6);
+  constexpr int kExitCodes[] = {0, 255, 254, 99, -1};
+  CommandResult result;
+  for (int i = 0; i < kInputsPerParser; ++i) {
+    mutator.Mutate(samples[mutator.Below(samples.size())], result.out);
+    mutator.Mutate(samples[mutator.Below(samples.size())], result.err);
+    result.exit_code = kExitCodes[mutator.Below(5)];
+    const std::vector<BkillResult> kills = ClassifyBkillReply(result.exit_code, result.out,
+                                                              result.err);
+    ASSERT_FALSE(kills.empty());
+    for (const BkillResult& kill : kills) {
+      ASSERT_TRUE(kill.job_id.empty() || ParseJobId(kill.job_id)) << kill.job_id;
+    }
+    BjobsRefusedOutputFormat(result);
+    ASSERT_TRUE(Sound(ReadBjobsReply(result, mutator.Below(2) == 0)));
+  }
+}
+
+}  // namespace
+}  // namespace bplace::lsf
