@@ -8,7 +8,7 @@ packages=(
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
   libtomlplusplus-dev libcli11-dev libsystemd-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libibverbs-dev libssl-dev
+  libibverbs-dev libssl-dev libsqlite3-dev
 )
 
 missing=()
