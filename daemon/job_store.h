@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -88,6 +89,46 @@ struct SubmissionOutcome {
   std::string response_body;
 };
 
+// A job bplace tracks: one row per LSF job id and array index (0 when the
+// job is not an array element). `lsf_record` is the last LSF record as
+// opaque JSON text; `request_id`, `tag` and `labels` come from the
+// submission and are absent for jobs bplace did not submit.
+// `last_seen_in_lsf` is when bjobs last listed the job (never yet: nullopt).
+// Job ids are LSF's numbers, kept as integers so that they sort as numbers
+// (BsubReply's text job_id converts with std::from_chars).
+struct TrackedJob {
+  std::int64_t job_id = 0;
+  std::int64_t array_index = 0;
+  std::string user;
+  std::string queue;
+  std::string status;
+  bool terminal = false;
+  std::string lsf_record;
+  std::optional<std::string> request_id;
+  std::optional<std::string> tag;
+  std::map<std::string, std::string> labels;
+  SystemTime submitted_at{};
+  SystemTime updated_at{};
+  std::optional<SystemTime> last_seen_in_lsf;
+};
+
+// What ListJobs selects: jobs meeting every condition given. Empty fields
+// select everything.
+struct JobFilter {
+  std::string user;                                          // "": every user
+  std::set<std::string> statuses;                            // {}: every status
+  std::optional<std::pair<std::string, std::string>> label;  // has label key = value
+  std::optional<SystemTime> since;                           // submitted_at >= since
+  int limit = 100;                                           // 1..1000
+  std::string cursor;                                        // "": the first page
+};
+
+// One page of ListJobs, newest first. `next_cursor` is empty on the last page.
+struct JobPage {
+  std::vector<TrackedJob> jobs;
+  std::string next_cursor;
+};
+
 // The daemon's durable state: submission intents and their outcomes (so a
 // submission is exactly-once across retries and `kill -9`), and the jobs it
 // tracks (so their last state outlives LSF's CLEAN_PERIOD). One SQLite file,
@@ -165,7 +206,7 @@ class JobStore {
   // Deletes the kPending or kUnknown row `tag`, for an intent LSF provably
   // never got, so that the same key may be tried again (the next Begin gives
   // kNew). kNotFound for an unknown tag; kConflict when the row is finished
-  // (a stored answer is never released).
+  // (a stored answer goes only by Prune).
   Result<void> Release(const std::string& tag);
 
   // The submission tagged `tag`, or nullopt.
@@ -173,6 +214,48 @@ class JobStore {
   // The submission of `caller` with idempotency key `key`, or nullopt.
   Result<std::optional<StoredSubmission>> FindByKey(const std::string& caller,
                                                     const std::string& key);
+
+  // --- Tracked jobs -------------------------------------------------------
+
+  // Inserts or updates `jobs` in one transaction (all or none). For a job
+  // already stored, the LSF fields (user, queue, status, terminal,
+  // lsf_record, updated_at) take the given values; request_id, tag and
+  // last_seen_in_lsf keep theirs when the given one is nullopt, and labels
+  // when the given map is empty (a refresh from bjobs knows none of them);
+  // submitted_at is set by the first insert and never changes, so a job
+  // never moves in ListJobs' order. Written without fsync (see .cc): after a
+  // power loss the latest upserts may be lost, never a submission. Holds
+  // the store for the whole batch (some 50 us per job): keep batches to a
+  // few thousand jobs. kInvalidArgument when a job_id is not positive or an
+  // array_index is negative (nothing is written then).
+  Result<void> UpsertJobs(const std::vector<TrackedJob>& jobs);
+
+  // The jobs not terminal, by job id and index: what the next bjobs asks about.
+  Result<std::vector<TrackedJob>> ActiveJobs();
+
+  // The job `job_id`, element `array_index` (0: not an array element), or nullopt.
+  Result<std::optional<TrackedJob>> FindJob(std::int64_t job_id, std::int64_t array_index);
+  // Every row of `job_id` (all elements of an array job), by index; empty
+  // when none is stored.
+  Result<std::vector<TrackedJob>> FindArrayJob(std::int64_t job_id);
+
+  // One page of the jobs `filter` selects, newest first (submitted_at, then
+  // job_id, then array_index, all descending). The cursor is opaque: pass
+  // back next_cursor for the next page. Pages are keyset-based, so jobs
+  // inserted between two calls never shift or repeat rows (newer ones are
+  // simply not on later pages). kInvalidArgument for a limit outside
+  // 1..1000 or a cursor this store did not make.
+  Result<JobPage> ListJobs(const JobFilter& filter);
+
+  // Retention: deletes the terminal jobs and the finished (kSubmitted,
+  // kFailed) submissions last updated before `older_than`, and returns how
+  // many rows went. Deletes up to kPruneBatch rows per transaction and lets other
+  // calls in between, so it never holds the store for long; after a failure
+  // the batches before it stay deleted. An idempotency key whose submission
+  // was pruned is new again: keep retention well above any client's retry
+  // horizon.
+  Result<std::size_t> Prune(SystemTime older_than);
+  static constexpr std::size_t kPruneBatch = 1000;
 
  private:
   enum class Sync { kFull, kNormal };
@@ -191,6 +274,9 @@ class JobStore {
   Result<BeginResult> InsertIntent(const SubmissionIntent& intent);
   Result<void> ChangeOpenRow(SqliteStatement& change, const std::string& tag, std::string_view what,
                              bool unknown_is_done = false);
+  Result<std::size_t> PruneBatch(const char* sql, SystemTime older_than);
+  Result<std::vector<TrackedJob>> SelectJobs(std::string_view from_where_order,
+                                             const std::vector<SqlValue>& params);
 
   std::mutex mutex_;  // guards db_ and sync_
   SqliteDb db_;
