@@ -8,7 +8,7 @@ packages=(
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
   libtomlplusplus-dev libcli11-dev libsystemd-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libibverbs-dev libssl-dev
+  libibverbs-dev libssl-dev libsqlite3-dev
   # volclava, the real scheduler of the realsched tier (tools/volclava.sh)
   autoconf automake libtool bison flex tcl-dev libncurses-dev libtirpc-dev
   libnsl-dev rpcsvc-proto
