@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools/install-deps.sh
+# Include layering between the units (tools/check-layering), and its own tests.
+python3 tests/tools/check_layering_test.py
+tools/check-layering
 # Local users alice and bob for the multi-user tests (only as root; those
 # tests skip otherwise).
 tools/test-users.sh
