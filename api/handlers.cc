@@ -471,7 +471,7 @@ void RegisterRoutes(Router& router, const Services& services) {
           return Reply(respond, req, MakeProblem(job.error()));
         }
         if (!job->require_ib) job->require_ib = s->ib().require_ib;
-        SubmitContext context{caller->user, ctx.request_id, std::nullopt};
+        SubmitContext context{caller->user, ctx.request_id, std::nullopt, {}};
         if (s->multi_user()) {
           auto identity = s->auth->SubmitterIdentity(*caller);
           if (!identity) {

@@ -116,4 +116,9 @@ struct Placement {
 Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext& context,
                         const PlacementRequest& request);
 
+// The ranking of Place: true when `a` goes before `b` (Active first, then
+// fewest pending slots including in-flight, fewest running, higher PRIO,
+// name). A strict weak order; pure.
+bool RanksBefore(const Candidate& a, const Candidate& b);
+
 }  // namespace bplace

@@ -8,12 +8,12 @@
 namespace bplace {
 namespace {
 
-lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue,
-                            const std::string& request_id, const char* ib_select) {
+lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue, const std::string& tag,
+                            const char* ib_select) {
   lsf::BsubOptions options;
   options.queue = queue;
   options.host = job.host;
-  options.description = "bplace:" + request_id;
+  options.description = DescriptionTag(tag);
   options.job_name = job.job_name;
   options.slots = job.slots;
   options.resources = job.resources;
@@ -37,6 +37,8 @@ lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue,
 }
 
 }  // namespace
+
+std::string DescriptionTag(const std::string& tag) { return "bplace:" + tag; }
 
 Verdict Judge(const Result<lsf::CommandResult>& result, const std::string& tag) {
   Verdict verdict;
@@ -153,6 +155,7 @@ void Submitter::Submit(JobRequest job, SubmitContext context,
   auto run = std::make_shared<Run>();
   run->job = std::move(job);
   run->context = std::move(context);
+  if (run->context.tag.empty()) run->context.tag = run->context.request_id;
   run->done = std::move(done);
   run->result.host = run->job.host;
   run->permissions = cache_.Permissions(run->context.user);
@@ -191,73 +194,76 @@ bool Submitter::AdmitLsfCall(Run& run) {
   return false;
 }
 
-void Submitter::Attempt(std::shared_ptr<Run> run) {
-  SubmissionResult& result = run->result;
+std::optional<Submitter::Choice> Submitter::Choose(Run& run) {
+  SubmissionResult& result = run.result;
   if (static_cast<int>(result.attempts.size()) >= options_.max_attempts) {
     result.error = Error{ErrorCode::kConflict, "no queue accepted the job in " +
                                                    std::to_string(result.attempts.size()) +
                                                    " attempts (submit.max_attempts)"};
-    Finish(std::move(run));
-    return;
+    return std::nullopt;
   }
   PlacementRequest request;
-  request.user = run->context.user;
-  request.host = run->job.host;
-  request.queues = run->job.queues;
-  request.require_ib = run->job.require_ib.value_or(options_.ib.require_ib);
-  std::string queue;
-  InflightLedger::Ticket ticket = 0;
-  const std::int64_t slots = run->job.slots.value_or(1);
-  {
-    std::lock_guard lock(place_mutex_);
-    auto placement = PlaceLocked(request, &run->permissions->queues, run->tried);
-    if (!placement) {
-      result.error = placement.error();
-      Finish(std::move(run));
-      return;
-    }
-    if (placement->candidates.empty()) {
-      result.error =
-          Error{ErrorCode::kConflict,
-                result.attempts.empty()
-                    ? "no queue may take this job; see `excluded` for every queue's reason"
-                    : "no queue accepted the job; see `attempts` and `excluded`"};
-      result.placement = std::move(*placement);
-      Finish(std::move(run));
-      return;
-    }
-    const Candidate& best = placement->candidates.front();
-    queue = best.queue;
-    // Charge the queue the job will wait in (known esub rewrite), so the
-    // next placement sees it at once.
-    ticket = ledger_.Reserve(best.lands_in.empty() ? queue : best.lands_in, slots);
-    result.placement = std::move(*placement);
+  request.user = run.context.user;
+  request.host = run.job.host;
+  request.queues = run.job.queues;
+  request.require_ib = run.job.require_ib.value_or(options_.ib.require_ib);
+  std::lock_guard lock(place_mutex_);
+  auto placement = PlaceLocked(request, &run.permissions->queues, run.tried);
+  if (!placement) {
+    result.error = placement.error();
+    return std::nullopt;
   }
-  run->tried.insert(queue);
+  if (placement->candidates.empty()) {
+    result.error = Error{ErrorCode::kConflict,
+                         result.attempts.empty()
+                             ? "no queue may take this job; see `excluded` for every queue's reason"
+                             : "no queue accepted the job; see `attempts` and `excluded`"};
+    result.placement = std::move(*placement);
+    return std::nullopt;
+  }
+  const Candidate& best = placement->candidates.front();
+  Choice choice{best.queue, 0, request.require_ib};
+  // Charge the queue the job will wait in (known esub rewrite), so the next
+  // placement sees it at once.
+  choice.ticket = ledger_.Reserve(best.lands_in.empty() ? best.queue : best.lands_in,
+                                  run.job.slots.value_or(1));
+  result.placement = std::move(*placement);
+  return choice;
+}
 
-  if (!AdmitLsfCall(*run)) {
-    ledger_.Finish(ticket, false, clock_.SteadyNow());
+lsf::CommandSpec Submitter::BsubSpec(const Run& run, const Choice& choice) const {
+  const char* ib_select = choice.require_ib && options_.ib.source == IbSource::kLsload
+                              ? (options_.ib.allow_unknown ? kIbSelectOrUnknown : kIbSelect)
+                              : nullptr;
+  const lsf::BsubOptions options = OptionsFor(run.job, choice.queue, run.context.tag, ib_select);
+  lsf::CommandSpec spec = run.context.run_as
+                              ? lsf_.SpecAs(*run.context.run_as, "bsub", {}, run.job.script)
+                              : lsf_.Spec("bsub", {}, run.job.script);
+  spec.argv = lsf::BuildBsubArgv(lsf_.Path("bsub"), options);
+  return spec;
+}
+
+void Submitter::Attempt(std::shared_ptr<Run> run) {
+  std::optional<Choice> choice = Choose(*run);
+  if (!choice) {
     Finish(std::move(run));
     return;
   }
-  const lsf::BsubOptions options =
-      OptionsFor(run->job, queue, run->context.request_id,
-                 request.require_ib && options_.ib.source == IbSource::kLsload
-                     ? (options_.ib.allow_unknown ? kIbSelectOrUnknown : kIbSelect)
-                     : nullptr);
-  lsf::CommandSpec spec = run->context.run_as
-                              ? lsf_.SpecAs(*run->context.run_as, "bsub", {}, run->job.script)
-                              : lsf_.Spec("bsub", {}, run->job.script);
-  spec.argv = lsf::BuildBsubArgv(lsf_.Path("bsub"), options);
-  result.requested_queue = queue;
-  result.bsub_argv = spec.argv;
+  run->tried.insert(choice->queue);
+  if (!AdmitLsfCall(*run)) {
+    ledger_.Finish(choice->ticket, false, clock_.SteadyNow());
+    Finish(std::move(run));
+    return;
+  }
+  lsf::CommandSpec spec = BsubSpec(*run, *choice);
+  run->result.requested_queue = choice->queue;
+  run->result.bsub_argv = spec.argv;
   SubmitAttempt attempt;
-  attempt.queue = queue;
+  attempt.queue = choice->queue;
   attempt.argv = spec.argv;
-
-  runner_.Run(std::move(spec), [this, run, ticket, attempt = std::move(attempt)](
+  runner_.Run(std::move(spec), [this, run, ticket = choice->ticket, attempt = std::move(attempt)](
                                    Result<lsf::CommandResult> outcome) mutable {
-    const std::string tag = "bplace:" + run->context.request_id;
+    const std::string tag = DescriptionTag(run->context.tag);
     Verdict verdict;
     try {
       verdict = Judge(outcome, tag);

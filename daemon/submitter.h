@@ -47,12 +47,15 @@ struct JobRequest {
   std::optional<bool> require_ib;
 };
 
-// Who asks, and the id that tags the job (-Jd bplace:<request_id>).
+// Who asks, and the tag that marks the job (-Jd bplace:<tag>).
 struct SubmitContext {
   std::string user;
   std::string request_id;
   // Multi-user mode: bsub runs as this user (SpecAs); unset: as the daemon.
   std::optional<identity::UserIdentity> run_as;
+  // The job's tag: bsub gets -Jd DescriptionTag(tag), so that a reply lost
+  // to a timeout or a crash can be found in LSF. Empty: the request id.
+  std::string tag;
 };
 
 // One bsub call.
@@ -79,6 +82,10 @@ struct SubmissionResult {
   // kRateLimited: whole seconds until the LSF-call budget has room again.
   std::chrono::seconds retry_after{0};
 };
+
+// The job description bsub gets (-Jd) for `tag`: "bplace:<tag>". Found by
+// exact comparison of the whole description, never by a prefix or grep.
+std::string DescriptionTag(const std::string& tag);
 
 // What the submitter does after one bsub call: the pure judgement of its
 // result (Judge), applied by one tail in Submitter.
@@ -146,6 +153,17 @@ class Submitter {
 
  private:
   struct Run;
+  // The queue chosen for one attempt, its in-flight charge, and whether the
+  // IB gate applies.
+  struct Choice {
+    std::string queue;
+    InflightLedger::Ticket ticket = 0;
+    bool require_ib = false;
+  };
+  // Ranks the queues and reserves the best one; nullopt (with the result's
+  // error set) when the request ends here.
+  std::optional<Choice> Choose(Run& run);
+  lsf::CommandSpec BsubSpec(const Run& run, const Choice& choice) const;
   Result<Placement> PlaceLocked(const PlacementRequest& request,
                                 const std::unordered_set<std::string>* permitted,
                                 const std::unordered_set<std::string>& tried) const;

@@ -9,6 +9,8 @@ packages=(
   libtomlplusplus-dev libcli11-dev libsystemd-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libibverbs-dev libssl-dev libsqlite3-dev
+  python3  # tools/check-layering and its test
+  systemd  # systemd-socket-activate for the socket-activation test
   # volclava, the real scheduler of the realsched tier (tools/volclava.sh)
   autoconf automake libtool bison flex tcl-dev libncurses-dev libtirpc-dev
   libnsl-dev rpcsvc-proto

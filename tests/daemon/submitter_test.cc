@@ -143,7 +143,7 @@ class SubmitterTest : public ::testing::Test {
   SubmissionResult Submit(JobRequest job, const std::string& request_id = "rid1") {
     Submitter& submitter = Ready();
     std::optional<SubmissionResult> got;
-    submitter.Submit(std::move(job), SubmitContext{"alice", request_id, std::nullopt},
+    submitter.Submit(std::move(job), SubmitContext{"alice", request_id, std::nullopt, {}},
                      [&](SubmissionResult r) { got = std::move(r); });
     RunUntil([&] { return got.has_value(); });
     return got.value_or(SubmissionResult{});
