@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "common/string_map.h"
 #include "daemon/ib_health.h"
+#include "daemon/job_table.h"
 #include "daemon/topology.h"
 #include "lsf_adapter/lsf_types.h"
 
@@ -79,6 +80,10 @@ struct ClusterSnapshot {
   // The InfiniBand tier ([ib] source = "lsload"), published apart from the
   // load tier; its errors are also in ib->last_error.
   TierStatus ib_status;
+  // The jobs bplace follows (the jobs tier, daemon/job_tracker.h); null
+  // until the tracker starts.
+  std::shared_ptr<const JobTable> jobs;
+  TierStatus jobs_status;
   ClusterIdentity identity;
   // Hosts' InfiniBand health; null when no source is configured or it has
   // not answered yet (every host is then unknown).

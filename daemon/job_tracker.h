@@ -1,0 +1,86 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include "common/clock.h"
+#include "daemon/job_journal.h"
+#include "daemon/job_table.h"
+#include "daemon/refresh_tier.h"
+#include "daemon/snapshot_store.h"
+#include "lsf_adapter/command_runner.h"
+#include "lsf_adapter/lsf_invoker.h"
+
+namespace bplace {
+
+// How the jobs tier runs ([jobs] in the config file).
+struct JobTrackerOptions {
+  // One bjobs for every followed job, per interval, however many callers
+  // poll: with the default, mbatchd sees 6 jobs queries a minute.
+  std::chrono::milliseconds interval{10000};
+  // Finished jobs are kept (in memory and in the state store) this long
+  // after they last changed, then forgotten.
+  std::chrono::hours retention{24 * 7};
+};
+
+// The jobs tier (DESIGN §3.1, §3.5), the third RefreshTier: one `bjobs -a
+// -o "<fields>" -json <ids>` per interval (ids in chunks under ARG_MAX) for
+// every job bplace submitted and every id a caller asked about, never one
+// per request, client or job. Where bjobs refuses -o/-json (LSF before 10.1,
+// volclava, which lacks fields) the tracker falls back to the `bjobs -a -w
+// -u all` table, detected once. The table of jobs is published in the
+// snapshot (ClusterSnapshot::jobs); changed rows go to the state store.
+// Thread-safe: every method may be called from any thread.
+class JobTracker {
+ public:
+  using Done = RefreshTier::Done;
+
+  // All references must outlive the tracker; `journal` may be null (no
+  // state store: nothing survives a restart).
+  JobTracker(boost::asio::any_io_executor executor, lsf::CommandRunner& runner, Clock& clock,
+             SnapshotStore& store, const lsf::LsfInvoker& lsf, JobJournal* journal,
+             JobTrackerOptions options);
+
+  // Publishes `jobs` (read from the state store at start-up) and keeps
+  // following those that are not finished.
+  void Load(const std::vector<TrackedJob>& rows);
+  void Start() { tier_.Start(); }
+  void Stop() { tier_.Stop(); }
+
+  // A job bplace just submitted (bsub printed its id): SUBMITTED until
+  // bjobs shows it; published at once and written to the state store.
+  void AddSubmitted(const JobKey& key, JobView job);
+
+  // Follows `ids` (lsf::ParseJobId forms) from now on and runs a refresh
+  // (joining one in progress); `done` gets its outcome, after which the
+  // snapshot says what LSF knows of them. Ids already followed cost nothing
+  // extra. Callers asking at once share one bjobs.
+  void Watch(const std::vector<lsf::JobId>& ids, Done done);
+
+  // Runs the tier now (or joins the run in progress).
+  void Refresh(Done done = {}) { tier_.Refresh(std::move(done)); }
+
+  // True once bjobs refused -o/-json: the table form is used from then on.
+  bool UsesTableForm() const { return table_form_.load(); }
+
+ private:
+  TierCycle Cycle();
+  Result<SnapshotStore::Change> Build(std::vector<Result<lsf::CommandResult>>& results,
+                                      const std::vector<std::string>& asked,
+                                      const CycleTimes& times);
+  void Persist(const JobTable& before, const JobTable& after);
+
+  SnapshotStore& store_;
+  const lsf::LsfInvoker& lsf_;
+  JobJournal* journal_;
+  const JobTrackerOptions options_;
+  std::atomic<bool> table_form_{false};
+  RefreshTier tier_;
+};
+
+}  // namespace bplace
