@@ -240,6 +240,7 @@ lsf::CommandSpec Submitter::BsubSpec(const Run& run, const Choice& choice) const
                               ? lsf_.SpecAs(*run.context.run_as, "bsub", {}, run.job.script)
                               : lsf_.Spec("bsub", {}, run.job.script);
   spec.argv = lsf::BuildBsubArgv(lsf_.Path("bsub"), options);
+  spec.on_spawned = run.context.on_bsub_started;
   return spec;
 }
 

@@ -55,7 +55,10 @@ struct SubmitContext {
   std::optional<identity::UserIdentity> run_as;
   // The job's tag: bsub gets -Jd DescriptionTag(tag), so that a reply lost
   // to a timeout or a crash can be found in LSF. Empty: the request id.
-  std::string tag;
+  std::string tag = {};
+  // Called with the pid of each bsub as it starts (CommandSpec::on_spawned),
+  // so that a bsub that outlives a crashed daemon can be found.
+  std::function<void(pid_t)> on_bsub_started = {};
 };
 
 // One bsub call.

@@ -50,6 +50,12 @@ struct CommandSpec {
   // runner without them reports kCommandFailed rather than run the command
   // as itself.
   std::optional<RunAs> run_as;
+  // Called once with the child's pid (also its process group id) as soon as
+  // it is started, on the runner's spawn thread, before `done`; not called
+  // when it could not start. For a caller that must find the child again
+  // should it outlive the caller (bplaced records a bsub's pid durably).
+  // Must not block or throw.
+  std::function<void(pid_t pid)> on_spawned;
 };
 
 // What a finished (or killed) command did.

@@ -91,6 +91,7 @@ void SubprocessCommandRunner::Child::Spawn() {
     // Shutdown() or the timeout may have come while SpawnChild ran.
     if (kill_requested_) ::kill(-pid_, SIGKILL);
   }
+  if (spawned && spec_.on_spawned) spec_.on_spawned(spawned->pid);
   boost::asio::post(strand_, [self = shared_from_this(), spawned = std::move(spawned)]() mutable {
     self->OnSpawned(std::move(spawned));
   });

@@ -1,9 +1,13 @@
 #include "daemon/submitter.h"
 
+#include <stdlib.h>
+
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +18,8 @@
 #include <boost/asio/io_context.hpp>
 
 #include "common/manual_clock.h"
+#include "daemon/reconciler.h"
+#include "daemon/submission_service.h"
 #include "tests/fakes/fake_command_runner.h"
 
 namespace bplace {
@@ -588,6 +594,140 @@ TEST_F(SubmitterTest, LeavesIbSelectOutWhenRequestDoesNotRequireIb) {
   ASSERT_FALSE(result.error) << result.error->message;
   EXPECT_THAT(result.bsub_argv,
               ElementsAre("bsub", "-q", "qa", "-Jd", "bplace:rid1", "./serial_app"));
+}
+
+// The exactly-once layer over the submitter, with a real state store.
+class SubmissionServiceTest : public SubmitterTest {
+ protected:
+  SubmissionServiceTest() {
+    std::string pattern = ::testing::TempDir() + "bplace-service-XXXXXX";
+    EXPECT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    Reopen();
+  }
+  ~SubmissionServiceTest() override {
+    service_.reset();
+    tracker_.reset();
+    journal_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // A restart: the same state directory, new objects.
+  void Reopen() {
+    service_.reset();
+    tracker_.reset();
+    journal_.reset();
+    auto store = JobStore::Open(dir_);
+    ASSERT_TRUE(store) << store.error().message;
+    journal_ = std::make_unique<JobJournal>(std::move(*store));
+    tracker_ = std::make_unique<JobTracker>(io_.get_executor(), fake_, clock_, cache().store(),
+                                            lsf_, journal_.get(), JobTrackerOptions{});
+    service_ = std::make_unique<SubmissionService>(Ready(), *tracker_, journal_.get(), clock_);
+  }
+  ClusterCache& cache() {
+    Ready();
+    return *cache_;
+  }
+
+  // One call end to end, as the API makes it: submit, render, record.
+  SubmissionAnswer Call(const std::string& key, char body_hash) {
+    SubmissionCall call;
+    call.job = Command("true");
+    call.context = SubmitContext{"alice", "req-" + key + body_hash, std::nullopt, "tag-" + key};
+    call.idempotency_key = key;
+    call.body_sha256 = std::string(64, body_hash);  // one hex digit, repeated
+    std::mutex mutex;
+    std::optional<SubmissionAnswer> got;
+    service_->Submit(call, [&](SubmissionAnswer answer) {
+      if (answer.kind != SubmissionAnswer::Kind::kSubmitted) {
+        std::lock_guard lock(mutex);
+        got = std::move(answer);
+        return;
+      }
+      const std::string body = "{\"job_id\":\"" + answer.result.job_id + "\"}";
+      service_->Record(call, answer.result, 201, body, [&, answer]() mutable {
+        std::lock_guard lock(mutex);
+        got = std::move(answer);
+      });
+    });
+    RunUntil([&] {
+      std::lock_guard lock(mutex);
+      return got.has_value();
+    });
+    std::lock_guard lock(mutex);
+    return got.value_or(SubmissionAnswer{});
+  }
+
+  std::string dir_;
+  std::unique_ptr<JobJournal> journal_;
+  std::unique_ptr<JobTracker> tracker_;
+  std::unique_ptr<SubmissionService> service_;
+};
+
+TEST_F(SubmissionServiceTest, TheSameKeyAndBodyGetTheSameJobAndOneBsub) {
+  const SubmissionAnswer first = Call("k1", 'a');
+  ASSERT_EQ(first.kind, SubmissionAnswer::Kind::kSubmitted)
+      << (first.error ? first.error->message : "");
+  ASSERT_FALSE(first.result.error);
+  const SubmissionAnswer again = Call("k1", 'a');
+  ASSERT_EQ(again.kind, SubmissionAnswer::Kind::kReplay);
+  EXPECT_EQ(again.http_status, 201);
+  EXPECT_EQ(again.body, "{\"job_id\":\"" + first.result.job_id + "\"}");
+  EXPECT_EQ(BsubCalls().size(), 1u);
+  EXPECT_EQ(BsubCalls()[0].argv.at(4), "bplace:tag-k1") << "-Jd carries the tag";
+}
+
+TEST_F(SubmissionServiceTest, TheSameKeyWithAnotherBodyIsRefused) {
+  ASSERT_EQ(Call("k2", 'a').kind, SubmissionAnswer::Kind::kSubmitted);
+  EXPECT_EQ(Call("k2", 'b').kind, SubmissionAnswer::Kind::kKeyReused);
+  EXPECT_EQ(BsubCalls().size(), 1u);
+}
+
+TEST_F(SubmissionServiceTest, AnswersSurviveARestart) {
+  const SubmissionAnswer first = Call("k3", 'a');
+  Reopen();
+  const SubmissionAnswer again = Call("k3", 'a');
+  ASSERT_EQ(again.kind, SubmissionAnswer::Kind::kReplay);
+  EXPECT_NE(again.body.find(first.result.job_id), std::string::npos);
+  EXPECT_EQ(BsubCalls().size(), 1u);
+}
+
+TEST_F(SubmissionServiceTest, ASubmittedJobIsFollowedAtOnce) {
+  const SubmissionAnswer first = Call("k4", 'a');
+  const auto jobs = cache().Current()->jobs;
+  ASSERT_TRUE(jobs);
+  const JobView* job = jobs->Find(JobKey{std::stoll(first.result.job_id), 0});
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(job->lsf.status, kSubmittedStatus);
+  EXPECT_EQ(job->idempotency_key, "k4");
+}
+
+TEST(SettleTest, AdoptsOnlyTheJobWhoseDescriptionIsExactlyTheTag) {
+  const SystemTime now = std::chrono::sys_days(std::chrono::year(2027) / 1 / 1);
+  UnsettledSubmission submission{"alice", "k9-1", "r1", now - std::chrono::minutes(10), {}};
+  lsf::JobRecord other;
+  other.job_id = "10";
+  other.job_description = "bplace:k9-10";  // the old substring match took this one
+  lsf::JobRecord mine;
+  mine.job_id = "11";
+  mine.queue = "short";
+  mine.job_description = "bplace:k9-1";
+  EXPECT_EQ(Settle(submission, {other}, false, now, 30s).kind, Settlement::Kind::kRelease);
+  const Settlement adopted = Settle(submission, {other, mine}, false, now, 30s);
+  EXPECT_EQ(adopted.kind, Settlement::Kind::kAdopt);
+  EXPECT_EQ(adopted.job_id, "11");
+  EXPECT_EQ(adopted.queue, "short");
+}
+
+TEST(SettleTest, WaitsWhileABsubMayStillSubmitAndKillsAnOrphanPastItsTimeout) {
+  const SystemTime now = std::chrono::sys_days(std::chrono::year(2027) / 1 / 1);
+  UnsettledSubmission young{"alice", "t", "r", now - 10s, {}};
+  EXPECT_EQ(Settle(young, {}, false, now, 30s).kind, Settlement::Kind::kWait);
+  UnsettledSubmission old{"alice", "t", "r", now - 60s, 4242};
+  const Settlement alive = Settle(old, {}, true, now, 30s);
+  EXPECT_EQ(alive.kind, Settlement::Kind::kWait);
+  EXPECT_TRUE(alive.kill_bsub);
+  EXPECT_EQ(Settle(old, {}, false, now, 30s).kind, Settlement::Kind::kRelease);
 }
 
 }  // namespace

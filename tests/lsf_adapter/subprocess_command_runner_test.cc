@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -216,6 +217,15 @@ TEST_P(SubprocessCommandRunnerTest, ReportsExitCode) {
   EXPECT_EQ(result->exit_code, 3);
   EXPECT_EQ(result->term_signal, 0);
   EXPECT_FALSE(result->timed_out);
+}
+
+TEST_P(SubprocessCommandRunnerTest, TellsThePidOfTheChildItStarted) {
+  CommandSpec spec = Shell("echo $$");
+  std::atomic<pid_t> seen{0};
+  spec.on_spawned = [&seen](pid_t pid) { seen = pid; };
+  Result<CommandResult> result = RunOnce(spec);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(std::to_string(seen.load()) + "\n", result->out);
 }
 
 TEST_P(SubprocessCommandRunnerTest, ReportsTerminatingSignal) {
