@@ -44,6 +44,8 @@ struct Config {
   rdma::ProbeOptions probe;   // [ib] the probe's keys
   api::AuthOptions auth;      // [auth]
   RateLimiterOptions limits;  // [limits]
+  JobTrackerOptions jobs;     // [jobs]
+  StateOptions state;         // [state]
   LogConfig log;              // [log]
 };
 

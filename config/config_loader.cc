@@ -494,6 +494,27 @@ const KeySpec kLimitsKeys[] = {
      [](const Field& f, Config& c) { ReadInteger(f, 1, 1000000, c.limits.lsf_calls_burst); }},
 };
 
+const KeySpec kJobsKeys[] = {
+    {"refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.jobs.interval); }},
+    {"retention_days",
+     [](const Field& f, Config& c) {
+       if (auto days = f.Integer(1, 3650, "days")) c.jobs.retention = std::chrono::hours(24 * *days);
+     }},
+};
+
+const KeySpec kStateKeys[] = {
+    {"dir",
+     [](const Field& f, Config& c) {
+       auto dir = f.String();
+       if (!dir) return;
+       if (dir->empty() || dir->front() != '/') {
+         f.Report("must be an absolute path, got `" + *dir + "`");
+         return;
+       }
+       c.state.dir = std::move(*dir);
+     }},
+};
+
 const KeySpec kLogKeys[] = {
     {"level", [](const Field& f, Config& c) { ReadLogLevel(f, c.log.level); }},
 };
@@ -501,7 +522,8 @@ const KeySpec kLogKeys[] = {
 const TableSpec kTables[] = {
     {"server", kServerKeys},       {"lsf", kLsfKeys}, {"submit", kSubmitKeys},
     {"placement", kPlacementKeys}, {"ib", kIbKeys},   {"auth", kAuthKeys},
-    {"limits", kLimitsKeys},       {"log", kLogKeys},
+    {"limits", kLimitsKeys},       {"jobs", kJobsKeys}, {"state", kStateKeys},
+    {"log", kLogKeys},
 };
 
 const TableSpec* FindTable(std::string_view name) {

@@ -11,22 +11,13 @@
 #include "common/clock.h"
 #include "daemon/job_journal.h"
 #include "daemon/job_table.h"
+#include "daemon/options.h"
 #include "daemon/refresh_tier.h"
 #include "daemon/snapshot_store.h"
 #include "lsf_adapter/command_runner.h"
 #include "lsf_adapter/lsf_invoker.h"
 
 namespace bplace {
-
-// How the jobs tier runs ([jobs] in the config file).
-struct JobTrackerOptions {
-  // One bjobs for every followed job, per interval, however many callers
-  // poll: with the default, mbatchd sees 6 jobs queries a minute.
-  std::chrono::milliseconds interval{10000};
-  // Finished jobs are kept (in memory and in the state store) this long
-  // after they last changed, then forgotten.
-  std::chrono::hours retention{24 * 7};
-};
 
 // The jobs tier (DESIGN §3.1, §3.5), the third RefreshTier: one `bjobs -a
 // -o "<fields>" -json <ids>` per interval (ids in chunks under ARG_MAX) for

@@ -67,4 +67,23 @@ struct RateLimiterOptions {
   int lsf_calls_burst = 30;
 };
 
+// How the jobs tier runs ([jobs] in the config file).
+struct JobTrackerOptions {
+  // One bjobs for every followed job, per interval, however many callers
+  // poll: with the default, mbatchd sees 6 jobs queries a minute.
+  std::chrono::milliseconds interval{10000};
+  // Finished jobs are kept (in memory and in the state store) this long
+  // after they last changed, then forgotten.
+  std::chrono::hours retention{24 * 7};
+};
+
+// Where bplaced keeps its durable state ([state] in the config file): the
+// intents and answers of submissions and the jobs it follows (SQLite,
+// daemon/job_store.h). The directory must exist, belong to the daemon's
+// user (or root) and not be writable by group or others; systemd's
+// StateDirectory=bplace makes it so.
+struct StateOptions {
+  std::string dir = "/var/lib/bplace";
+};
+
 }  // namespace bplace

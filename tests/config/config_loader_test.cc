@@ -43,6 +43,9 @@ const std::set<std::string> kAllKeys = {
     "submit.max_attempts",
     "submit.max_slots",
     "placement.exclude_queues",
+    "jobs.refresh_s",
+    "jobs.retention_days",
+    "state.dir",
     "ib.devices",
     "ib.link_layer",
     "ib.min_rate_gbps",
@@ -84,6 +87,9 @@ std::set<std::string> KeysIn(const toml::table& root) {
 }
 
 void ExpectSameConfig(const Config& actual, const Config& expected) {
+  EXPECT_EQ(actual.jobs.interval, expected.jobs.interval);
+  EXPECT_EQ(actual.jobs.retention, expected.jobs.retention);
+  EXPECT_EQ(actual.state.dir, expected.state.dir);
   EXPECT_EQ(actual.server.listen, expected.server.listen);
   EXPECT_EQ(actual.api.max_staleness, expected.api.max_staleness);
   EXPECT_EQ(actual.http.body_limit_bytes, expected.http.body_limit_bytes);
@@ -205,6 +211,13 @@ submit_burst = 3
 lsf_calls_per_minute = 60.5
 lsf_calls_burst = 5
 
+[jobs]
+refresh_s = 20
+retention_days = 30
+
+[state]
+dir = "/srv/bplace/state"
+
 [log]
 level = "debug"
 )";
@@ -269,6 +282,9 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.limits.submit_burst, 3);
   EXPECT_EQ(config.limits.lsf_calls_per_minute, 60.5);
   EXPECT_EQ(config.limits.lsf_calls_burst, 5);
+  EXPECT_EQ(config.jobs.interval, seconds(20));
+  EXPECT_EQ(config.jobs.retention, std::chrono::hours(24 * 30));
+  EXPECT_EQ(config.state.dir, "/srv/bplace/state");
   EXPECT_EQ(config.log.level, "debug");
 }
 
@@ -387,6 +403,8 @@ TEST(ParseConfigErrorTest, WrongTypeSaysBoth) {
             "cfg.toml:2: server.listen: expected string or array of strings, got integer");
   EXPECT_EQ(ErrorOf("[lsf]\nbin_dir = false\n"),
             "cfg.toml:2: lsf.bin_dir: expected string, got boolean");
+  EXPECT_EQ(ErrorOf("[state]\ndir = \"var/lib\"\n"),
+            "cfg.toml:2: state.dir: must be an absolute path, got `var/lib`");
   EXPECT_EQ(ErrorOf("[placement]\nexclude_queues = \"admin\"\n"),
             "cfg.toml:2: placement.exclude_queues: expected array of strings, got string");
 }

@@ -9,6 +9,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "common/manual_clock.h"
+#include "daemon/job_canceller.h"
 #include "tests/fakes/fake_command_runner.h"
 
 namespace bplace {
@@ -208,6 +209,34 @@ TEST_F(JobTrackerTest, RowsSurviveTheStateStoreRoundTrip) {
   TrackedJob broken = ToTracked({8, 0}, view);
   broken.lsf_record = "{";
   EXPECT_FALSE(FromTracked(broken));
+}
+
+TEST(JobCancellerTest, OneBkillForTheBatchAndAResultPerId) {
+  boost::asio::io_context io;
+  FakeCommandRunner fake(io.get_executor());
+  fake.On([](const lsf::CommandSpec& spec) { return spec.argv.at(0) == "bkill"; },
+          [](const lsf::CommandSpec&) {
+            return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+                "Job <1> is being terminated\n", "Job <2>: Job has already finished\n", 255));
+          });
+  lsf::LsfInvoker lsf{"", "", 5000ms, {}};
+  JobCanceller canceller(fake, lsf);
+  std::optional<Result<std::vector<CancelResult>>> got;
+  canceller.Cancel({{"1", 0}, {"2", 0}, {"3", 0}}, std::nullopt, [&](auto r) { got = r; });
+  io.poll();
+  ASSERT_TRUE(got && *got);
+  ASSERT_EQ(fake.Calls().size(), 1u);
+  EXPECT_THAT(fake.Calls()[0].argv, ElementsAre("bkill", "1", "2", "3"));
+  EXPECT_EQ((**got)[0].outcome, lsf::BkillOutcome::kTerminating);
+  EXPECT_EQ((**got)[1].outcome, lsf::BkillOutcome::kAlreadyFinished);
+  EXPECT_EQ((**got)[2].outcome, lsf::BkillOutcome::kUnknown);
+}
+
+TEST(JobCancellerTest, LsfDownIsAnError) {
+  const auto matched = MatchBkillReply(
+      {{"1", 0}}, lsf::ClassifyBkillReply(255, "", "lsb_init: Failed in an LSF library call\n"));
+  ASSERT_FALSE(matched);
+  EXPECT_EQ(matched.error().code, ErrorCode::kUnavailable);
 }
 
 }  // namespace
