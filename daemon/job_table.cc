@@ -117,6 +117,15 @@ std::shared_ptr<const JobTable> MergeBjobs(const JobTable& before, const BjobsAn
   return after;
 }
 
+std::shared_ptr<const JobTable> WithoutOldJobs(const JobTable& before, SystemTime cutoff) {
+  auto after = std::make_shared<JobTable>(before);
+  std::erase_if(after->jobs, [cutoff](const auto& item) {
+    const JobView& view = *item.second;
+    return (view.terminal || view.left_lsf || view.not_found) && view.updated_at < cutoff;
+  });
+  return after;
+}
+
 std::shared_ptr<const JobTable> WithJob(const JobTable& before, JobKey key, JobView job) {
   auto after = std::make_shared<JobTable>(before);
   after->jobs[key] = std::make_shared<const JobView>(std::move(job));

@@ -95,6 +95,10 @@ struct BjobsAnswer {
 //  - jobs not asked about are kept as they are.
 std::shared_ptr<const JobTable> MergeBjobs(const JobTable& before, const BjobsAnswer& answer);
 
+// The table without the finished jobs (terminal, left LSF, or never known
+// to it) whose last change is before `cutoff` (retention). Pure.
+std::shared_ptr<const JobTable> WithoutOldJobs(const JobTable& before, SystemTime cutoff);
+
 // The table with `job` added or replaced (a job bplace just submitted, or
 // an id a caller asked about). Pure.
 std::shared_ptr<const JobTable> WithJob(const JobTable& before, JobKey key, JobView job);

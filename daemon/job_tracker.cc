@@ -117,8 +117,20 @@ Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandR
     if (!records) return tl::unexpected(records.error());
     for (auto& record : *records) answer.records.push_back(std::move(record));
   }
-  return [this, answer = std::move(answer)](ClusterSnapshot& snapshot) {
-    const auto before = TableOf(snapshot);
+  // Once an hour, forget finished jobs past the retention, here and on disk.
+  const bool prune = !last_prune_ || times.started_wall - *last_prune_ > std::chrono::hours(1);
+  if (prune) last_prune_ = times.started_wall;
+  const SystemTime cutoff = times.started_wall - options_.retention;
+  if (prune && journal_) {
+    journal_->Post([cutoff](JobStore& store) {
+      if (auto pruned = store.Prune(cutoff); !pruned) {
+        spdlog::error("jobs: pruning the state store: {}", pruned.error().message);
+      }
+    });
+  }
+  return [this, answer = std::move(answer), prune, cutoff](ClusterSnapshot& snapshot) {
+    auto before = TableOf(snapshot);
+    if (prune) before = WithoutOldJobs(*before, cutoff);
     auto after = MergeBjobs(*before, answer);
     Persist(*before, *after);
     snapshot.jobs = std::move(after);

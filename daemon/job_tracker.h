@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,7 @@ class JobTracker {
   JobJournal* journal_;
   const JobTrackerOptions options_;
   std::atomic<bool> table_form_{false};
+  std::optional<SystemTime> last_prune_;  // on the tier's strand
   RefreshTier tier_;
 };
 
