@@ -3,6 +3,7 @@
 target_sources(bplace_lsf PRIVATE
   bhosts_parser.cc
   bjobs_command.cc
+  bjobs_long_parser.cc
   bkill_reply.cc
   bjobs_parser.cc
   bqueues_long_parser.cc

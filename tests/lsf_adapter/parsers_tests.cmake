@@ -2,6 +2,7 @@
 add_executable(lsf_parsers_test
   bhosts_parser_test.cc
   bjobs_command_test.cc
+  bjobs_long_parser_test.cc
   bjobs_parser_test.cc
   bjobs_robustness_test.cc
   bkill_reply_test.cc
