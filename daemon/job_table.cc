@@ -80,6 +80,33 @@ std::vector<std::string> JobTable::IdsToAsk() const {
   return ids;
 }
 
+std::vector<std::string> JobTable::IdsNeedingExitCode() const {
+  std::vector<std::string> ids;
+  for (const auto& [key, view] : jobs) {
+    if (view->lsf.status != "EXIT" || view->lsf.exit_code || view->exit_checked) continue;
+    ids.push_back(view->lsf.IdText());
+  }
+  return ids;
+}
+
+std::shared_ptr<const JobTable> WithExitCodes(const JobTable& before, const ExitCodes& exits) {
+  auto after = std::make_shared<JobTable>(before);
+  for (const std::string& id : exits.asked) {
+    const auto parsed = lsf::ParseJobId(id);
+    if (!parsed) continue;
+    const JobKey key{std::stoll(parsed->job_id), parsed->array_index};
+    const JobView* known = before.Find(key);
+    if (known == nullptr) continue;
+    JobView view = *known;
+    view.exit_checked = true;
+    if (const auto it = exits.codes.find(key); it != exits.codes.end() && it->second) {
+      view.lsf.exit_code = it->second;
+    }
+    after->jobs[key] = std::make_shared<const JobView>(std::move(view));
+  }
+  return after;
+}
+
 std::optional<JobKey> KeyOf(const lsf::JobRecord& record) {
   const auto id = Digits(record.job_id);
   if (!id || record.array_index < 0) return std::nullopt;
@@ -228,7 +255,8 @@ TrackedJob ToTracked(const JobKey& key, const JobView& view) {
                        {"idempotency_key", view.idempotency_key},
                        {"requested_queue", view.requested_queue},
                        {"left_lsf", view.left_lsf},
-                       {"not_found", view.not_found}};
+                       {"not_found", view.not_found},
+                       {"exit_checked", view.exit_checked}};
   row.lsf_record = record.dump(-1, ' ', false, json::error_handler_t::replace);
   if (!view.request_id.empty()) row.request_id = view.request_id;
   if (!view.tag.empty()) row.tag = view.tag;
@@ -262,6 +290,7 @@ Result<std::pair<JobKey, JobView>> FromTracked(const TrackedJob& row) {
   view.last_seen_in_lsf = row.last_seen_in_lsf;
   view.left_lsf = record.value("left_lsf", false);
   view.not_found = record.value("not_found", false);
+  view.exit_checked = record.value("exit_checked", false);
   view.updated_at = row.updated_at;
   return std::make_pair(JobKey{row.job_id, row.array_index}, std::move(view));
 }

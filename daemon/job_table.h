@@ -53,6 +53,9 @@ struct JobView {
   bool left_lsf = false;
   // A caller asked about an id LSF has never known.
   bool not_found = false;
+  // The table form of bjobs has no exit code: it was looked up once with
+  // `bjobs -l` (exit_code stays unset if LSF printed none).
+  bool exit_checked = false;
   SystemTime updated_at{};
 };
 
@@ -68,6 +71,9 @@ struct JobTable {
   // The jobs the next bjobs must ask about: not terminal and not "never
   // known to LSF". Ids as bjobs takes them ("1234", "1234[7]").
   std::vector<std::string> IdsToAsk() const;
+  // Finished (EXIT) jobs whose exit code is not known and was not looked up
+  // with `bjobs -l` yet: what the table form must ask about once.
+  std::vector<std::string> IdsNeedingExitCode() const;
 };
 
 // The key of `record` (job_id must be digits: lsf::ParseJobId).
@@ -94,6 +100,14 @@ struct BjobsAnswer {
 //    LSF never knew;
 //  - jobs not asked about are kept as they are.
 std::shared_ptr<const JobTable> MergeBjobs(const JobTable& before, const BjobsAnswer& answer);
+
+// The table with the exit codes (and exit reasons) `bjobs -l` gave for jobs
+// of IdsNeedingExitCode; every job asked is marked exit_checked. Pure.
+struct ExitCodes {
+  std::vector<std::string> asked;
+  std::map<JobKey, std::optional<int>> codes;
+};
+std::shared_ptr<const JobTable> WithExitCodes(const JobTable& before, const ExitCodes& exits);
 
 // The table without the finished jobs (terminal, left LSF, or never known
 // to it) whose last change is before `cutoff` (retention). Pure.

@@ -5,13 +5,41 @@
 #include <spdlog/spdlog.h>
 
 #include "lsf_adapter/bjobs_command.h"
+#include "lsf_adapter/bjobs_long_parser.h"
+#include "lsf_adapter/command_failure.h"
 #include "lsf_adapter/lsf_time.h"
 
 namespace bplace {
 namespace {
 
+// At most this many `bjobs -l` lookups of exit codes per refresh.
+constexpr std::size_t kMaxExitLookups = 200;
+
 std::shared_ptr<const JobTable> TableOf(const ClusterSnapshot& snapshot) {
   return snapshot.jobs ? snapshot.jobs : std::make_shared<const JobTable>();
+}
+
+// The exit codes of one `bjobs -a -l` of `exits`; none (and nothing marked
+// looked up) when the call failed: it is asked again next time.
+ExitCodes ReadExitCodes(const std::vector<std::string>& exits,
+                        std::optional<Result<lsf::CommandResult>>& long_form) {
+  ExitCodes codes;
+  if (!long_form) return codes;
+  auto text = lsf::QueryOutput("bjobs -a -l", std::move(*long_form));
+  if (!text) {
+    spdlog::warn("jobs: exit codes: {}", text.error().message);
+    return codes;
+  }
+  auto records = lsf::ParseBjobsLong(*text);
+  if (!records) {
+    spdlog::warn("jobs: exit codes: {}", records.error().message);
+    return codes;
+  }
+  codes.asked = exits;
+  for (const lsf::JobLongRecord& record : *records) {
+    codes.codes[JobKey{std::stoll(record.job_id), record.array_index}] = record.exit_code;
+  }
+  return codes;
 }
 
 }  // namespace
@@ -73,7 +101,8 @@ void JobTracker::Watch(const std::vector<lsf::JobId>& ids, Done done) {
 }
 
 TierCycle JobTracker::Cycle() {
-  const std::vector<std::string> asked = TableOf(*store_.Current())->IdsToAsk();
+  const auto table = TableOf(*store_.Current());
+  const std::vector<std::string> asked = table->IdsToAsk();
   const bool table_form = table_form_.load();
   TierCycle cycle;
   if (!asked.empty()) {
@@ -86,18 +115,33 @@ TierCycle JobTracker::Cycle() {
           {table_form ? "bjobs -a -w -u all" : "bjobs -a -o ... -json", std::move(spec)});
     }
   }
-  cycle.build = [this, asked, table_form](auto& results, const CycleTimes& times) {
+  // The table has no exit codes: ask `bjobs -l` once for jobs that ended EXIT.
+  std::vector<std::string> exits;
+  if (table_form) exits = table->IdsNeedingExitCode();
+  if (exits.size() > kMaxExitLookups) exits.resize(kMaxExitLookups);
+  if (!exits.empty()) {
+    std::vector<std::string> args = {"-a", "-l"};
+    args.insert(args.end(), exits.begin(), exits.end());
+    cycle.queries.push_back({"bjobs -a -l", lsf_.Spec("bjobs", std::move(args))});
+  }
+  cycle.build = [this, asked, exits, table_form](auto& results, const CycleTimes& times) {
     if (table_form != table_form_.load()) {
       return Result<SnapshotStore::Change>(SnapshotStore::Change{});
     }
-    return Build(results, asked, times);
+    std::optional<Result<lsf::CommandResult>> long_form;
+    if (!exits.empty()) {
+      long_form = std::move(results.back());
+      results.pop_back();
+    }
+    return Build(results, asked, times, exits, long_form);
   };
   return cycle;
 }
 
-Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandResult>>& results,
-                                                const std::vector<std::string>& asked,
-                                                const CycleTimes& times) {
+Result<SnapshotStore::Change> JobTracker::Build(
+    std::vector<Result<lsf::CommandResult>>& results, const std::vector<std::string>& asked,
+    const CycleTimes& times, const std::vector<std::string>& exits,
+    std::optional<Result<lsf::CommandResult>>& long_form) {
   const bool table_form = table_form_.load();
   BjobsAnswer answer;
   answer.asked = asked;
@@ -128,10 +172,13 @@ Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandR
       }
     });
   }
-  return [this, answer = std::move(answer), prune, cutoff](ClusterSnapshot& snapshot) {
+  ExitCodes exit_codes = ReadExitCodes(exits, long_form);
+  return [this, answer = std::move(answer), exit_codes = std::move(exit_codes), prune,
+          cutoff](ClusterSnapshot& snapshot) {
     auto before = TableOf(snapshot);
     if (prune) before = WithoutOldJobs(*before, cutoff);
     auto after = MergeBjobs(*before, answer);
+    if (!exit_codes.asked.empty()) after = WithExitCodes(*after, exit_codes);
     Persist(*before, *after);
     snapshot.jobs = std::move(after);
   };

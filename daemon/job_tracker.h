@@ -64,7 +64,9 @@ class JobTracker {
   TierCycle Cycle();
   Result<SnapshotStore::Change> Build(std::vector<Result<lsf::CommandResult>>& results,
                                       const std::vector<std::string>& asked,
-                                      const CycleTimes& times);
+                                      const CycleTimes& times,
+                                      const std::vector<std::string>& exits,
+                                      std::optional<Result<lsf::CommandResult>>& long_form);
   void Persist(const JobTable& before, const JobTable& after);
 
   SnapshotStore& store_;

@@ -11,6 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "lsf_adapter/bjobs_command.h"
+#include "lsf_adapter/bjobs_long_parser.h"
+#include "lsf_adapter/command_failure.h"
+#include "lsf_adapter/lsf_messages.h"
 
 namespace bplace {
 namespace {
@@ -27,6 +30,32 @@ bool BsubAlive(std::optional<pid_t> pid) {
   std::string argv0;
   std::getline(cmdline, argv0, '\0');
   return argv0.size() >= 4 && argv0.compare(argv0.size() - 4, 4, "bsub") == 0;
+}
+
+// A caller's jobs from `bjobs -a -l -u CALLER`, as the records Settle reads.
+Result<std::vector<lsf::JobRecord>> LongRecords(Result<lsf::CommandResult> result) {
+  if (result && result->exit_code != 0 && result->out.empty()) {
+    // "No job found": a caller without jobs is an answer.
+    if (lsf::ReasonLine(result->out, result->err).find("No ") != std::string_view::npos) {
+      return std::vector<lsf::JobRecord>{};
+    }
+  }
+  auto text = lsf::QueryOutput("bjobs -a -l", std::move(result));
+  if (!text) return tl::unexpected(text.error());
+  auto blocks = lsf::ParseBjobsLong(*text);
+  if (!blocks) return tl::unexpected(blocks.error());
+  std::vector<lsf::JobRecord> records;
+  for (const lsf::JobLongRecord& block : *blocks) {
+    lsf::JobRecord record;
+    record.job_id = block.job_id;
+    record.array_index = block.array_index;
+    record.user = block.user;
+    record.status = block.status;
+    record.queue = block.queue;
+    record.job_description = block.job_description;
+    records.push_back(std::move(record));
+  }
+  return records;
 }
 
 std::string AdoptedBody(const UnsettledSubmission& submission, const Settlement& settlement) {
@@ -105,16 +134,23 @@ TierCycle Reconciler::Cycle() {
       callers.push_back(submission.caller);
     }
   }
+  // Where bjobs lacks -o/-json fields (volclava), the long form shows the
+  // job description.
+  const bool long_form = tracker_.UsesTableForm();
   TierCycle cycle;
   for (const std::string& caller : callers) {
-    cycle.queries.push_back({"bjobs -a -u " + caller,
-                             lsf_.Spec("bjobs", {"-a", "-u", caller, "-o", kFields, "-json"})});
+    lsf::CommandSpec spec = lsf_.Spec("bjobs", {"-a", "-u", caller, "-o", kFields, "-json"});
+    if (long_form) spec.argv = lsf::BjobsLongArgv(lsf_.Path("bjobs"), caller);
+    // A name bjobs may not be given still gets a query: one that fails.
+    if (spec.argv.empty()) spec.argv = {lsf_.Path("bjobs"), "-u", "-"};
+    cycle.queries.push_back({"bjobs -a -u " + caller, std::move(spec)});
   }
-  cycle.build = [this, pending, callers](auto& results,
-                                         const CycleTimes& times) -> Result<SnapshotStore::Change> {
+  cycle.build = [this, pending, callers, long_form](
+                    auto& results, const CycleTimes& times) -> Result<SnapshotStore::Change> {
     std::map<std::string, std::vector<lsf::JobRecord>> jobs;
     for (std::size_t i = 0; i < callers.size(); ++i) {
-      auto records = lsf::ReadBjobsReply(std::move(results[i]), true);
+      auto records = long_form ? LongRecords(std::move(results[i]))
+                               : lsf::ReadBjobsReply(std::move(results[i]), true);
       // A caller LSF could not be asked about keeps waiting.
       if (!records) {
         spdlog::warn("reconcile: {}", records.error().message);
