@@ -23,8 +23,14 @@
 #include "api/router.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/inflight_ledger.h"
+#include "daemon/job_canceller.h"
+#include "daemon/job_journal.h"
+#include "daemon/job_store.h"
+#include "daemon/job_tracker.h"
 #include "daemon/local_ib_probe.h"
 #include "daemon/rate_limiter.h"
+#include "daemon/reconciler.h"
+#include "daemon/submission_service.h"
 #include "daemon/submitter.h"
 #include "lsf_adapter/lsf_invoker.h"
 #include "lsf_adapter/subprocess_command_runner.h"
@@ -138,14 +144,24 @@ void RunGuarded(boost::asio::io_context& ioc) {
 // destroyed before them.
 struct Wiring {
   Wiring(const config::Config& config, const std::string& user,
-         std::shared_ptr<const api::TokenStore> tokens)
+         std::shared_ptr<const api::TokenStore> tokens, std::unique_ptr<JobStore> store)
       : ioc(std::max(1, config.server.threads)),
         runner(ioc.get_executor()),
         lsf(config.lsf, lsf::CurrentEnvironment()),
         cache(ioc.get_executor(), runner, lsf, ledger, clock, CacheFor(config, user)),
         limiter(config.limits),
         submitter(runner, lsf, cache, ledger, memory, clock, config.submit, &limiter),
-        authenticator(api::AuthPolicy{config.auth, user, geteuid()}, std::move(tokens)) {
+        authenticator(api::AuthPolicy{config.auth, user, geteuid()}, std::move(tokens)),
+        journal(std::move(store)),
+        tracker(ioc.get_executor(), runner, clock, cache.store(), lsf, &journal, config.jobs),
+        submissions(submitter, tracker, &journal, clock),
+        reconciler(ioc.get_executor(), runner, clock, cache.store(), lsf, journal, submissions,
+                   tracker, config.jobs.interval),
+        canceller(runner, lsf) {
+    submissions.SetOnUnknown([this](const SubmissionCall& call, SystemTime created_at) {
+      reconciler.Add({call.context.user, call.context.tag, call.context.request_id, created_at,
+                      std::nullopt});
+    });
     services.auth = &authenticator;
     services.limiter = &limiter;
     services.cache = &cache;
@@ -175,6 +191,11 @@ struct Wiring {
   RateLimiter limiter;
   Submitter submitter;
   api::Authenticator authenticator;
+  JobJournal journal;
+  JobTracker tracker;
+  SubmissionService submissions;
+  Reconciler reconciler;
+  JobCanceller canceller;
   api::Services services;
   api::Router router;
   std::unique_ptr<api::HttpServer> server;
@@ -215,6 +236,36 @@ Result<void> Listen(Wiring& wiring, const config::Config& config, const DaemonOp
     const std::string temp = options.port_file + ".tmp";
     std::ofstream(temp) << endpoint.port() << "\n";
     std::rename(temp.c_str(), options.port_file.c_str());
+  }
+  return {};
+}
+
+// What the state store remembers from before this start: the jobs to
+// follow, and the submissions whose outcome is not known (the daemon died
+// between the intent and bsub's answer). Blocks on the disk, before serving.
+Result<void> RestoreState(Wiring& wiring) {
+  JobStore& store = wiring.journal.StoreForStartup();
+  std::vector<TrackedJob> rows;
+  JobFilter filter;
+  filter.limit = 1000;
+  for (;;) {
+    auto page = store.ListJobs(filter);
+    if (!page) return Fail(page.error().code, "state store: " + page.error().message);
+    rows.insert(rows.end(), page->jobs.begin(), page->jobs.end());
+    if (page->next_cursor.empty()) break;
+    filter.cursor = page->next_cursor;
+  }
+  wiring.tracker.Load(rows);
+  auto unsettled = store.Unreconciled();
+  if (!unsettled) return Fail(unsettled.error().code, "state store: " + unsettled.error().message);
+  for (const StoredSubmission& row : *unsettled) {
+    std::optional<pid_t> pid;
+    if (row.bsub_pid) pid = static_cast<pid_t>(*row.bsub_pid);
+    wiring.reconciler.Add({row.caller, row.tag, row.request_id, row.created_at, pid});
+  }
+  if (!unsettled->empty()) {
+    spdlog::warn("state store: {} submissions without a known outcome; settling them through LSF",
+                 unsettled->size());
   }
   return {};
 }
@@ -262,6 +313,8 @@ void StopOnSignal(boost::asio::signal_set& signals, boost::asio::signal_set& han
     spdlog::info("signal {}: stopping; finishing requests in flight", signal);
     sd_notify(0, "STOPPING=1");
     wiring.cache.Stop();
+    wiring.tracker.Stop();
+    wiring.reconciler.Stop();
     hangup.cancel();
     if (wiring.local_probe) wiring.local_probe->Stop();
     wiring.server->Stop([&wiring] {
@@ -291,9 +344,17 @@ Result<void> Daemon::Run() {
     if (!loaded) return tl::unexpected(loaded.error());
     tokens = std::make_shared<const api::TokenStore>(std::move(*loaded));
   }
-  Wiring wiring(config, *user, std::move(tokens));
+  auto store = JobStore::Open(config.state.dir);
+  if (!store) {
+    return Fail(store.error().code,
+                "cannot open the state store ([state] dir): " + store.error().message);
+  }
+  Wiring wiring(config, *user, std::move(tokens), std::move(*store));
+  if (auto restored = RestoreState(wiring); !restored) return restored;
   if (auto listening = Listen(wiring, config, options_, *user); !listening) return listening;
   StartLocalProbe(wiring, config, options_);
+  wiring.tracker.Start();
+  wiring.reconciler.Start();
   wiring.cache.Start([&wiring] {
     const auto snapshot = wiring.cache.Current();
     spdlog::info("first snapshot complete: {} queues, {} hosts",

@@ -47,7 +47,8 @@ service_user=$(id -un)
 if [ "$(id -u)" -eq 0 ]; then
   service_user=nobody
   run_as=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
-  chmod -R a+rwX "$root/build/demo"
+  # (not the state directory: its files must stay private to the daemon)
+  find "$root/build/demo" -path "$root/build/demo/state" -prune -o -exec chmod a+rwX {} +
   if ! "${run_as[@]}" test -x "$root/$build_dir/bplaced/bplaced"; then
     echo "run-demo: user nobody cannot reach $root/$build_dir; make the directories above it" \
          "searchable (chmod o+x) or run as an ordinary user" >&2
@@ -63,6 +64,13 @@ if [ "$(id -u)" -eq 0 ]; then
   chown nobody "$tokens"
 fi
 socket="$root/build/demo/bplace.sock"
+# The durable state (submissions promised, jobs followed): kept across runs.
+state_dir="$root/build/demo/state"
+mkdir -p "$state_dir"
+chmod 700 "$state_dir"
+if [ "$(id -u)" -eq 0 ]; then
+  chown nobody "$state_dir"
+fi
 
 config="$root/build/demo/bplaced.toml"
 cat >"$config" <<TOML
@@ -87,6 +95,12 @@ source = "lsload"
 mode = "service-account"
 tokens_file = "$tokens"
 anonymous_read = true
+
+[jobs]
+refresh_s = 5
+
+[state]
+dir = "$state_dir"
 TOML
 cat >&2 <<MSG
 run-demo: no LSF here; using the LSF simulator (demo cluster), bplaced as $service_user.

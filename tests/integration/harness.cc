@@ -237,6 +237,14 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
                                " (run tools/test-users.sh as root): " + chown.err);
     }
   }
+  const std::string state_dir =
+      settings.state_dir.empty() ? (sim.dir() / "state").string() : settings.state_dir;
+  std::filesystem::create_directories(state_dir);
+  std::filesystem::permissions(state_dir, std::filesystem::perms::owner_all);
+  if (drop) {
+    const ProcessOutput chown = RunProcess({"/bin/chown", service_user_, state_dir});
+    if (chown.exit_code != 0) throw std::runtime_error("cannot chown the state dir: " + chown.err);
+  }
   {
     std::ofstream config(config_path);
     config << "[server]\nlisten = [\"127.0.0.1:0\""
@@ -247,7 +255,9 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
            << "\"\ncommand_timeout_s = " << settings.command_timeout_s
            << "\nload_refresh_s = " << settings.load_refresh_s
            << "\ntopology_refresh_s = " << settings.topology_refresh_s
-           << "\n\n[submit]\nmax_attempts = " << settings.max_attempts << "\n\n[auth]\nmode = \""
+           << "\n\n[submit]\nmax_attempts = " << settings.max_attempts
+           << "\n\n[jobs]\nrefresh_s = " << settings.jobs_refresh_s << "\n\n[state]\ndir = \""
+           << state_dir << "\"\n\n[auth]\nmode = \""
            << (settings.multi_user ? "multi-user" : "service-account") << "\"\ntokens_file = \""
            << tokens_path.string() << "\"\nanonymous_read = true\n\n[limits]\n"
            << settings.limits << "\n\n"
