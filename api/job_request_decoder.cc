@@ -263,6 +263,37 @@ Result<void> ReadRequireIb(const json& v, std::string_view key, const JobRequest
   return {};
 }
 
+bool IsLabelKey(std::string_view key) {
+  if (key.empty() || key.size() > 63) return false;
+  for (char c : key) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Result<void> ReadLabels(const json& v, std::string_view key, const JobRequestLimits& l,
+                        JobRequest& job) {
+  if (!v.is_object()) {
+    return tl::unexpected(
+        Bad(key, std::string("expected an object of strings, got ") + TypeName(v)));
+  }
+  if (v.size() > l.max_labels) {
+    return tl::unexpected(Bad(key, "more than " + std::to_string(l.max_labels) + " labels"));
+  }
+  for (const auto& item : v.items()) {
+    const std::string name = std::string(key) + "." + ShownKey(item.key());
+    if (!IsLabelKey(item.key())) {
+      return tl::unexpected(Bad(name, "a label name is 1 to 63 of A-Z a-z 0-9 _ . -"));
+    }
+    auto value = GetString(item.value(), name, l.max_label_value_bytes, Text::kLine);
+    if (!value) return tl::unexpected(value.error());
+    job.labels[item.key()] = std::move(*value);
+  }
+  return {};
+}
+
 Result<void> RefuseUser(const json&, std::string_view key, const JobRequestLimits&, JobRequest&) {
   return tl::unexpected(Bad(key,
                             "not accepted: the job is submitted as the caller, never as a user "
@@ -297,6 +328,9 @@ const Field kFields[] = {
     {{"app", "-app", "string", ""}, ReadName<&JobRequest::app>},
     {{"extra_args", "other options", "array of strings", "allowed bsub options, see below"},
      ReadExtraArgs},
+    {{"labels", "", "object of strings",
+      "optional tags of the job (GET /v1/jobs?label=, POST /v1/jobs:cancel)"},
+     ReadLabels},
     {{"require_ib", "-R \"select[ib_ok==1]\" (lsload source)", "boolean",
       "default [ib] require_ib"},
      ReadRequireIb},

@@ -25,6 +25,10 @@ struct JobRequestLimits {
   std::size_t max_list_items = 256;  // queues, argv, extra_args
   // host, project, app and each queue name (LSF's own limits are shorter).
   std::size_t max_name_bytes = 255;
+  // labels: at most max_labels; keys of [A-Za-z0-9_.-], 1..63 bytes; values
+  // one line of at most max_label_value_bytes.
+  std::size_t max_labels = 32;
+  std::size_t max_label_value_bytes = 255;
 };
 
 // Limits of the HTTP server. Every phase of a connection has a deadline.

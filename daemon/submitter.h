@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -45,6 +46,9 @@ struct JobRequest {
   std::vector<std::string> extra_args;
   // Keep hosts with unhealthy InfiniBand out; unset: SubmitterOptions::require_ib.
   std::optional<bool> require_ib;
+  // The client's tags of the job (a workflow's name, a step): GET /v1/jobs
+  // lists and POST /v1/jobs:cancel cancels by them. Never passed to bsub.
+  std::map<std::string, std::string> labels;
 };
 
 // Who asks, and the tag that marks the job (-Jd bplace:<tag>).

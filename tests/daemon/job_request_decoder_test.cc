@@ -618,6 +618,19 @@ TEST(DecodeJobRequestTest, AcceptsRequireIb) {
   EXPECT_EQ(bad.error().message, R"(require_ib: expected true or false, got "yes")");
 }
 
+TEST(DecodeJobRequestTest, LabelsAreBoundedTagsOfTheJob) {
+  auto job = Decode(R"({"command":"x","labels":{"workflow":"w-17","step.name":"align"}})");
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_EQ(job->labels.at("workflow"), "w-17");
+  EXPECT_EQ(job->labels.size(), 2u);
+  EXPECT_EQ(Decode(R"({"command":"x","labels":{"a b":"v"}})").error().message,
+            "labels.a b: a label name is 1 to 63 of A-Z a-z 0-9 _ . -");
+  EXPECT_EQ(Decode(R"({"command":"x","labels":{"k":3}})").error().message,
+            "labels.k: expected a string, got number");
+  EXPECT_EQ(Decode(R"({"command":"x","labels":["k"]})").error().message,
+            "labels: expected an object of strings, got array");
+}
+
 // The README's field table lists exactly the fields the decoder reads, in
 // its order: one list, checked, so the two cannot drift.
 TEST(DecodeJobRequestTest, ReadmeFieldTableIsTheDecodersTable) {
