@@ -97,7 +97,7 @@ void JobTracker::Watch(const std::vector<lsf::JobId>& ids, Done done) {
     }
     snapshot.jobs = std::move(table);
   });
-  tier_.Refresh(std::move(done));
+  tier_.RefreshSoon(std::chrono::seconds(1), std::move(done));
 }
 
 TierCycle JobTracker::Cycle() {

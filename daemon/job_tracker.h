@@ -49,13 +49,17 @@ class JobTracker {
   void AddSubmitted(const JobKey& key, JobView job);
 
   // Follows `ids` (lsf::ParseJobId forms) from now on and runs a refresh
-  // (joining one in progress); `done` gets its outcome, after which the
-  // snapshot says what LSF knows of them. Ids already followed cost nothing
-  // extra. Callers asking at once share one bjobs.
+  // soon (at most one a second however many callers ask: RefreshSoon);
+  // `done` gets its outcome, after which the snapshot says what LSF knows
+  // of them. Callers asking about new ids at once share one bjobs.
   void Watch(const std::vector<lsf::JobId>& ids, Done done);
 
   // Runs the tier now (or joins the run in progress).
   void Refresh(Done done = {}) { tier_.Refresh(std::move(done)); }
+  // `done` after the next refresh on the timer, starting none (long polls).
+  void WaitForNext(Done done) { tier_.WaitForNext(std::move(done)); }
+
+  const JobTrackerOptions& options() const { return options_; }
 
   // True once bjobs refused -o/-json: the table form is used from then on.
   bool UsesTableForm() const { return table_form_.load(); }

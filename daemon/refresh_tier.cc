@@ -59,10 +59,39 @@ void RefreshTier::Refresh(Done done) {
   });
 }
 
+void RefreshTier::RefreshSoon(std::chrono::milliseconds min_gap, Done done) {
+  boost::asio::post(strand_, [this, min_gap, done = std::move(done)]() mutable {
+    if (done) waiters_.push_back(std::move(done));
+    if (running_ || soon_pending_) return;
+    const SteadyTime now = clock_.SteadyNow();
+    if (!last_start_ || now - *last_start_ >= min_gap) {
+      running_ = true;
+      timer_->Cancel();
+      Begin();
+      return;
+    }
+    soon_pending_ = true;
+    const auto wait =
+        std::chrono::ceil<std::chrono::milliseconds>(*last_start_ + min_gap - now);
+    timer_->Schedule(wait, [this] {
+      soon_pending_ = false;
+      Refresh();
+    });
+  });
+}
+
+void RefreshTier::WaitForNext(Done done) {
+  boost::asio::post(strand_, [this, done = std::move(done)]() mutable {
+    waiters_.push_back(std::move(done));
+  });
+}
+
 // On strand_.
 void RefreshTier::Begin() {
   auto run = std::make_shared<Run>();
   run->times = {clock_.SteadyNow(), clock_.SystemNow()};
+  last_start_ = run->times.started;
+  soon_pending_ = false;  // a run now serves whoever asked for one soon
   try {
     run->cycle = make_cycle_();
   } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,18 @@ class RefreshTier {
   // Runs now (or joins the run in progress); `done` gets its result.
   void Refresh(Done done = {});
 
+  // As Refresh, but a run never starts less than `min_gap` after the last
+  // one started: asked sooner, the run is moved to that time, and everyone
+  // who asks until then shares it. For runs callers trigger (a job id not
+  // followed yet), so that a stream of requests costs at most one LSF query
+  // per `min_gap`.
+  void RefreshSoon(std::chrono::milliseconds min_gap, Done done = {});
+
+  // Gives `done` the result of the next run to finish (the one in progress,
+  // or the next on the timer), without starting one: for callers that wait
+  // for fresher data instead of asking LSF (long polling).
+  void WaitForNext(Done done);
+
   // How long after a run the next one starts: the interval after a success;
   // after the n-th failure in a row, retry_interval * 2^(n-1), at most the
   // interval. Pure.
@@ -111,6 +124,8 @@ class RefreshTier {
   // Touched only on strand_.
   bool running_ = false;
   bool stopped_ = true;
+  std::optional<SteadyTime> last_start_;
+  bool soon_pending_ = false;  // a RefreshSoon run is on the timer
   int consecutive_failures_ = 0;
   std::vector<Done> waiters_;
 };

@@ -177,5 +177,37 @@ TEST_F(RefreshTierTest, AManualRunReplacesThePendingTimer) {
   EXPECT_EQ(Probes(), 3u);
 }
 
+TEST_F(RefreshTierTest, RefreshSoonRunsAtMostOncePerGap) {
+  ASSERT_TRUE(Refresh());
+  int answers = 0;
+  for (int i = 0; i < 10; ++i) Tier().RefreshSoon(2s, [&](Result<void>) { ++answers; });
+  io_.restart();
+  io_.poll();
+  EXPECT_EQ(Probes(), 1u) << "the last run started less than 2 s ago";
+  Advance(2s);
+  EXPECT_EQ(Probes(), 2u);
+  EXPECT_EQ(answers, 10) << "every caller shares the one run";
+  Advance(3s);
+  Tier().RefreshSoon(2s);
+  io_.restart();
+  io_.poll();
+  EXPECT_EQ(Probes(), 3u) << "past the gap it runs at once";
+}
+
+TEST_F(RefreshTierTest, WaitForNextStartsNothingAndAnswersAfterTheNextRun) {
+  Tier().Start();
+  io_.poll();
+  std::optional<Result<void>> got;
+  Tier().WaitForNext([&](Result<void> r) { got = r; });
+  io_.restart();
+  io_.poll();
+  EXPECT_FALSE(got);
+  EXPECT_EQ(Probes(), 1u);
+  Advance(10s);
+  ASSERT_TRUE(got);
+  EXPECT_TRUE(*got);
+  EXPECT_EQ(Probes(), 2u);
+}
+
 }  // namespace
 }  // namespace bplace
