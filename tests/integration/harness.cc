@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -146,7 +147,8 @@ bool CanRunAs(const std::string& user) {
 
 HttpReply Http(int port, const std::string& method, const std::string& target,
                const std::string& body, const std::string& content_type,
-               const std::string& authorization) {
+               const std::string& authorization,
+               const std::map<std::string, std::string>& headers) {
   boost::asio::io_context ioc;
   beast::tcp_stream stream(ioc);
   stream.expires_after(std::chrono::seconds(60));
@@ -155,6 +157,7 @@ HttpReply Http(int port, const std::string& method, const std::string& target,
   http::request<http::string_body> req{http::string_to_verb(method), target, 11};
   req.set(http::field::host, "127.0.0.1");
   if (!authorization.empty()) req.set(http::field::authorization, authorization);
+  for (const auto& [name, value] : headers) req.set(name, value);
   if (!body.empty()) {
     req.set(http::field::content_type, content_type);
     req.body() = body;
@@ -320,5 +323,14 @@ int DaemonProcess::Terminate(std::chrono::seconds timeout) {
 }
 
 DaemonProcess::~DaemonProcess() { Terminate(); }
+
+void DaemonProcess::Kill9() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+}
 
 }  // namespace bplace::testing

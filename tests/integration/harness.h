@@ -40,7 +40,8 @@ struct HttpReply {
 // `authorization`, when not empty, is sent as the Authorization header.
 HttpReply Http(int port, const std::string& method, const std::string& target,
                const std::string& body = "", const std::string& content_type = "application/json",
-               const std::string& authorization = "");
+               const std::string& authorization = "",
+               const std::map<std::string, std::string>& headers = {});
 
 // Whether `user` exists and this process (root) can run programs as them.
 bool CanRunAs(const std::string& user);
@@ -107,7 +108,15 @@ class DaemonProcess {
   HttpReply Post(const std::string& target, const std::string& body) const {
     return Http(port_, "POST", target, body, "application/json", "Bearer " + token_);
   }
+  // Any request with the harness's token and extra `headers`
+  // (Idempotency-Key, ...).
+  HttpReply Call(const std::string& method, const std::string& target, const std::string& body = "",
+                 const std::map<std::string, std::string>& headers = {}) const {
+    return Http(port_, method, target, body, "application/json", "Bearer " + token_, headers);
+  }
   const std::string& token() const { return token_; }
+  // SIGKILL, as a crash would: nothing is flushed, nothing answered.
+  void Kill9();
   const std::string& service_user() const { return service_user_; }
   // Sends SIGTERM and waits; returns the exit status (or -1 on timeout).
   int Terminate(std::chrono::seconds timeout = std::chrono::seconds(20));
