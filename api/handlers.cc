@@ -114,13 +114,13 @@ void RegisterRoutes(Router& router, const Services& services) {
                                             s->cache->options().topology_interval,
                                             std::chrono::system_clock::now())) {
                  json extra;
-                 AddAge(extra, *snapshot);
+                 AddAge(extra, *snapshot, std::chrono::system_clock::now());
                  return Reply(
                      respond, req,
                      MakeProblem(Error{ErrorCode::kUnavailable, "stale: " + *stale}, extra));
                }
                json body{{"status", "ready"}};
-               AddAge(body, *snapshot);
+               AddAge(body, *snapshot, std::chrono::system_clock::now());
                Reply(respond, req, MakeJson(200, body));
              });
 
@@ -136,14 +136,16 @@ void RegisterRoutes(Router& router, const Services& services) {
                 body["bplace_version"] = s->version;
                 body["user"] = s->user;
                 if (snapshot->complete()) {
-                  AddAge(body, *snapshot);
+                  AddAge(body, *snapshot, std::chrono::system_clock::now());
                 } else {
                   body["as_of"] = nullptr;
                   body["age_s"] = nullptr;
                 }
                 body["ready"] = snapshot->complete();
-                body["load"] = TierJson(snapshot->load_status, snapshot->load_as_of);
-                body["topology"] = TierJson(snapshot->topology_status, snapshot->topology_as_of);
+                body["load"] = TierJson(snapshot->load_status, snapshot->load_as_of,
+                                        std::chrono::system_clock::now());
+                body["topology"] = TierJson(snapshot->topology_status, snapshot->topology_as_of,
+                                            std::chrono::system_clock::now());
                 json counts;
                 counts["queues"] = snapshot->topology ? snapshot->topology->queues().size() : 0;
                 counts["hosts"] = snapshot->load ? snapshot->load->hosts.size() : 0;
@@ -172,7 +174,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                   queues.push_back(QueueJson(*snapshot, queue, inflight));
                 }
                 json body{{"queues", queues}};
-                AddAge(body, *snapshot);
+                AddAge(body, *snapshot, std::chrono::system_clock::now());
                 Reply(respond, req, MakeJson(200, body));
               }));
 
@@ -191,7 +193,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                                              "queue " + name + " does not exist (bqueues -l)"}));
             }
             json body = QueueJson(*snapshot, *queue, s->ledger->Counts());
-            AddAge(body, *snapshot);
+            AddAge(body, *snapshot, std::chrono::system_clock::now());
             Reply(respond, req, MakeJson(200, body));
           }));
 
@@ -238,9 +240,10 @@ void RegisterRoutes(Router& router, const Services& services) {
             body["excluded_by"] = excluded;
             {
               const HostIbHealth* ib = snapshot->ib ? snapshot->ib->Find(host) : nullptr;
-              body["ib"] = HostIbJson(ib ? *ib : HostIbHealth{}, snapshot->ib.get());
+              body["ib"] = HostIbJson(ib ? *ib : HostIbHealth{}, snapshot->ib.get(),
+                                      std::chrono::system_clock::now());
             }
-            AddAge(body, *snapshot);
+            AddAge(body, *snapshot, std::chrono::system_clock::now());
             Reply(respond, req, MakeJson(200, body));
           }));
 
@@ -265,7 +268,7 @@ void RegisterRoutes(Router& router, const Services& services) {
             body["members"] = group->members;
             body["all"] = groups.IsAll(name);
             body["hosts"] = groups.Expand(name);
-            AddAge(body, *snapshot);
+            AddAge(body, *snapshot, std::chrono::system_clock::now());
             Reply(respond, req, MakeJson(200, body));
           }));
 
@@ -347,13 +350,14 @@ void RegisterRoutes(Router& router, const Services& services) {
             body["permission_source"] = placement->permission_source;
             body["require_ib"] = request.require_ib;
             if (placement->host_ib) {
-              body["host_ib"] = HostIbJson(*placement->host_ib, snapshot->ib.get());
+              body["host_ib"] = HostIbJson(*placement->host_ib, snapshot->ib.get(),
+                                           std::chrono::system_clock::now());
             }
             body["candidates"] = candidates;
             body["chosen"] =
                 placement->candidates.empty() ? json() : json(placement->candidates[0].queue);
             body["excluded"] = ExclusionsJson(placement->excluded);
-            AddAge(body, *snapshot);
+            AddAge(body, *snapshot, std::chrono::system_clock::now());
             Reply(respond, req, MakeJson(200, body));
           }));
 
@@ -384,7 +388,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                 for (const std::string& name : names) {
                   const HostIbHealth* entry = ib ? ib->Find(name) : nullptr;
                   const HostIbHealth health = entry ? *entry : HostIbHealth{};
-                  json item = HostIbJson(health, ib);
+                  json item = HostIbJson(health, ib, std::chrono::system_clock::now());
                   item.erase("health");
                   item.erase("source");
                   item["host"] = name;
@@ -410,7 +414,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                 body["healthy"] = healthy;
                 body["unhealthy"] = unhealthy;
                 body["unknown"] = unknown;
-                AddAge(body, *snapshot);
+                AddAge(body, *snapshot, std::chrono::system_clock::now());
                 Reply(respond, req, MakeJson(200, body));
               }));
 
