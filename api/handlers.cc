@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/job_request_decoder.h"
 #include "api/json_mapping.h"
 #include "api/problem.h"
 
@@ -110,17 +111,17 @@ void RegisterRoutes(Router& router, const Services& services) {
              [s](Request&& req, const RequestContext&, const RouteParams&, Responder respond) {
                const auto snapshot = s->cache->Current();
                if (auto problem = NeedSnapshot(*snapshot)) return Reply(respond, req, *problem);
-               if (auto stale = StaleReason(*snapshot, s->options.max_staleness,
-                                            s->cache->options().topology_interval,
-                                            std::chrono::system_clock::now())) {
+               if (auto stale =
+                       StaleReason(*snapshot, s->options.max_staleness,
+                                   s->cache->options().topology_interval, s->clock->SystemNow())) {
                  json extra;
-                 AddAge(extra, *snapshot, std::chrono::system_clock::now());
+                 AddAge(extra, *snapshot, s->clock->SystemNow());
                  return Reply(
                      respond, req,
                      MakeProblem(Error{ErrorCode::kUnavailable, "stale: " + *stale}, extra));
                }
                json body{{"status", "ready"}};
-               AddAge(body, *snapshot, std::chrono::system_clock::now());
+               AddAge(body, *snapshot, s->clock->SystemNow());
                Reply(respond, req, MakeJson(200, body));
              });
 
@@ -136,16 +137,16 @@ void RegisterRoutes(Router& router, const Services& services) {
                 body["bplace_version"] = s->version;
                 body["user"] = s->user;
                 if (snapshot->complete()) {
-                  AddAge(body, *snapshot, std::chrono::system_clock::now());
+                  AddAge(body, *snapshot, s->clock->SystemNow());
                 } else {
                   body["as_of"] = nullptr;
                   body["age_s"] = nullptr;
                 }
                 body["ready"] = snapshot->complete();
-                body["load"] = TierJson(snapshot->load_status, snapshot->load_as_of,
-                                        std::chrono::system_clock::now());
+                body["load"] =
+                    TierJson(snapshot->load_status, snapshot->load_as_of, s->clock->SystemNow());
                 body["topology"] = TierJson(snapshot->topology_status, snapshot->topology_as_of,
-                                            std::chrono::system_clock::now());
+                                            s->clock->SystemNow());
                 json counts;
                 counts["queues"] = snapshot->topology ? snapshot->topology->queues().size() : 0;
                 counts["hosts"] = snapshot->load ? snapshot->load->hosts.size() : 0;
@@ -174,7 +175,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                   queues.push_back(QueueJson(*snapshot, queue, inflight));
                 }
                 json body{{"queues", queues}};
-                AddAge(body, *snapshot, std::chrono::system_clock::now());
+                AddAge(body, *snapshot, s->clock->SystemNow());
                 Reply(respond, req, MakeJson(200, body));
               }));
 
@@ -193,7 +194,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                                              "queue " + name + " does not exist (bqueues -l)"}));
             }
             json body = QueueJson(*snapshot, *queue, s->ledger->Counts());
-            AddAge(body, *snapshot, std::chrono::system_clock::now());
+            AddAge(body, *snapshot, s->clock->SystemNow());
             Reply(respond, req, MakeJson(200, body));
           }));
 
@@ -240,10 +241,10 @@ void RegisterRoutes(Router& router, const Services& services) {
             body["excluded_by"] = excluded;
             {
               const HostIbHealth* ib = snapshot->ib ? snapshot->ib->Find(host) : nullptr;
-              body["ib"] = HostIbJson(ib ? *ib : HostIbHealth{}, snapshot->ib.get(),
-                                      std::chrono::system_clock::now());
+              body["ib"] =
+                  HostIbJson(ib ? *ib : HostIbHealth{}, snapshot->ib.get(), s->clock->SystemNow());
             }
-            AddAge(body, *snapshot, std::chrono::system_clock::now());
+            AddAge(body, *snapshot, s->clock->SystemNow());
             Reply(respond, req, MakeJson(200, body));
           }));
 
@@ -268,7 +269,7 @@ void RegisterRoutes(Router& router, const Services& services) {
             body["members"] = group->members;
             body["all"] = groups.IsAll(name);
             body["hosts"] = groups.Expand(name);
-            AddAge(body, *snapshot, std::chrono::system_clock::now());
+            AddAge(body, *snapshot, s->clock->SystemNow());
             Reply(respond, req, MakeJson(200, body));
           }));
 
@@ -350,14 +351,14 @@ void RegisterRoutes(Router& router, const Services& services) {
             body["permission_source"] = placement->permission_source;
             body["require_ib"] = request.require_ib;
             if (placement->host_ib) {
-              body["host_ib"] = HostIbJson(*placement->host_ib, snapshot->ib.get(),
-                                           std::chrono::system_clock::now());
+              body["host_ib"] =
+                  HostIbJson(*placement->host_ib, snapshot->ib.get(), s->clock->SystemNow());
             }
             body["candidates"] = candidates;
             body["chosen"] =
                 placement->candidates.empty() ? json() : json(placement->candidates[0].queue);
             body["excluded"] = ExclusionsJson(placement->excluded);
-            AddAge(body, *snapshot, std::chrono::system_clock::now());
+            AddAge(body, *snapshot, s->clock->SystemNow());
             Reply(respond, req, MakeJson(200, body));
           }));
 
@@ -388,7 +389,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                 for (const std::string& name : names) {
                   const HostIbHealth* entry = ib ? ib->Find(name) : nullptr;
                   const HostIbHealth health = entry ? *entry : HostIbHealth{};
-                  json item = HostIbJson(health, ib, std::chrono::system_clock::now());
+                  json item = HostIbJson(health, ib, s->clock->SystemNow());
                   item.erase("health");
                   item.erase("source");
                   item["host"] = name;
@@ -414,7 +415,7 @@ void RegisterRoutes(Router& router, const Services& services) {
                 body["healthy"] = healthy;
                 body["unhealthy"] = unhealthy;
                 body["unknown"] = unknown;
-                AddAge(body, *snapshot, std::chrono::system_clock::now());
+                AddAge(body, *snapshot, s->clock->SystemNow());
                 Reply(respond, req, MakeJson(200, body));
               }));
 
@@ -447,7 +448,7 @@ void RegisterRoutes(Router& router, const Services& services) {
         }
         if (s->limiter) {
           const RateLimiter::Decision decision =
-              s->limiter->AdmitSubmission(caller->user, std::chrono::steady_clock::now());
+              s->limiter->AdmitSubmission(caller->user, s->clock->SteadyNow());
           if (!decision.allowed) {
             const std::string reason = "more than [limits] submit_burst submissions by " +
                                        caller->user + " in a short time; retry after " +
@@ -493,7 +494,7 @@ void RegisterRoutes(Router& router, const Services& services) {
         // rather than make the caller wait for bsub's timeout.
         const auto stale =
             StaleReason(*snapshot, s->options.max_staleness, s->cache->options().topology_interval,
-                        std::chrono::system_clock::now());
+                        s->clock->SystemNow());
         if (stale && (snapshot->load_status.consecutive_failures > 0 ||
                       snapshot->topology_status.consecutive_failures > 0)) {
           Response problem = MakeProblem(
