@@ -68,7 +68,9 @@ std::optional<Error> AccessError(const Result<Caller>& caller, Access access) {
   if (!caller) return caller.error();
   if (Has(*caller, access)) return std::nullopt;
   const std::string scope = "`" + std::string(ScopeName(access)) + "` scope";
-  return Error{ErrorCode::kPermissionDenied, DescribeCaller(*caller) + " lacks the " + scope};
+  const bool plural = caller->method == AuthMethod::kAnonymous;  // "anonymous callers"
+  return Error{ErrorCode::kPermissionDenied,
+               DescribeCaller(*caller) + (plural ? " lack the " : " lacks the ") + scope};
 }
 
 Response RefusalFor(const Error& error) {
