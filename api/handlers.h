@@ -15,10 +15,11 @@ namespace bplace::api {
 // and `topology_as_of`/`topology_age_s` of the topology. Errors are
 // application/problem+json. Every route but /healthz and /readyz first
 // identifies the caller, once (api/route_access.h): 401 with
-// `WWW-Authenticate: Bearer` without acceptable credentials; 403 naming the
-// caller for what an identified caller may not do; POST /v1/jobs is also
-// limited per user (429 with Retry-After) and logs one `audit` line per
-// decision. `services` must outlive the router's handlers.
+// `WWW-Authenticate: Bearer` without acceptable credentials, and for an
+// anonymous caller on a route that needs a scope anonymous callers lack (a
+// token could help); 403 naming the caller for what an identified caller
+// may not do; POST /v1/jobs is also limited per user (429 with Retry-After)
+// and logs one `audit` line per decision. `services` must outlive the router's handlers.
 void RegisterRoutes(Router& router, const Services& services);
 
 }  // namespace bplace::api

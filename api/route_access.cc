@@ -68,9 +68,12 @@ std::optional<Error> AccessError(const Result<Caller>& caller, Access access) {
   if (!caller) return caller.error();
   if (Has(*caller, access)) return std::nullopt;
   const std::string scope = "`" + std::string(ScopeName(access)) + "` scope";
-  const bool plural = caller->method == AuthMethod::kAnonymous;  // "anonymous callers"
-  return Error{ErrorCode::kPermissionDenied,
-               DescribeCaller(*caller) + (plural ? " lack the " : " lacks the ") + scope};
+  if (caller->method == AuthMethod::kAnonymous) {
+    return Error{ErrorCode::kUnauthenticated,
+                 "anonymous callers lack the " + scope +
+                     "; send a bearer token that has it, or use the Unix socket"};
+  }
+  return Error{ErrorCode::kPermissionDenied, DescribeCaller(*caller) + " lacks the " + scope};
 }
 
 Response RefusalFor(const Error& error) {

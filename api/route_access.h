@@ -59,7 +59,8 @@ Response Unauthenticated(const Error& error);
 
 // Why `caller` may not use a route needing `access`, or nullopt when it may:
 //  - kUnauthenticated when the caller is not identified (the error `caller`
-//    holds);
+//    holds), and when an anonymous caller lacks the scope (a token could
+//    help, so the client is asked to authenticate);
 //  - kPermissionDenied naming the caller ("the token of bob lacks the
 //    `admin` scope") when an identified caller lacks it.
 // Pure.

@@ -307,13 +307,33 @@ TEST_F(HandlersTest, RefreshNeedsTheAdminScopeAndIsLimitedToOnePerInterval) {
   EXPECT_EQ(Header(again, http::field::retry_after), "5");
 }
 
-TEST_F(HandlersTest, AnonymousRefreshIsRefusedNamingAnonymousCallers) {
+TEST_F(HandlersTest, AnonymousCallToARouteNeedingAScopeIs401AskingForAToken) {
   Ready();
   UseAuth(true);
   EXPECT_EQ(Get("/v1/queues").result_int(), 200u);  // anonymous_read
   const Response response = Call(MakeRequest(http::verb::post, "/v1/cache/refresh"));
-  EXPECT_EQ(response.result_int(), 403u);
+  EXPECT_EQ(response.result_int(), 401u);
+  EXPECT_EQ(Header(response, http::field::www_authenticate), "Bearer realm=\"bplace\"");
   EXPECT_THAT(Detail(response), StartsWith("anonymous callers lack the `admin` scope"));
+}
+
+TEST_F(HandlersTest, AccessErrorIs401ForAnonymousAnd403NamingAnIdentifiedCaller) {
+  const Caller anonymous;  // without anonymous_read: may not even read
+  EXPECT_EQ(AccessError(anonymous, Access::kRead)->code, ErrorCode::kUnauthenticated);
+  EXPECT_FALSE(AccessError(anonymous, Access::kIdentified));
+  Caller peer;
+  peer.method = AuthMethod::kPeerCredentials;
+  peer.uid = 1001;
+  peer.user = "alice";
+  peer.can_read = true;
+  EXPECT_FALSE(AccessError(peer, Access::kRead));
+  const std::optional<Error> admin = AccessError(peer, Access::kAdmin);
+  ASSERT_TRUE(admin);
+  EXPECT_EQ(admin->code, ErrorCode::kPermissionDenied);
+  EXPECT_EQ(admin->message, "uid 1001 (alice) lacks the `admin` scope");
+  const Result<Caller> unidentified =
+      tl::unexpected(Error{ErrorCode::kUnauthenticated, "unknown bearer token"});
+  EXPECT_EQ(AccessError(unidentified, Access::kIdentified)->message, "unknown bearer token");
 }
 
 TEST_F(HandlersTest, CallersAreNamedByHowTheyCame) {
