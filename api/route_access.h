@@ -2,7 +2,9 @@
 
 // How the router calls a route function: the caller identified once per
 // request, its access checked, and the response stamped with the request's
-// HTTP version and keep-alive (README "Identity").
+// HTTP version and keep-alive (README "Identity"). The adapters keep no
+// state of their own: they are as thread-safe as the routes and the
+// Services they call.
 
 #include <functional>
 #include <optional>
@@ -19,14 +21,19 @@ namespace bplace::api {
 
 // What a route asks of its caller before it runs.
 enum class Access {
-  kIdentified,  // any identified caller, anonymous included; the route decides the rest
-  kRead,        // the `read` scope (peers, anonymous callers with anonymous_read)
-  kAdmin,       // the `admin` scope (the daemon's user and root on the socket)
+  // Any identified caller, anonymous included; the route decides the rest.
+  kIdentified,
+  // The `read` scope: every peer, tokens with it, anonymous callers when
+  // anonymous_read.
+  kRead,
+  // The `admin` scope: tokens with it, the daemon's user and root on the
+  // socket.
+  kAdmin,
 };
 
 // A synchronous route: the whole answer to one request. Must not block (it
-// runs on an io thread) and must be thread-safe. The response's version and
-// keep-alive are set by the caller of the route.
+// runs on an io thread) and must be thread-safe. Guarded sets the
+// response's version and keep-alive.
 using Route = std::function<Response(const Services& services, const Caller& caller,
                                      const Request& req, const RouteParams& params)>;
 // A route anybody may call (health probes): no caller is identified.
@@ -75,11 +82,12 @@ Response RefusalFor(const Error& error);
 std::optional<Response> AccessRefusal(const Result<Caller>& caller, Access access);
 
 // Adapts `route` to the router: identifies the caller once, answers with
-// AccessRefusal when it may not use the route (telling `on_refused`, if
-// set), else with the route's response. `services` must outlive the handler.
+// AccessRefusal when it may not use the route, else with the route's
+// response. `services` must outlive the handler.
 RouteHandler Guarded(const Services& services, Access access, Route route);
 
-// The same for an asynchronous route.
+// The same for an asynchronous route; `on_refused`, when set, is told of
+// each refusal before it is sent (POST /v1/jobs audits them).
 RouteHandler GuardedAsync(const Services& services, Access access, AsyncRoute route,
                           RefusalHook on_refused = {});
 

@@ -92,11 +92,10 @@ std::optional<SubmitRefusal> CheckSnapshot(const Services& services) {
   // LSF unreachable and the snapshot too old to place on: say so at once
   // rather than make the caller wait for bsub's timeout.
   if (!stale || !failing) return std::nullopt;
-  return RefuseForNow(Error{ErrorCode::kUnavailable,
-                            "LSF is not answering and the cached data "
-                            "is stale (" +
-                                *stale + "); not submitting on it"},
-                      "LSF down and the snapshot stale", kSubmitRetryAfterS);
+  const std::string detail =
+      "LSF is not answering and the cached data is stale (" + *stale + "); not submitting on it";
+  return RefuseForNow(Error{ErrorCode::kUnavailable, detail}, "LSF down and the snapshot stale",
+                      kSubmitRetryAfterS);
 }
 
 }  // namespace

@@ -38,8 +38,9 @@ struct SubmitRefusal {
 //     database could not be asked;
 //  2. the caller's submission bucket is empty (services.limiter at the
 //     services' steady clock): 429 with Retry-After;
-//  3. a Content-Type other than application/json (none is taken as JSON;
-//     compared case-insensitively, parameters allowed): 415;
+//  3. a Content-Type that does not start with application/json (compared
+//     case-insensitively, so parameters may follow; none is taken as
+//     JSON): 415;
 //  4. the body does not decode (DecodeJobRequest): 400 naming the field;
 //  5. multi-user mode: the caller has no usable passwd entry
 //     (Authenticator::SubmitterIdentity): 403, or 503 when NSS is down;
