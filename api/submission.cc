@@ -73,7 +73,9 @@ tl::expected<JobRequest, SubmitRefusal> DecodeBody(const Services& services, con
 tl::expected<SubmitContext, SubmitRefusal> ContextFor(const Services& services,
                                                       const Caller& caller,
                                                       const RequestContext& ctx) {
-  SubmitContext context{caller.user, ctx.request_id, std::nullopt};
+  SubmitContext context;
+  context.user = caller.user;
+  context.request_id = ctx.request_id;
   if (!services.multi_user()) return context;
   auto identity = services.auth->SubmitterIdentity(caller);
   if (!identity) return tl::unexpected(Refuse(identity.error()));
