@@ -1,5 +1,6 @@
 #include "api/json_mapping.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -21,21 +22,20 @@ std::string FormatRfc3339(std::chrono::system_clock::time_point time) {
   return result;
 }
 
-double AgeSeconds(SystemTime as_of) {
-  const auto age = std::chrono::system_clock::now() - as_of;
+double AgeSeconds(SystemTime as_of, SystemTime now) {
+  const auto age = now - as_of;
   return std::chrono::duration_cast<std::chrono::milliseconds>(age).count() / 1000.0;
 }
 
-void AddAge(json& body, SystemTime as_of) {
+void AddAge(json& body, SystemTime as_of, SystemTime now) {
   body["as_of"] = FormatRfc3339(as_of);
-  body["age_s"] = AgeSeconds(as_of);
+  body["age_s"] = AgeSeconds(as_of, now);
 }
 
-// as_of/age_s of the load data, and the topology's.
-void AddAge(json& body, const ClusterSnapshot& snapshot) {
-  AddAge(body, snapshot.as_of());
+void AddAge(json& body, const ClusterSnapshot& snapshot, SystemTime now) {
+  AddAge(body, snapshot.as_of(), now);
   body["topology_as_of"] = FormatRfc3339(snapshot.topology_as_of);
-  body["topology_age_s"] = AgeSeconds(snapshot.topology_as_of);
+  body["topology_age_s"] = AgeSeconds(snapshot.topology_as_of, now);
 }
 
 json Limit(const std::optional<std::int64_t>& value) {
@@ -48,10 +48,10 @@ json Tokens(const std::vector<MemberToken>& tokens) {
   return list;
 }
 
-json TierJson(const TierStatus& status, SystemTime as_of) {
+json TierJson(const TierStatus& status, SystemTime as_of, SystemTime now) {
   json tier;
   if (status.last_success) {
-    AddAge(tier, as_of);
+    AddAge(tier, as_of, now);
   } else {
     tier["as_of"] = nullptr;
     tier["age_s"] = nullptr;
@@ -61,6 +61,22 @@ json TierJson(const TierStatus& status, SystemTime as_of) {
   tier["last_error"] = status.last_error.empty() ? json() : json(status.last_error);
   tier["consecutive_failures"] = status.consecutive_failures;
   return tier;
+}
+
+json ClusterCountsJson(const ClusterSnapshot& snapshot) {
+  const Topology* topology = snapshot.topology.get();
+  json counts;
+  counts["queues"] = topology ? topology->queues().size() : 0;
+  counts["hosts"] = snapshot.load ? snapshot.load->hosts.size() : 0;
+  counts["host_groups"] = topology ? topology->host_groups().Names().size() : 0;
+  counts["user_groups"] = topology ? topology->user_groups().Names().size() : 0;
+  return counts;
+}
+
+json InflightJson(const std::unordered_map<std::string, std::int64_t>& slots) {
+  json inflight = json::object();
+  for (const auto& [queue, count] : slots) inflight[queue] = count;
+  return inflight;
 }
 
 json QueueJson(const ClusterSnapshot& snapshot, const QueueTopology& queue,
@@ -116,6 +132,24 @@ json AdmissionJson(const HostAdmission& admission) {
   return body;
 }
 
+json HostQueuesJson(const Topology& topology, const std::string& host) {
+  json queues = json::array();
+  json excluded = json::array();
+  for (const QueueTopology& queue : topology.queues()) {
+    const HostAdmission admission = topology.AdmitHost(queue, host);
+    if (admission.admitted()) {
+      json entry = AdmissionJson(admission);
+      entry["queue"] = queue.definition.name;
+      queues.push_back(std::move(entry));
+    } else if (admission.via == HostAdmission::Via::kExcluded) {
+      excluded.push_back({{"queue", queue.definition.name},
+                          {"token", admission.token},
+                          {"reason", DescribeAdmission(admission)}});
+    }
+  }
+  return {{"queues", queues}, {"excluded_by", excluded}};
+}
+
 json CandidateJson(const Candidate& candidate) {
   json body;
   body["queue"] = candidate.queue;
@@ -134,7 +168,7 @@ json CandidateJson(const Candidate& candidate) {
   return body;
 }
 
-json HostIbJson(const HostIbHealth& health, const IbHealthState* source) {
+json HostIbJson(const HostIbHealth& health, const IbHealthState* source, SystemTime now) {
   json body;
   body["health"] = IbHealthName(health.health);
   body["reasons"] = health.reasons;
@@ -143,8 +177,61 @@ json HostIbJson(const HostIbHealth& health, const IbHealthState* source) {
     body["as_of"] = nullptr;
     body["age_s"] = nullptr;
   } else {
-    AddAge(body, health.as_of);
+    AddAge(body, health.as_of, now);
   }
+  return body;
+}
+
+namespace {
+
+// The hosts /v1/ib lists, in its order (see IbHostsJson).
+std::vector<std::string> IbHostNames(const LoadState& load, const IbHealthState* ib) {
+  std::vector<std::string> names;
+  for (const lsf::HostStatus& host : load.hosts) names.push_back(host.name);
+  if (ib == nullptr) return names;
+  std::vector<std::string> extra;
+  for (const auto& [name, health] : ib->hosts) {
+    if (!load.FindHost(name)) extra.push_back(name);
+  }
+  std::sort(extra.begin(), extra.end());
+  names.insert(names.end(), extra.begin(), extra.end());
+  return names;
+}
+
+}  // namespace
+
+json IbHostsJson(const ClusterSnapshot& snapshot, SystemTime now) {
+  const IbHealthState* ib = snapshot.ib.get();
+  json groups = {
+      {"healthy", json::array()}, {"unhealthy", json::array()}, {"unknown", json::array()}};
+  for (const std::string& name : IbHostNames(*snapshot.load, ib)) {
+    const HostIbHealth* entry = ib ? ib->Find(name) : nullptr;
+    const HostIbHealth health = entry ? *entry : HostIbHealth{};
+    json item = HostIbJson(health, ib, now);
+    // The group says the health, and the source is the same for all.
+    item.erase("health");
+    item.erase("source");
+    item["host"] = name;
+    groups[IbHealthName(health.health)].push_back(std::move(item));
+  }
+  return groups;
+}
+
+json PlacementJson(const PlacementRequest& request, const Placement& placement,
+                   const IbHealthState* ib, SystemTime now) {
+  json candidates = json::array();
+  for (const Candidate& candidate : placement.candidates) {
+    candidates.push_back(CandidateJson(candidate));
+  }
+  json body;
+  body["user"] = request.user;
+  body["host"] = request.host ? json(*request.host) : json();
+  body["permission_source"] = placement.permission_source;
+  body["require_ib"] = request.require_ib;
+  if (placement.host_ib) body["host_ib"] = HostIbJson(*placement.host_ib, ib, now);
+  body["candidates"] = candidates;
+  body["chosen"] = placement.candidates.empty() ? json() : json(placement.candidates[0].queue);
+  body["excluded"] = ExclusionsJson(placement.excluded);
   return body;
 }
 

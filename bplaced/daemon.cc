@@ -167,6 +167,7 @@ struct Wiring {
     services.cache = &cache;
     services.submitter = &submitter;
     services.ledger = &ledger;
+    services.clock = &clock;
     services.user = user;
     services.options = config.api;
     services.version = kVersion;

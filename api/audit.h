@@ -1,0 +1,37 @@
+#pragma once
+
+// The audit trail of submissions: one `audit {json}` log line per decision
+// on a POST /v1/jobs (README "Identity"), so that
+// `journalctl -u bplaced | grep ' audit '` finds them and jq reads them.
+
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "api/auth.h"
+#include "api/http_server.h"
+#include "daemon/submitter.h"
+
+namespace bplace::api {
+
+// The record of a submission refused before bsub: event "submit", decision
+// "refused", `reason`, request_id and remote of `ctx`, and, when the caller
+// was identified (`caller` not null), caller (user name), uid (null when
+// unknown) and auth (AuthMethodName). Pure.
+nlohmann::json AuditRecord(const Caller* caller, const RequestContext& ctx,
+                           std::string_view reason);
+
+// The record of a submission that ran: decision "submitted" with queue,
+// requested_queue, bsub_argv and job_id, or "failed" with `reason` (the
+// error's message); both with the attempts (AttemptsJson), the ranked
+// candidates ({queue, pend, inflight}) when a placement was made, and the
+// request and caller members as above. Pure.
+nlohmann::json AuditRecord(const Caller& caller, const RequestContext& ctx,
+                           const SubmissionResult& result);
+
+// Logs `record` as "audit <compact json>" at level info. Strings that are not
+// valid UTF-8 (LSF's replies are arbitrary bytes) are repaired, never thrown
+// on. Thread-safe (spdlog).
+void LogAudit(const nlohmann::json& record);
+
+}  // namespace bplace::api

@@ -1,0 +1,27 @@
+#pragma once
+
+// The job routes: POST /v1/jobs (place and submit). The routes that follow
+// tracked jobs (GET /v1/jobs, GET and DELETE /v1/jobs/{id}) belong here too.
+
+#include <string_view>
+
+#include "api/auth.h"
+#include "api/http_server.h"
+#include "api/services.h"
+
+namespace bplace::api {
+
+// POST /v1/jobs (any identified caller; the submit rules are Admit's):
+// refuses with Admit's response, or submits the admitted job
+// (Submitter::Submit, which runs bsub on the runner) and answers with
+// SubmissionResponse when it is done. Logs one audit line per decision
+// (AuditRecord). Returns without waiting; `respond` is called once, at once
+// for a refusal, else on a runner thread. Blocks only as Admit does.
+void PostJobs(const Services& services, const Caller& caller, Request&& req,
+              const RequestContext& ctx, Responder respond);
+
+// Logs the audit line of a submission the access check refused (a RefusalHook
+// for PostJobs: 401 for missing or bad credentials).
+void AuditAccessRefusal(const Caller* caller, const RequestContext& ctx, std::string_view reason);
+
+}  // namespace bplace::api

@@ -1,0 +1,36 @@
+#pragma once
+
+// GET /v1/placement: the dry run of a placement (README "GET /v1/placement").
+
+#include <string>
+
+#include "api/auth.h"
+#include "api/http_server.h"
+#include "api/router.h"
+#include "api/services.h"
+#include "common/result.h"
+#include "daemon/placement.h"
+
+namespace bplace::api {
+
+// Reads the query of GET /v1/placement into a request for `user` (the
+// caller's own placement unless `user=` names another): host (optional),
+// user (optional), queue/queues (comma-separated, repeatable, empty pieces
+// skipped), require_ib (true|false; default `require_ib`). Pure. Returns
+// kInvalidArgument naming the parameter for host, user or require_ib given
+// more than once, a require_ib that is neither true nor false, an unknown
+// parameter, and an empty user or host.
+Result<PlacementRequest> ParsePlacementQuery(const RouteParams& params, const std::string& user,
+                                             bool require_ib);
+
+// GET /v1/placement (the `read` scope): ranks the queues for the request
+// from the cached snapshot (Submitter::DryRun; never an LSF command) and
+// answers 200 with PlacementJson and ages. 403 when `user=` names someone
+// other than the caller (an anonymous caller is the daemon's user) and the
+// caller lacks the `admin` scope; 400 as ParsePlacementQuery; DryRun's
+// errors as their problems (404 unknown host or queue, 409 unhealthy
+// InfiniBand on the asked-for host, 503 without a snapshot).
+Response GetPlacement(const Services& services, const Caller& caller, const Request& req,
+                      const RouteParams& params);
+
+}  // namespace bplace::api

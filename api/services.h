@@ -1,0 +1,45 @@
+#pragma once
+
+#include <string>
+
+#include "api/auth.h"
+#include "api/options.h"
+#include "common/clock.h"
+#include "daemon/cluster_cache.h"
+#include "daemon/inflight_ledger.h"
+#include "daemon/options.h"
+#include "daemon/rate_limiter.h"
+#include "daemon/submitter.h"
+
+namespace bplace::api {
+
+// What the route functions need from the daemon: its parts, by pointer, and
+// the API's options. The daemon owns the parts and builds this once before
+// the server starts; it must outlive the router's handlers. Thread safety:
+// read-only after start-up, so any number of io threads share one; every
+// part it points to is thread-safe itself.
+struct Services {
+  // Who callers are; null: every request acts for `user` with every right
+  // (tests and embedders without [auth]).
+  const Authenticator* auth = nullptr;
+  RateLimiter* limiter = nullptr;    // submissions per user; null: unlimited
+  ClusterCache* cache = nullptr;     // required: the snapshot every read answers from
+  Submitter* submitter = nullptr;    // required; its options() give the [ib] policy
+  InflightLedger* ledger = nullptr;  // required: the in-flight slots shown by reads
+  // Required: the one time source of the routes (ages, staleness, rate
+  // limits). The daemon passes the RealClock its cache uses; tests a
+  // ManualClock.
+  const Clock* clock = nullptr;
+  // The caller every request acts for without `auth`, and the user reads
+  // name as "the daemon's" (service-account mode: the daemon's user).
+  std::string user;
+  ApiOptions options;
+  std::string version;  // bplace's, for GET /v1/cluster
+
+  // Whether bsub runs as the caller ([auth] mode = "multi-user").
+  bool multi_user() const { return auth != nullptr && auth->policy().mode == AuthMode::kMultiUser; }
+  // The [ib] policy placements and submissions follow.
+  const IbPolicy& ib() const { return submitter->options().ib; }
+};
+
+}  // namespace bplace::api

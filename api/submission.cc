@@ -1,0 +1,144 @@
+#include "api/submission.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http/field.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "api/job_request_decoder.h"
+#include "api/json_mapping.h"
+#include "api/problem.h"
+#include "api/read_answers.h"
+
+namespace bplace::api {
+namespace {
+
+using nlohmann::json;
+namespace http = boost::beast::http;
+
+// A refusal whose audit reason is the problem's detail.
+SubmitRefusal Refuse(const Error& error) { return {MakeProblem(error), error.message}; }
+
+// The same with Retry-After: `seconds`.
+SubmitRefusal RefuseForNow(const Error& error, std::string reason, std::int64_t seconds) {
+  Response response = MakeProblem(error);
+  response.set(http::field::retry_after, std::to_string(seconds));
+  return {std::move(response), std::move(reason)};
+}
+
+std::optional<SubmitRefusal> CheckCaller(const Caller& caller) {
+  if (caller.can_submit) return std::nullopt;
+  const Error error{caller.submit_refusal_code, caller.submit_refusal};
+  if (error.code == ErrorCode::kUnavailable) {
+    return RefuseForNow(error, error.message, kSubmitRetryAfterS);
+  }
+  return Refuse(error);
+}
+
+std::optional<SubmitRefusal> CheckRate(const Services& services, const Caller& caller) {
+  if (services.limiter == nullptr) return std::nullopt;
+  const RateLimiter::Decision decision =
+      services.limiter->AdmitSubmission(caller.user, services.clock->SteadyNow());
+  if (decision.allowed) return std::nullopt;
+  const std::int64_t seconds = decision.retry_after.count();
+  const std::string reason = "more than [limits] submit_burst submissions by " + caller.user +
+                             " in a short time; retry after " + std::to_string(seconds) + " s";
+  return RefuseForNow(Error{ErrorCode::kRateLimited, reason}, reason, seconds);
+}
+
+// The job in the body, or the 415/400 refusal.
+tl::expected<JobRequest, SubmitRefusal> DecodeBody(const Services& services, const Request& req) {
+  // A missing Content-Type is taken as JSON; media types are
+  // case-insensitive (RFC 9110).
+  const auto content_type = req[http::field::content_type];
+  const boost::beast::string_view kJson = "application/json";
+  if (!content_type.empty() &&
+      !boost::beast::iequals(content_type.substr(0, kJson.size()), kJson)) {
+    return tl::unexpected(SubmitRefusal{
+        MakeProblem(415, "Unsupported Media Type", "Content-Type must be application/json"),
+        "Content-Type is not application/json"});
+  }
+  auto job = DecodeJobRequest(req.body(), services.options.request);
+  if (!job) return tl::unexpected(Refuse(job.error()));
+  if (!job->require_ib) job->require_ib = services.ib().require_ib;
+  return std::move(*job);
+}
+
+// Who the job is submitted for, and (multi-user mode) as whom bsub runs.
+tl::expected<SubmitContext, SubmitRefusal> ContextFor(const Services& services,
+                                                      const Caller& caller,
+                                                      const RequestContext& ctx) {
+  SubmitContext context;
+  context.user = caller.user;
+  context.request_id = ctx.request_id;
+  if (!services.multi_user()) return context;
+  auto identity = services.auth->SubmitterIdentity(caller);
+  if (!identity) return tl::unexpected(Refuse(identity.error()));
+  context.run_as = std::move(*identity);
+  return context;
+}
+
+std::optional<SubmitRefusal> CheckSnapshot(const Services& services) {
+  const auto snapshot = services.cache->Current();
+  if (!snapshot->complete()) return SubmitRefusal{NoSnapshotYet(*snapshot), "no LSF snapshot yet"};
+  const auto stale =
+      StaleReason(*snapshot, services.options.max_staleness,
+                  services.cache->options().topology_interval, services.clock->SystemNow());
+  const bool failing = snapshot->load_status.consecutive_failures > 0 ||
+                       snapshot->topology_status.consecutive_failures > 0;
+  // LSF unreachable and the snapshot too old to place on: say so at once
+  // rather than make the caller wait for bsub's timeout.
+  if (!stale || !failing) return std::nullopt;
+  const std::string detail =
+      "LSF is not answering and the cached data is stale (" + *stale + "); not submitting on it";
+  return RefuseForNow(Error{ErrorCode::kUnavailable, detail}, "LSF down and the snapshot stale",
+                      kSubmitRetryAfterS);
+}
+
+}  // namespace
+
+tl::expected<Admission, SubmitRefusal> Admit(const Services& services, const Caller& caller,
+                                             const Request& req, const RequestContext& ctx) {
+  if (auto refusal = CheckCaller(caller)) return tl::unexpected(std::move(*refusal));
+  if (auto refusal = CheckRate(services, caller)) return tl::unexpected(std::move(*refusal));
+  auto job = DecodeBody(services, req);
+  if (!job) return tl::unexpected(std::move(job.error()));
+  auto context = ContextFor(services, caller, ctx);
+  if (!context) return tl::unexpected(std::move(context.error()));
+  if (auto refusal = CheckSnapshot(services)) return tl::unexpected(std::move(*refusal));
+  return Admission{std::move(*job), std::move(*context)};
+}
+
+Response SubmissionResponse(const SubmissionResult& result, std::string_view request_id,
+                            std::string_view user) {
+  json body;
+  body["request_id"] = request_id;
+  body["user"] = user;
+  body["attempts"] = AttemptsJson(result.attempts);
+  if (result.placement) body["excluded"] = ExclusionsJson(result.placement->excluded);
+  if (result.error) {
+    Response problem = MakeProblem(*result.error, body);
+    if (result.error->code == ErrorCode::kUnavailable) {
+      problem.set(http::field::retry_after, std::to_string(kSubmitRetryAfterS));
+    }
+    if (result.error->code == ErrorCode::kRateLimited) {
+      const std::int64_t seconds = std::max<std::int64_t>(1, result.retry_after.count());
+      problem.set(http::field::retry_after, std::to_string(seconds));
+    }
+    return problem;
+  }
+  body["job_id"] = result.job_id;
+  body["queue"] = result.queue;
+  body["requested_queue"] = result.requested_queue;
+  body["host"] = result.host ? json(*result.host) : json();
+  body["bsub_argv"] = result.bsub_argv;
+  body["job_description"] = "bplace:" + std::string(request_id);
+  return MakeJson(201, body);
+}
+
+}  // namespace bplace::api

@@ -1,0 +1,68 @@
+#pragma once
+
+// The parts of POST /v1/jobs around the bsub run (README "POST /v1/jobs"):
+// the checks before it (Admit) and the answer after it (SubmissionResponse).
+// The route that joins them is PostJobs in api/routes_jobs.h.
+
+#include <string>
+#include <string_view>
+
+#include "api/auth.h"
+#include "api/http_server.h"
+#include "api/services.h"
+#include "common/result.h"
+#include "daemon/submitter.h"
+
+namespace bplace::api {
+
+// How long a client should wait before retrying a submission that LSF, or
+// the passwd database, could not take now (Retry-After of those 503s).
+inline constexpr int kSubmitRetryAfterS = 15;
+
+// A job that passed every check before bsub, ready for Submitter::Submit.
+struct Admission {
+  JobRequest job;         // require_ib filled in from [ib] when the body had none
+  SubmitContext context;  // the caller's user, the request id and (multi-user) run_as
+};
+
+// A job refused before bsub: the response to send, and the reason for the
+// audit line (shorter than the response's detail at times).
+struct SubmitRefusal {
+  Response response;
+  std::string reason;
+};
+
+// Runs the checks before bsub, in this order, and returns the first refusal:
+//  1. the caller may not submit (Caller::can_submit): 403 with the
+//     authenticator's reason, or 503 with Retry-After when the passwd
+//     database could not be asked;
+//  2. the caller's submission bucket is empty (services.limiter at the
+//     services' steady clock): 429 with Retry-After;
+//  3. a Content-Type that does not start with application/json (compared
+//     case-insensitively, so parameters may follow; none is taken as
+//     JSON): 415;
+//  4. the body does not decode (DecodeJobRequest): 400 naming the field;
+//  5. multi-user mode: the caller has no usable passwd entry
+//     (Authenticator::SubmitterIdentity): 403, or 503 when NSS is down;
+//  6. no complete snapshot: 503 with Retry-After (NoSnapshotYet);
+//  7. a refresh tier is failing and the snapshot is stale (StaleReason at
+//     the services' clock): 503 with Retry-After, so that the caller is not
+//     kept waiting for bsub's timeout.
+// Otherwise returns the job and its context. Takes one token from the
+// caller's bucket once check 1 has passed, also when a later check refuses
+// the job. Blocks only on NSS in multi-user mode (cached five minutes).
+// Runs no LSF command.
+tl::expected<Admission, SubmitRefusal> Admit(const Services& services, const Caller& caller,
+                                             const Request& req, const RequestContext& ctx);
+
+// The answer to a submission that ran (Submitter::Submit's result) for
+// `user`'s request `request_id`: 201 with job_id, queue, requested_queue,
+// host, bsub_argv, job_description ("bplace:<request_id>"), or the problem of
+// the error (409, 422, 503, 504, ...) with the request's members as extras;
+// both carry request_id, user, attempts and (when placed) excluded. A 503
+// has Retry-After: 15; a 429 (the LSF-call budget) the result's
+// retry_after, at least 1. Pure.
+Response SubmissionResponse(const SubmissionResult& result, std::string_view request_id,
+                            std::string_view user);
+
+}  // namespace bplace::api

@@ -1,0 +1,267 @@
+#pragma once
+
+// A daemon without sockets for tests of the route functions: a ClusterCache
+// and a Submitter over a FakeCommandRunner that answers canned LSF 10.1
+// output (formats of lsf/FORMATS.md, as in tests/daemon/submitter_test.cc),
+// a ManualClock, the routes registered on a Router, and helpers to call a
+// route directly or through the router.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/beast/http/field.hpp>
+#include <boost/beast/http/verb.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "api/auth.h"
+#include "api/handlers.h"
+#include "api/router.h"
+#include "api/services.h"
+#include "api/token_store.h"
+#include "common/manual_clock.h"
+#include "daemon/cluster_cache.h"
+#include "daemon/inflight_ledger.h"
+#include "daemon/rate_limiter.h"
+#include "daemon/refusal_memory.h"
+#include "daemon/submitter.h"
+#include "lsf_adapter/lsf_invoker.h"
+#include "tests/fakes/fake_command_runner.h"
+
+namespace bplace::api::testing {
+
+// Three open queues with PEND 0, 4 and 10: qa and qb on all hosts, qc on
+// hg_two. hg_two names node009, which bhosts does not list.
+inline constexpr char kBqueuesW[] =
+    "QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP \n"
+    "qa               30  Open:Active       -    -    -    -     0     0     0     0\n"
+    "qb               30  Open:Active       -    -    -    -     4     4     0     0\n"
+    "qc               30  Open:Active       -    -    -    -    10    10     0     0\n";
+
+inline constexpr char kBhostsW[] =
+    "HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV\n"
+    "node001            ok              -     48      0      0      0      0      0\n"
+    "node002            ok              -     48      0      0      0      0      0\n";
+
+inline std::string QueueBlock(const std::string& name, const std::string& hosts) {
+  return "\nQUEUE: " + name +
+         "\n  -- Test queue.\n\nPARAMETERS/STATISTICS\n"
+         "PRIO NICE STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN SSUSP USUSP  RSV\n"
+         " 30   20  Open:Active       -    -    -    -     0     0     0     0     0    0\n"
+         "Interval for a host to accept two jobs is 0 seconds\n\nUSERS: all\nHOSTS:  " +
+         hosts +
+         "\n-------------------------------------------------------------------------------\n";
+}
+
+inline constexpr char kBmgroupW[] =
+    "GROUP_NAME    HOSTS\n"
+    "hg_two       node001 node002 node009 \n";
+
+inline constexpr char kBugroupW[] =
+    "GROUP_NAME    USERS\n"
+    "grp_chem     alice bob carol \n";
+
+inline constexpr char kLsid[] =
+    "IBM Spectrum LSF Standard 10.1.0.13, Jun 03 2022\n"
+    "\n"
+    "My cluster name is cluster1\n"
+    "My master name is lsfmaster01\n";
+
+// Token lines (`printf %s TOKEN | sha256sum`): bob may read, bob-submit may
+// only submit, carol may read and administer, alice (the daemon's user) may
+// do everything.
+inline constexpr char kTokens[] =
+    "sha256:76ed4759bc4ccd1e3430b4de288390c5d33007ff218d324b62ad35ee5d3f726f bob read\n"
+    "sha256:4aef11b280c8413cc66d0e47689a35afcca61ad021dc10b172b7764b19d971fc bob submit\n"
+    "sha256:7afe3661b38742e9ee292a5ffa46da3b13164620f30490d8351b31b139b58fce carol read,admin\n"
+    "sha256:9c220f200955d76c0a38d308225e0ef10c5f971acaf2f8d1d8f732affa5bd1dc alice "
+    "read,submit,admin\n";
+inline constexpr char kBobReadToken[] = "Bearer bob-read-token";
+inline constexpr char kBobSubmitToken[] = "Bearer bob-submit-token";
+inline constexpr char kCarolAdminToken[] = "Bearer carol-admin-token";
+inline constexpr char kAliceToken[] = "Bearer alice-token";
+
+// The value following `flag` in `argv`, or "".
+inline std::string ValueOf(const std::vector<std::string>& argv, const std::string& flag) {
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == flag) return argv[i + 1];
+  }
+  return "";
+}
+
+class HandlersTest : public ::testing::Test {
+ protected:
+  using FakeCommandRunner = bplace::testing::FakeCommandRunner;
+
+  HandlersTest() {
+    // Refresh failures and audit lines are logged; tests check them instead.
+    spdlog::set_level(spdlog::level::err);
+    CannedCluster();
+    services_.limiter = &limiter_;
+    services_.cache = &cache_;
+    services_.submitter = &submitter_;
+    services_.ledger = &ledger_;
+    services_.clock = &clock_;
+    services_.user = "alice";
+    services_.version = "9.9.9";
+    RegisterRoutes(router_, services_);
+  }
+
+  void CannedCluster() {
+    fake_.OnArgv({"bqueues", "-w"}, FakeCommandRunner::Output(kBqueuesW));
+    fake_.OnArgv({"bhosts", "-w"}, FakeCommandRunner::Output(kBhostsW));
+    fake_.OnArgv({"bqueues", "-l"},
+                 FakeCommandRunner::Output(QueueBlock("qa", "all") + QueueBlock("qb", "all") +
+                                           QueueBlock("qc", "hg_two/")));
+    fake_.OnArgv({"bmgroup", "-w"}, FakeCommandRunner::Output(kBmgroupW));
+    fake_.OnArgv({"bugroup", "-w"}, FakeCommandRunner::Output(kBugroupW));
+    fake_.OnArgv({"lsid"}, FakeCommandRunner::Output(kLsid));
+    fake_.OnArgv({"bqueues", "-u", "alice", "-w"}, FakeCommandRunner::Output(kBqueuesW));
+    // bsub accepts every job into the queue it was given.
+    auto next_id = std::make_shared<int>(1000);
+    fake_.On([](const lsf::CommandSpec& spec) { return spec.argv.at(0) == "bsub"; },
+             [next_id](const lsf::CommandSpec& spec) {
+               return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+                   "Job <" + std::to_string((*next_id)++) + "> is submitted to queue <" +
+                   ValueOf(spec.argv, "-q") + ">.\n"));
+             });
+  }
+
+  // Refreshes both tiers once, so that the snapshot is complete.
+  void Ready() {
+    RunRefresh(&ClusterCache::RefreshTopology);
+    RunRefresh(&ClusterCache::RefreshLoad);
+  }
+
+  // Runs one tier's refresh to its end; returns its result.
+  Result<void> RunRefresh(void (ClusterCache::*refresh)(ClusterCache::Done)) {
+    std::optional<Result<void>> result;
+    (cache_.*refresh)([&](Result<void> r) { result = std::move(r); });
+    RunUntil([&] { return result.has_value(); });
+    return result.value_or(Result<void>{});
+  }
+
+  // Makes `bqueues -w` fail from now on and runs a load refresh.
+  void LoadRefreshFails() {
+    fake_.OnArgv({"bqueues", "-w"},
+                 tl::unexpected(Error{ErrorCode::kUnavailable, "LSF is down or not responding"}));
+    EXPECT_FALSE(RunRefresh(&ClusterCache::RefreshLoad));
+  }
+
+  // Identifies callers with tokens from kTokens ([auth] in service-account
+  // mode as alice), with anonymous reads on or off.
+  void UseAuth(bool anonymous_read) {
+    AuthPolicy policy;
+    policy.anonymous_read = anonymous_read;
+    policy.daemon_user = "alice";
+    policy.daemon_uid = 4242;
+    auto tokens = TokenStore::Parse(kTokens, "tokens");
+    EXPECT_TRUE(tokens) << tokens.error().message;
+    authenticator_ = std::make_unique<Authenticator>(
+        policy, std::make_shared<const TokenStore>(tokens.value_or(TokenStore{})));
+    services_.auth = authenticator_.get();
+  }
+
+  // Runs the io_context (posted LSF replies, timers) until `done`; fails
+  // the test after five real seconds rather than hang.
+  void RunUntil(const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ADD_FAILURE() << "condition not reached";
+        return;
+      }
+      io_.restart();
+      io_.run_one_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  static Request MakeRequest(boost::beast::http::verb method, const std::string& target,
+                             const std::string& authorization = "") {
+    Request req{method, target, 11};
+    if (!authorization.empty()) req.set(boost::beast::http::field::authorization, authorization);
+    return req;
+  }
+
+  static Request PostJob(const std::string& body,
+                         const std::string& content_type = "application/json") {
+    Request req = MakeRequest(boost::beast::http::verb::post, "/v1/jobs");
+    if (!content_type.empty()) req.set(boost::beast::http::field::content_type, content_type);
+    req.body() = body;
+    req.prepare_payload();
+    return req;
+  }
+
+  // Sends `req` through the registered routes (no socket) and waits for the
+  // answer.
+  Response Call(Request req, const std::string& request_id = "rid-1") {
+    RequestContext ctx;
+    ctx.request_id = request_id;
+    ctx.remote = "127.0.0.1:40000";
+    std::optional<Response> got;
+    router_.Dispatch(std::move(req), ctx, [&](Response r) { got = std::move(r); });
+    RunUntil([&] { return got.has_value(); });
+    return got.value_or(Response{});
+  }
+
+  Response Get(const std::string& target, const std::string& authorization = "") {
+    return Call(MakeRequest(boost::beast::http::verb::get, target, authorization));
+  }
+
+  // The caller every request is without [auth]: the daemon's user with
+  // every right.
+  Caller DaemonUser() const {
+    Caller caller;
+    caller.user = "alice";
+    caller.can_read = caller.can_submit = caller.is_admin = true;
+    return caller;
+  }
+
+  // The route parameters of a target's query ("a=1&b=2").
+  static RouteParams Query(const std::string& query) {
+    RouteParams params;
+    auto parsed = ParseQuery(query);
+    EXPECT_TRUE(parsed) << parsed.error().message;
+    params.query = parsed.value_or(decltype(params.query){});
+    return params;
+  }
+
+  static RouteParams Path(const std::string& name, const std::string& value) {
+    RouteParams params;
+    params.path.emplace(name, value);
+    return params;
+  }
+
+  static nlohmann::json Body(const Response& response) {
+    return nlohmann::json::parse(response.body(), nullptr, false);
+  }
+
+  static std::string Detail(const Response& response) { return Body(response).value("detail", ""); }
+
+  static std::string Header(const Response& response, boost::beast::http::field field) {
+    return std::string(response[field]);
+  }
+
+  boost::asio::io_context io_;
+  FakeCommandRunner fake_{io_.get_executor()};
+  lsf::LsfInvoker lsf_{"", "", std::chrono::milliseconds(9000), {}};
+  InflightLedger ledger_;
+  ManualClock clock_;
+  RefusalMemory memory_;
+  ClusterCache cache_{io_.get_executor(), fake_, lsf_, ledger_, clock_, CacheOptions{}};
+  Submitter submitter_{fake_, lsf_, cache_, ledger_, memory_, clock_, SubmitterOptions{}};
+  // Two submissions at once, then one a minute.
+  RateLimiter limiter_{RateLimiterOptions{1, 2, 300, 30}};
+  std::unique_ptr<Authenticator> authenticator_;
+  Services services_;
+  Router router_;
+};
+
+}  // namespace bplace::api::testing
