@@ -4,6 +4,7 @@
 
 #include "api/route_access.h"
 #include "api/routes_daemon.h"
+#include "api/routes_job_status.h"
 #include "api/routes_jobs.h"
 #include "api/routes_placement.h"
 #include "api/routes_read.h"
@@ -30,6 +31,12 @@ void RegisterRoutes(Router& router, const Services& services) {
   // caller.
   router.Add(verb::post, "/v1/jobs",
              GuardedAsync(s, Access::kIdentified, PostJobs, AuditAccessRefusal));
+  // Following and cancelling (api/routes_job_status.h): answered from the
+  // jobs tier; cancelling needs what submitting needs (CancelRefusal).
+  router.Add(verb::get, "/v1/jobs", GuardedAsync(s, Access::kRead, ListJobs));
+  router.Add(verb::get, "/v1/jobs/{id}", GuardedAsync(s, Access::kRead, GetJob));
+  router.Add(verb::delete_, "/v1/jobs/{id}", GuardedAsync(s, Access::kIdentified, DeleteJob));
+  router.Add(verb::post, "/v1/jobs:cancel", GuardedAsync(s, Access::kIdentified, CancelJobs));
 
   router.Add(verb::post, "/v1/cache/refresh", Guarded(s, Access::kAdmin, PostCacheRefresh));
 }

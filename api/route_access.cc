@@ -99,20 +99,21 @@ RouteHandler Guarded(const Services& services, Access access, Route route) {
 
 RouteHandler GuardedAsync(const Services& services, Access access, AsyncRoute route,
                           RefusalHook on_refused) {
-  return [s = &services, access, route = std::move(route), on_refused = std::move(on_refused)](
-             Request&& req, const RequestContext& ctx, const RouteParams&, Responder respond) {
-    const unsigned version = req.version();
-    const bool keep_alive = req.keep_alive();
-    const Result<Caller> caller = IdentifyCaller(*s, req, ctx);
-    if (std::optional<Error> error = AccessError(caller, access)) {
-      if (on_refused) on_refused(caller ? &*caller : nullptr, ctx, error->message);
-      return respond(Stamped(RefusalFor(*error), version, keep_alive));
-    }
-    route(*s, *caller, std::move(req), ctx,
-          [respond = std::move(respond), version, keep_alive](Response response) {
-            respond(Stamped(std::move(response), version, keep_alive));
-          });
-  };
+  return
+      [s = &services, access, route = std::move(route), on_refused = std::move(on_refused)](
+          Request&& req, const RequestContext& ctx, const RouteParams& params, Responder respond) {
+        const unsigned version = req.version();
+        const bool keep_alive = req.keep_alive();
+        const Result<Caller> caller = IdentifyCaller(*s, req, ctx);
+        if (std::optional<Error> error = AccessError(caller, access)) {
+          if (on_refused) on_refused(caller ? &*caller : nullptr, ctx, error->message);
+          return respond(Stamped(RefusalFor(*error), version, keep_alive));
+        }
+        route(*s, *caller, std::move(req), ctx, params,
+              [respond = std::move(respond), version, keep_alive](Response response) {
+                respond(Stamped(std::move(response), version, keep_alive));
+              });
+      };
 }
 
 RouteHandler Public(const Services& services, PublicRoute route) {

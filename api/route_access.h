@@ -41,8 +41,9 @@ using PublicRoute = std::function<Response(const Services& services, const Reque
 // An asynchronous route: calls `respond` exactly once, now or later (the
 // Responder contract of api/http_server.h), with a response whose version
 // and keep-alive are stamped on the way out.
-using AsyncRoute = std::function<void(const Services& services, const Caller& caller, Request&& req,
-                                      const RequestContext& ctx, Responder respond)>;
+using AsyncRoute =
+    std::function<void(const Services& services, const Caller& caller, Request&& req,
+                       const RequestContext& ctx, const RouteParams& params, Responder respond)>;
 // Told of a request the access check turned away, before the refusal is
 // sent: the caller when it was identified (null for a 401 of bad or missing
 // credentials), and the refusal's detail.

@@ -7,6 +7,7 @@
 
 #include "api/auth.h"
 #include "api/http_server.h"
+#include "api/router.h"
 #include "api/services.h"
 
 namespace bplace::api {
@@ -18,7 +19,7 @@ namespace bplace::api {
 // (AuditRecord). Returns without waiting; `respond` is called once, at once
 // for a refusal, else on a runner thread. Blocks only as Admit does.
 void PostJobs(const Services& services, const Caller& caller, Request&& req,
-              const RequestContext& ctx, Responder respond);
+              const RequestContext& ctx, const RouteParams& params, Responder respond);
 
 // Logs the audit line of a submission the access check refused (a RefusalHook
 // for PostJobs: 401 for missing or bad credentials).

@@ -7,8 +7,11 @@
 #include "common/clock.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/inflight_ledger.h"
+#include "daemon/job_canceller.h"
+#include "daemon/job_tracker.h"
 #include "daemon/options.h"
 #include "daemon/rate_limiter.h"
+#include "daemon/submission_service.h"
 #include "daemon/submitter.h"
 
 namespace bplace::api {
@@ -26,6 +29,12 @@ struct Services {
   ClusterCache* cache = nullptr;     // required: the snapshot every read answers from
   Submitter* submitter = nullptr;    // required; its options() give the [ib] policy
   InflightLedger* ledger = nullptr;  // required: the in-flight slots shown by reads
+  // The job routes (GET/DELETE /v1/jobs...): the jobs tier, exactly-once
+  // submission, bkill. Null: POST /v1/jobs submits without a journal and
+  // the job routes answer 503.
+  JobTracker* tracker = nullptr;
+  SubmissionService* submissions = nullptr;
+  JobCanceller* canceller = nullptr;
   // Required: the one time source of the routes (ages, staleness, rate
   // limits). The daemon passes the RealClock its cache uses; tests a
   // ManualClock.

@@ -114,14 +114,20 @@ tl::expected<Admission, SubmitRefusal> Admit(const Services& services, const Cal
   return Admission{std::move(*job), std::move(*context)};
 }
 
-Response SubmissionResponse(const SubmissionResult& result, std::string_view request_id,
-                            std::string_view user) {
+Response SubmissionResponse(const SubmissionResult& result, const SubmissionCall& call) {
   json body;
-  body["request_id"] = request_id;
-  body["user"] = user;
+  body["request_id"] = call.context.request_id;
+  body["user"] = call.context.user;
   body["attempts"] = AttemptsJson(result.attempts);
   if (result.placement) body["excluded"] = ExclusionsJson(result.placement->excluded);
   if (result.error) {
+    if (result.error->code == ErrorCode::kTimeout) {
+      body["job_description"] = DescriptionTag(call.context.tag);
+      body["retry"] = call.idempotency_key
+                          ? "retry with the same Idempotency-Key: it answers 409 until bplace has "
+                            "found the job in LSF, then the job"
+                          : "send an Idempotency-Key next time, so that a retry is safe";
+    }
     Response problem = MakeProblem(*result.error, body);
     if (result.error->code == ErrorCode::kUnavailable) {
       problem.set(http::field::retry_after, std::to_string(kSubmitRetryAfterS));
@@ -137,7 +143,10 @@ Response SubmissionResponse(const SubmissionResult& result, std::string_view req
   body["requested_queue"] = result.requested_queue;
   body["host"] = result.host ? json(*result.host) : json();
   body["bsub_argv"] = result.bsub_argv;
-  body["job_description"] = "bplace:" + std::string(request_id);
+  body["job_url"] = "/v1/jobs/" + result.job_id;
+  body["job_description"] = DescriptionTag(call.context.tag);
+  body["idempotency_key"] = call.idempotency_key ? json(*call.idempotency_key) : json();
+  body["labels"] = call.labels;
   return MakeJson(201, body);
 }
 

@@ -11,6 +11,7 @@
 #include "api/http_server.h"
 #include "api/services.h"
 #include "common/result.h"
+#include "daemon/submission_service.h"
 #include "daemon/submitter.h"
 
 namespace bplace::api {
@@ -56,13 +57,15 @@ tl::expected<Admission, SubmitRefusal> Admit(const Services& services, const Cal
                                              const Request& req, const RequestContext& ctx);
 
 // The answer to a submission that ran (Submitter::Submit's result) for
-// `user`'s request `request_id`: 201 with job_id, queue, requested_queue,
-// host, bsub_argv, job_description ("bplace:<request_id>"), or the problem of
-// the error (409, 422, 503, 504, ...) with the request's members as extras;
-// both carry request_id, user, attempts and (when placed) excluded. A 503
+// `call`: 201 with job_id, job_url ("/v1/jobs/<id>"), queue,
+// requested_queue, host, bsub_argv, job_description ("bplace:<tag>"),
+// idempotency_key and labels, or the problem of the error (409, 422, 503,
+// 504, ...) with the request's members as extras; both carry request_id,
+// user, attempts and (when placed) excluded. A 504 also names the
+// job_description and says that a retry with the same key gets the job once
+// bplace has found it in LSF. A 503
 // has Retry-After: 15; a 429 (the LSF-call budget) the result's
 // retry_after, at least 1. Pure.
-Response SubmissionResponse(const SubmissionResult& result, std::string_view request_id,
-                            std::string_view user);
+Response SubmissionResponse(const SubmissionResult& result, const SubmissionCall& call);
 
 }  // namespace bplace::api

@@ -159,14 +159,17 @@ struct Wiring {
                    tracker, config.jobs.interval),
         canceller(runner, lsf) {
     submissions.SetOnUnknown([this](const SubmissionCall& call, SystemTime created_at) {
-      reconciler.Add({call.context.user, call.context.tag, call.context.request_id, created_at,
-                      std::nullopt});
+      reconciler.Add(
+          {call.context.user, call.context.tag, call.context.request_id, created_at, std::nullopt});
     });
     services.auth = &authenticator;
     services.limiter = &limiter;
     services.cache = &cache;
     services.submitter = &submitter;
     services.ledger = &ledger;
+    services.tracker = &tracker;
+    services.submissions = &submissions;
+    services.canceller = &canceller;
     services.clock = &clock;
     services.user = user;
     services.options = config.api;

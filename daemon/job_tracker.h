@@ -56,6 +56,8 @@ class JobTracker {
 
   // Runs the tier now (or joins the run in progress).
   void Refresh(Done done = {}) { tier_.Refresh(std::move(done)); }
+  // A refresh soon (at most one a second), e.g. after a bkill.
+  void RefreshSoon(Done done = {}) { tier_.RefreshSoon(std::chrono::seconds(1), std::move(done)); }
   // `done` after the next refresh on the timer, starting none (long polls).
   void WaitForNext(Done done) { tier_.WaitForNext(std::move(done)); }
 

@@ -21,6 +21,15 @@
 namespace bplace::api::testing {
 namespace {
 
+// A call as PostJobs makes it, for SubmissionResponse.
+SubmissionCall CallOf(const std::string& request_id, const std::string& user) {
+  SubmissionCall call;
+  call.context.request_id = request_id;
+  call.context.user = user;
+  call.context.tag = request_id;
+  return call;
+}
+
 using nlohmann::json;
 using ::testing::Contains;
 using ::testing::ElementsAre;
@@ -489,7 +498,7 @@ TEST_F(HandlersTest, SubmissionResponseOfAnErrorIsItsProblemWithTheRequestMember
   conflict.error = Error{ErrorCode::kConflict, "no queue may take the job"};
   conflict.placement = Placement{};
   conflict.placement->excluded.push_back({"qa", ExclusionCode::kQueueClosed, "qa is closed"});
-  const Response response = SubmissionResponse(conflict, "rid-7", "alice");
+  const Response response = SubmissionResponse(conflict, CallOf("rid-7", "alice"));
   EXPECT_EQ(response.result_int(), 409u);
   const json body = Body(response);
   EXPECT_EQ(body["request_id"], "rid-7");
@@ -498,10 +507,10 @@ TEST_F(HandlersTest, SubmissionResponseOfAnErrorIsItsProblemWithTheRequestMember
 
   SubmissionResult busy;
   busy.error = Error{ErrorCode::kRateLimited, "LSF-call budget spent"};
-  EXPECT_EQ(Header(SubmissionResponse(busy, "r", "alice"), http::field::retry_after), "1");
+  EXPECT_EQ(Header(SubmissionResponse(busy, CallOf("r", "alice")), http::field::retry_after), "1");
   SubmissionResult down;
   down.error = Error{ErrorCode::kUnavailable, "LSF is down"};
-  EXPECT_EQ(Header(SubmissionResponse(down, "r", "alice"), http::field::retry_after), "15");
+  EXPECT_EQ(Header(SubmissionResponse(down, CallOf("r", "alice")), http::field::retry_after), "15");
 }
 
 TEST_F(HandlersTest, AuditRecordsNameTheDecisionRequestAndCaller) {

@@ -1,0 +1,86 @@
+#include "api/job_json.h"
+
+#include <map>
+
+#include "api/json_mapping.h"
+
+namespace bplace::api {
+namespace {
+
+using nlohmann::json;
+
+json Time(const std::optional<SystemTime>& time) {
+  return time ? json(FormatRfc3339(*time)) : json();
+}
+
+json Text(const std::string& text) { return text.empty() ? json() : json(text); }
+
+}  // namespace
+
+json JobJson(const JobView& job) {
+  const lsf::JobRecord& r = job.lsf;
+  json hosts = json::array();
+  for (const lsf::ExecHost& host : r.exec_hosts) {
+    hosts.push_back({{"host", host.name}, {"slots", host.slots}});
+  }
+  std::optional<int> exit_code = r.exit_code;
+  if (!exit_code && r.status == "DONE") exit_code = 0;
+  return {{"id", r.IdText()},
+          {"job_id", r.job_id},
+          {"array_index", r.array_index},
+          {"user", Text(r.user)},
+          {"status", r.status.empty() ? json("UNKNOWN") : json(r.status)},
+          {"terminal", job.terminal},
+          {"exit_code", exit_code ? json(*exit_code) : json()},
+          {"exit_reason", Text(r.exit_reason)},
+          {"pend_reason", Text(r.pend_reason)},
+          {"queue", Text(r.queue)},
+          {"requested_queue", Text(job.requested_queue)},
+          {"submit_time", Time(job.submit_time)},
+          {"start_time", Time(job.start_time)},
+          {"finish_time", Time(job.finish_time)},
+          {"finish_time_estimated", r.finish_time_estimated},
+          {"exec_hosts", hosts},
+          {"slots", r.slots},
+          {"job_name", Text(r.job_name)},
+          {"job_description", Text(r.job_description)},
+          {"from_host", Text(r.from_host)},
+          {"project", Text(r.project)},
+          {"submitted_by_bplace", job.submitted_by_bplace},
+          {"request_id", Text(job.request_id)},
+          {"idempotency_key", Text(job.idempotency_key)},
+          {"labels", job.labels},
+          {"submitted_at", Time(job.submitted_at)},
+          {"left_lsf", job.left_lsf},
+          {"updated_at", FormatRfc3339(job.updated_at)}};
+}
+
+json ArrayJobJson(std::int64_t job_id, const std::vector<const JobView*>& elements) {
+  json list = json::array();
+  std::map<std::string, int> statuses;
+  bool terminal = true;
+  for (const JobView* element : elements) {
+    list.push_back(JobJson(*element));
+    ++statuses[element->lsf.status];
+    terminal = terminal && element->terminal;
+  }
+  return {{"id", std::to_string(job_id)},
+          {"job_id", std::to_string(job_id)},
+          {"array", true},
+          {"terminal", terminal},
+          {"statuses", statuses},
+          {"elements", list}};
+}
+
+void AddJobsAge(json& body, const ClusterSnapshot& snapshot, SystemTime now) {
+  const auto& status = snapshot.jobs_status;
+  if (status.last_success) {
+    AddAge(body, *status.last_success, now);
+  } else {
+    body["as_of"] = nullptr;
+    body["age_s"] = nullptr;
+  }
+  body["jobs_error"] = Text(status.last_error);
+}
+
+}  // namespace bplace::api

@@ -1,0 +1,32 @@
+#pragma once
+
+// The JSON of followed jobs (README "Jobs"): GET /v1/jobs/{id}, GET
+// /v1/jobs, the job in DELETE answers. Pure functions.
+
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "daemon/job_table.h"
+#include "daemon/snapshot.h"
+
+namespace bplace::api {
+
+// One job: id ("1234" or "1234[7]"), job_id, array_index, user, status
+// (LSF's STAT, or SUBMITTED), terminal, exit_code (0 for DONE; null while
+// not known), exit_reason, pend_reason, queue (its current one),
+// requested_queue, submit_time / start_time / finish_time (RFC 3339, null
+// when not known), finish_time_estimated, exec_hosts ([{host, slots}]),
+// slots, job_name, job_description, from_host, project, and bplace's:
+// submitted_by_bplace, request_id, idempotency_key, labels, submitted_at,
+// left_lsf (bjobs no longer lists it; the state is its last), updated_at.
+nlohmann::json JobJson(const JobView& job);
+
+// An array job asked for as a whole: the elements' JSON in `elements`, and
+// a status count per state in `statuses`.
+nlohmann::json ArrayJobJson(std::int64_t job_id, const std::vector<const JobView*>& elements);
+
+// as_of / age_s of the jobs tier (its last successful refresh at `now`),
+// and its last error when it is failing.
+void AddJobsAge(nlohmann::json& body, const ClusterSnapshot& snapshot, SystemTime now);
+
+}  // namespace bplace::api

@@ -1,0 +1,50 @@
+#pragma once
+
+// The routes that follow and cancel jobs (README "Jobs"), answered from the
+// jobs tier (ClusterSnapshot::jobs): never one bjobs per request. Each
+// returns at once and calls `respond` exactly once, now or after the jobs
+// tier's next refresh.
+
+#include "api/auth.h"
+#include "api/http_server.h"
+#include "api/router.h"
+#include "api/services.h"
+
+namespace bplace::api {
+
+// GET /v1/jobs/{id} ("1234" or "1234[7]"; `read`): the job as the last jobs
+// refresh saw it (JobJson; an array job asked as a whole: ArrayJobJson).
+// An id bplace does not follow yet is followed from now on and looked up in
+// the next refresh (at most one a second however many ask), then answered:
+// 404 when LSF does not know it either. `wait_s=N` (0..60) answers after the
+// next refresh instead of at once, for callers that poll (a long poll: it
+// starts no LSF query). 400 for a malformed id or wait_s; 503 with
+// Retry-After while the jobs tier cannot answer.
+void GetJob(const Services& services, const Caller& caller, Request&& req,
+            const RequestContext& ctx, const RouteParams& params, Responder respond);
+
+// GET /v1/jobs (`read`): jobs submitted through bplace, newest first:
+// user=NAME (default: the caller; another user, or `all`, needs `admin`),
+// status=RUN,PEND,... (LSF's states and SUBMITTED), label=KEY=VALUE,
+// since=RFC3339 (submitted at or after), limit=1..1000 (100), cursor= (the
+// next_cursor of the previous page), wait_s= as GetJob. 400 naming a bad
+// parameter.
+void ListJobs(const Services& services, const Caller& caller, Request&& req,
+              const RequestContext& ctx, const RouteParams& params, Responder respond);
+
+// DELETE /v1/jobs/{id}: bkill as the caller (multi-user mode: a child that
+// dropped to them), for the job's owner or an `admin` caller who may submit.
+// Idempotent: a finished job answers 200 with its state; a job LSF took the
+// kill of 202 with the job. 403 for another user's job; 404 for an id LSF
+// does not know; 503 when LSF is down.
+void DeleteJob(const Services& services, const Caller& caller, Request&& req,
+               const RequestContext& ctx, const RouteParams& params, Responder respond);
+
+// POST /v1/jobs:cancel {"ids": [...]} or {"labels": {"k": "v", ...}}: the
+// caller's unfinished jobs among `ids`, or those with every label, with one
+// bkill for the batch; 200 with a result per job (outcome: terminating,
+// already_finished, not_found, permission_denied, unknown, not_followed).
+void CancelJobs(const Services& services, const Caller& caller, Request&& req,
+                const RequestContext& ctx, const RouteParams& params, Responder respond);
+
+}  // namespace bplace::api
