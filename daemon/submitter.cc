@@ -40,6 +40,22 @@ lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue, con
 
 std::string DescriptionTag(const std::string& tag) { return "bplace:" + tag; }
 
+namespace {
+
+// LSF took the job: its id and the queue LSF names (an esub may rewrite -q).
+Verdict SubmittedVerdict(const lsf::BsubReply& reply) {
+  Verdict verdict;
+  verdict.next = Verdict::Next::kSubmitted;
+  verdict.outcome = "submitted";
+  verdict.message = "Job <" + reply.job_id + "> is submitted to queue <" + reply.queue + ">";
+  verdict.job_may_exist = true;
+  verdict.job_id = reply.job_id;
+  verdict.queue = reply.queue;
+  return verdict;
+}
+
+}  // namespace
+
 Verdict Judge(const Result<lsf::CommandResult>& result, const std::string& tag) {
   Verdict verdict;
   if (!result) {
@@ -65,13 +81,7 @@ Verdict Judge(const Result<lsf::CommandResult>& result, const std::string& tag) 
   verdict.message = reply.Explanation();
   switch (reply.scope) {
     case lsf::BsubScope::kNone:
-      verdict.next = Verdict::Next::kSubmitted;
-      verdict.outcome = "submitted";
-      verdict.message = "Job <" + reply.job_id + "> is submitted to queue <" + reply.queue + ">";
-      verdict.job_may_exist = true;
-      verdict.job_id = reply.job_id;
-      verdict.queue = reply.queue;
-      return verdict;
+      return SubmittedVerdict(reply);
     case lsf::BsubScope::kUserQueue:
     case lsf::BsubScope::kHostQueue:
       // Another queue may well accept it: LSF judged the queue, not the job.
