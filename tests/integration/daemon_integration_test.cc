@@ -450,6 +450,22 @@ TEST_F(MultiUserTest, JobsOverTheUnixSocketBelongToTheCallingUser) {
                                          json::parse(bob.body)["job_id"].get<std::string>()));
 }
 
+TEST_F(MultiUserTest, OnlyTheOwnerCancelsAJobAndBkillRunsAsTheCaller) {
+  const HttpReply alice =
+      CurlAs("alice", socket_, "POST", "/v1/jobs", json{{"command", "sleep 600"}}.dump());
+  ASSERT_EQ(alice.status, 201) << alice.body;
+  const std::string id = json::parse(alice.body)["job_id"];
+  const HttpReply by_bob = CurlAs("bob", socket_, "DELETE", "/v1/jobs/" + id);
+  EXPECT_EQ(by_bob.status, 403) << by_bob.body;
+  EXPECT_THAT(by_bob.body, ::testing::HasSubstr("belongs to alice"));
+  const HttpReply mine = CurlAs("alice", socket_, "DELETE", "/v1/jobs/" + id);
+  EXPECT_EQ(mine.status, 202) << mine.body;
+  // LSF recorded the kill as the owner's (lsfsim: TERM_OWNER).
+  const std::string reason =
+      sim_->Lsf({"bjobs", "-a", "-o", "exit_reason", "-json", id}).out;
+  EXPECT_THAT(reason, ::testing::HasSubstr("TERM_OWNER"));
+}
+
 TEST_F(MultiUserTest, RootIsRefusedAndNothingIsSubmitted) {
   const std::size_t before = FirstColumn(sim_->Lsf({"bjobs", "-u", "all", "-a"}).out).size();
   const HttpReply root =
