@@ -154,7 +154,7 @@ struct Wiring {
         authenticator(api::AuthPolicy{config.auth, user, geteuid()}, std::move(tokens)),
         journal(std::move(store)),
         tracker(ioc.get_executor(), runner, clock, cache.store(), lsf, &journal, config.jobs),
-        submissions(submitter, tracker, &journal, clock),
+        submissions(submitter, tracker, &journal, clock, runner, lsf, config.exactly_once),
         reconciler(ioc.get_executor(), runner, clock, cache.store(), lsf, journal, submissions,
                    tracker, config.jobs.interval),
         canceller(runner, lsf) {

@@ -35,18 +35,19 @@ struct LogConfig {
 // with its defaults where the module declares it. Which key fills which
 // field is the schema table of config_loader.cc, the one list of keys.
 struct Config {
-  ServerConfig server;        // [server] listen, socket_mode, socket_group, threads
-  api::ServerOptions http;    // [server] body_limit_bytes, *_timeout_s, max_connections
-  api::ApiOptions api;        // [server] max_staleness_s; [submit] max_slots
-  lsf::InvokerOptions lsf;    // [lsf] bin_dir, env_dir, command_timeout_s
-  CacheOptions refresh;       // [lsf] load_refresh_s, topology_refresh_s
-  SubmitterOptions submit;    // [submit] max_attempts; [placement]; [ib] the daemon's keys
-  rdma::ProbeOptions probe;   // [ib] the probe's keys
-  api::AuthOptions auth;      // [auth]
-  RateLimiterOptions limits;  // [limits]
-  JobTrackerOptions jobs;     // [jobs]
-  StateOptions state;         // [state]
-  LogConfig log;              // [log]
+  ServerConfig server;              // [server] listen, socket_mode, socket_group, threads
+  api::ServerOptions http;          // [server] body_limit_bytes, *_timeout_s, max_connections
+  api::ApiOptions api;              // [server] max_staleness_s; [submit] max_slots
+  lsf::InvokerOptions lsf;          // [lsf] bin_dir, env_dir, command_timeout_s
+  CacheOptions refresh;             // [lsf] load_refresh_s, topology_refresh_s
+  SubmitterOptions submit;          // [submit] max_attempts; [placement]; [ib] the daemon's keys
+  ExactlyOnceOptions exactly_once;  // [submit] check_lsf_for_key
+  rdma::ProbeOptions probe;         // [ib] the probe's keys
+  api::AuthOptions auth;            // [auth]
+  RateLimiterOptions limits;        // [limits]
+  JobTrackerOptions jobs;           // [jobs]
+  StateOptions state;               // [state]
+  LogConfig log;                    // [log]
 };
 
 // Parses TOML `text` (named `source_name` in messages, usually the file path)

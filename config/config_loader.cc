@@ -421,6 +421,8 @@ const KeySpec kSubmitKeys[] = {
      [](const Field& f, Config& c) { ReadInteger(f, 1, 100, c.submit.max_attempts); }},
     {"max_slots",
      [](const Field& f, Config& c) { ReadInteger(f, 1, 10000000, c.api.request.max_slots); }},
+    {"check_lsf_for_key",
+     [](const Field& f, Config& c) { ReadBool(f, c.exactly_once.check_lsf_for_key); }},
 };
 
 const KeySpec kPlacementKeys[] = {
@@ -498,7 +500,8 @@ const KeySpec kJobsKeys[] = {
     {"refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.jobs.interval); }},
     {"retention_days",
      [](const Field& f, Config& c) {
-       if (auto days = f.Integer(1, 3650, "days")) c.jobs.retention = std::chrono::hours(24 * *days);
+       if (auto days = f.Integer(1, 3650, "days"))
+         c.jobs.retention = std::chrono::hours(24 * *days);
      }},
 };
 
@@ -520,10 +523,11 @@ const KeySpec kLogKeys[] = {
 };
 
 const TableSpec kTables[] = {
-    {"server", kServerKeys},       {"lsf", kLsfKeys}, {"submit", kSubmitKeys},
-    {"placement", kPlacementKeys}, {"ib", kIbKeys},   {"auth", kAuthKeys},
-    {"limits", kLimitsKeys},       {"jobs", kJobsKeys}, {"state", kStateKeys},
-    {"log", kLogKeys},
+    {"server", kServerKeys}, {"lsf", kLsfKeys},
+    {"submit", kSubmitKeys}, {"placement", kPlacementKeys},
+    {"ib", kIbKeys},         {"auth", kAuthKeys},
+    {"limits", kLimitsKeys}, {"jobs", kJobsKeys},
+    {"state", kStateKeys},   {"log", kLogKeys},
 };
 
 const TableSpec* FindTable(std::string_view name) {

@@ -59,6 +59,17 @@ struct SubmitterOptions {
   IbPolicy ib;
 };
 
+// Exactly-once submission ([submit] check_lsf_for_key).
+struct ExactlyOnceOptions {
+  // Before the first bsub of an Idempotency-Key this daemon has not seen,
+  // look in LSF for a job of the caller already tagged with the key's tag
+  // (another login node's bplaced may have submitted it): one `bjobs -a -u
+  // CALLER` per new keyed submission, whose cost grows with the caller's
+  // jobs (finished ones too, until CLEAN_PERIOD). Off by default: the state
+  // store already makes keys exactly-once on one node.
+  bool check_lsf_for_key = false;
+};
+
 // The token buckets of [limits]: protection of the daemon and of mbatchd.
 struct RateLimiterOptions {
   double submit_per_minute = 30;      // per user: token bucket refill rate

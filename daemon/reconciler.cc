@@ -10,16 +10,10 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
-#include "lsf_adapter/bjobs_command.h"
-#include "lsf_adapter/bjobs_long_parser.h"
-#include "lsf_adapter/command_failure.h"
-#include "lsf_adapter/lsf_messages.h"
+#include "daemon/caller_jobs.h"
 
 namespace bplace {
 namespace {
-
-// Fields enough to recognise a job by its description.
-constexpr char kFields[] = "jobid stat queue user job_description";
 
 // True when `pid` is a live process whose command line names bsub: the
 // recorded pid of a bsub, not one the kernel has given to another program.
@@ -30,32 +24,6 @@ bool BsubAlive(std::optional<pid_t> pid) {
   std::string argv0;
   std::getline(cmdline, argv0, '\0');
   return argv0.size() >= 4 && argv0.compare(argv0.size() - 4, 4, "bsub") == 0;
-}
-
-// A caller's jobs from `bjobs -a -l -u CALLER`, as the records Settle reads.
-Result<std::vector<lsf::JobRecord>> LongRecords(Result<lsf::CommandResult> result) {
-  if (result && result->exit_code != 0 && result->out.empty()) {
-    // "No job found": a caller without jobs is an answer.
-    if (lsf::ReasonLine(result->out, result->err).find("No ") != std::string_view::npos) {
-      return std::vector<lsf::JobRecord>{};
-    }
-  }
-  auto text = lsf::QueryOutput("bjobs -a -l", std::move(result));
-  if (!text) return tl::unexpected(text.error());
-  auto blocks = lsf::ParseBjobsLong(*text);
-  if (!blocks) return tl::unexpected(blocks.error());
-  std::vector<lsf::JobRecord> records;
-  for (const lsf::JobLongRecord& block : *blocks) {
-    lsf::JobRecord record;
-    record.job_id = block.job_id;
-    record.array_index = block.array_index;
-    record.user = block.user;
-    record.status = block.status;
-    record.queue = block.queue;
-    record.job_description = block.job_description;
-    records.push_back(std::move(record));
-  }
-  return records;
 }
 
 std::string AdoptedBody(const UnsettledSubmission& submission, const Settlement& settlement) {
@@ -74,13 +42,11 @@ std::string AdoptedBody(const UnsettledSubmission& submission, const Settlement&
 Settlement Settle(const UnsettledSubmission& submission, const std::vector<lsf::JobRecord>& jobs,
                   bool bsub_alive, SystemTime now, std::chrono::milliseconds command_timeout) {
   Settlement settlement;
-  const std::string description = DescriptionTag(submission.tag);
-  for (const lsf::JobRecord& job : jobs) {
-    if (job.not_found || job.job_description != description) continue;
+  if (const lsf::JobRecord* job = FindTagged(jobs, submission.tag)) {
     settlement.kind = Settlement::Kind::kAdopt;
-    settlement.job_id = job.job_id;
-    settlement.queue = job.queue;
-    settlement.user = job.user;
+    settlement.job_id = job->job_id;
+    settlement.queue = job->queue;
+    settlement.user = job->user;
     return settlement;
   }
   const bool old = now - submission.created_at > command_timeout;
@@ -139,18 +105,13 @@ TierCycle Reconciler::Cycle() {
   const bool long_form = tracker_.UsesTableForm();
   TierCycle cycle;
   for (const std::string& caller : callers) {
-    lsf::CommandSpec spec = lsf_.Spec("bjobs", {"-a", "-u", caller, "-o", kFields, "-json"});
-    if (long_form) spec.argv = lsf::BjobsLongArgv(lsf_.Path("bjobs"), caller);
-    // A name bjobs may not be given still gets a query: one that fails.
-    if (spec.argv.empty()) spec.argv = {lsf_.Path("bjobs"), "-u", "-"};
-    cycle.queries.push_back({"bjobs -a -u " + caller, std::move(spec)});
+    cycle.queries.push_back({"bjobs -a -u " + caller, CallerJobsQuery(lsf_, caller, long_form)});
   }
   cycle.build = [this, pending, callers, long_form](
                     auto& results, const CycleTimes& times) -> Result<SnapshotStore::Change> {
     std::map<std::string, std::vector<lsf::JobRecord>> jobs;
     for (std::size_t i = 0; i < callers.size(); ++i) {
-      auto records = long_form ? LongRecords(std::move(results[i]))
-                               : lsf::ReadBjobsReply(std::move(results[i]), true);
+      auto records = ReadCallerJobs(std::move(results[i]), long_form);
       // A caller LSF could not be asked about keeps waiting.
       if (!records) {
         spdlog::warn("reconcile: {}", records.error().message);

@@ -4,6 +4,9 @@
 #include <utility>
 
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
+
+#include "daemon/caller_jobs.h"
 
 namespace bplace {
 namespace {
@@ -49,8 +52,15 @@ std::optional<std::int64_t> JobNumber(const std::string& job_id) {
 }  // namespace
 
 SubmissionService::SubmissionService(Submitter& submitter, JobTracker& tracker, JobJournal* journal,
-                                     Clock& clock)
-    : submitter_(submitter), tracker_(tracker), journal_(journal), clock_(clock) {}
+                                     Clock& clock, lsf::CommandRunner& runner,
+                                     const lsf::LsfInvoker& lsf, ExactlyOnceOptions options)
+    : submitter_(submitter),
+      tracker_(tracker),
+      journal_(journal),
+      clock_(clock),
+      runner_(runner),
+      lsf_(lsf),
+      options_(options) {}
 
 void SubmissionService::SetOnUnknown(
     std::function<void(const SubmissionCall&, SystemTime)> on_unknown) {
@@ -90,7 +100,11 @@ void SubmissionService::Submit(SubmissionCall call, std::function<void(Submissio
       spdlog::info(
           "audit {{\"event\":\"intent\",\"request_id\":\"{}\",\"tag\":\"{}\",\"caller\":\"{}\"}}",
           call.context.request_id, call.context.tag, call.context.user);
-      Run(std::move(call), std::move(done));
+      if (options_.check_lsf_for_key && call.idempotency_key) {
+        CheckLsfThenRun(std::move(call), std::move(done));
+      } else {
+        Run(std::move(call), std::move(done));
+      }
       return;
     }
     {
@@ -99,6 +113,54 @@ void SubmissionService::Submit(SubmissionCall call, std::function<void(Submissio
     }
     done(std::move(answer));
   });
+}
+
+void SubmissionService::CheckLsfThenRun(SubmissionCall call,
+                                        std::function<void(SubmissionAnswer)> done) {
+  const bool long_form = tracker_.UsesTableForm();
+  lsf::CommandSpec query = CallerJobsQuery(lsf_, call.context.user, long_form);
+  runner_.Run(std::move(query), [this, long_form, call = std::move(call), done = std::move(done)](
+                                    Result<lsf::CommandResult> result) mutable {
+    auto jobs = ReadCallerJobs(std::move(result), long_form);
+    if (!jobs) {
+      // Unsure whether LSF has it: submitting could make a second job.
+      {
+        std::lock_guard lock(mutex_);
+        in_flight_.erase(call.context.tag);
+      }
+      if (journal_)
+        journal_->Post([tag = call.context.tag](JobStore& store) { (void)store.Release(tag); });
+      SubmissionAnswer answer = StateFailed(Error{
+          ErrorCode::kUnavailable, "cannot check LSF for the key's job: " + jobs.error().message});
+      return done(std::move(answer));
+    }
+    if (const lsf::JobRecord* job = FindTagged(*jobs, call.context.tag)) {
+      return Adopt(call, *job, std::move(done));
+    }
+    Run(std::move(call), std::move(done));
+  });
+}
+
+void SubmissionService::Adopt(const SubmissionCall& call, const lsf::JobRecord& job,
+                              std::function<void(SubmissionAnswer)> done) {
+  SubmissionResult result;
+  result.job_id = job.job_id;
+  result.queue = job.queue;
+  Follow(call, result);
+  const nlohmann::json body = {{"request_id", call.context.request_id},
+                               {"user", call.context.user},
+                               {"job_id", job.job_id},
+                               {"queue", job.queue},
+                               {"job_url", "/v1/jobs/" + job.job_id},
+                               {"job_description", DescriptionTag(call.context.tag)},
+                               {"idempotency_key", *call.idempotency_key},
+                               {"reconciled", true}};
+  SubmissionAnswer answer;
+  answer.kind = SubmissionAnswer::Kind::kReplay;
+  answer.http_status = 201;
+  answer.body = body.dump();
+  Record(call, result, answer.http_status, answer.body,
+         [done = std::move(done), answer]() mutable { done(std::move(answer)); });
 }
 
 void SubmissionService::Run(SubmissionCall call, std::function<void(SubmissionAnswer)> done) {

@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "daemon/job_journal.h"
 #include "daemon/job_tracker.h"
+#include "daemon/options.h"
 #include "daemon/submitter.h"
 
 namespace bplace {
@@ -51,7 +52,9 @@ struct SubmissionAnswer {
 class SubmissionService {
  public:
   // All references must outlive the service; `journal` may be null.
-  SubmissionService(Submitter& submitter, JobTracker& tracker, JobJournal* journal, Clock& clock);
+  SubmissionService(Submitter& submitter, JobTracker& tracker, JobJournal* journal, Clock& clock,
+                    lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf,
+                    ExactlyOnceOptions options = {});
 
   // Writes the intent, then submits; `done` gets the answer (on the
   // journal's worker or a runner thread). Never blocks the caller.
@@ -75,12 +78,20 @@ class SubmissionService {
 
  private:
   void Run(SubmissionCall call, std::function<void(SubmissionAnswer)> done);
+  // check_lsf_for_key: the job of the key's tag if LSF has one (adopted as
+  // the answer), else Run.
+  void CheckLsfThenRun(SubmissionCall call, std::function<void(SubmissionAnswer)> done);
+  void Adopt(const SubmissionCall& call, const lsf::JobRecord& job,
+             std::function<void(SubmissionAnswer)> done);
   void Follow(const SubmissionCall& call, const SubmissionResult& result);
 
   Submitter& submitter_;
   JobTracker& tracker_;
   JobJournal* journal_;
   Clock& clock_;
+  lsf::CommandRunner& runner_;
+  const lsf::LsfInvoker& lsf_;
+  const ExactlyOnceOptions options_;
   std::function<void(const SubmissionCall&, SystemTime)> on_unknown_;
   mutable std::mutex mutex_;
   std::set<std::string> in_flight_;  // tags

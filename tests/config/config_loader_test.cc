@@ -42,6 +42,7 @@ const std::set<std::string> kAllKeys = {
     "lsf.topology_refresh_s",
     "submit.max_attempts",
     "submit.max_slots",
+    "submit.check_lsf_for_key",
     "placement.exclude_queues",
     "jobs.refresh_s",
     "jobs.retention_days",
@@ -88,6 +89,7 @@ std::set<std::string> KeysIn(const toml::table& root) {
 
 void ExpectSameConfig(const Config& actual, const Config& expected) {
   EXPECT_EQ(actual.jobs.interval, expected.jobs.interval);
+  EXPECT_EQ(actual.exactly_once.check_lsf_for_key, expected.exactly_once.check_lsf_for_key);
   EXPECT_EQ(actual.jobs.retention, expected.jobs.retention);
   EXPECT_EQ(actual.state.dir, expected.state.dir);
   EXPECT_EQ(actual.server.listen, expected.server.listen);
@@ -176,6 +178,7 @@ topology_refresh_s = 900
 [submit]
 max_attempts = 5
 max_slots = 4096
+check_lsf_for_key = true
 
 [placement]
 exclude_queues = ["admin", "interactive"]
@@ -256,6 +259,7 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.refresh.topology_interval, seconds(900));
   EXPECT_EQ(config.submit.max_attempts, 5);
   EXPECT_EQ(config.api.request.max_slots, 4096);
+  EXPECT_TRUE(config.exactly_once.check_lsf_for_key);
   EXPECT_EQ(config.submit.excluded_queues, (std::vector<std::string>{"admin", "interactive"}));
   EXPECT_EQ(config.probe.devices, (std::vector<std::string>{"mlx5_0", "mlx5_1:1"}));
   EXPECT_EQ(config.probe.link_layer, bplace::rdma::LinkLayerWanted::kEthernet);

@@ -622,7 +622,8 @@ class SubmissionServiceTest : public SubmitterTest {
     journal_ = std::make_unique<JobJournal>(std::move(*store));
     tracker_ = std::make_unique<JobTracker>(io_.get_executor(), fake_, clock_, cache().store(),
                                             lsf_, journal_.get(), JobTrackerOptions{});
-    service_ = std::make_unique<SubmissionService>(Ready(), *tracker_, journal_.get(), clock_);
+    service_ = std::make_unique<SubmissionService>(Ready(), *tracker_, journal_.get(), clock_,
+                                                   fake_, lsf_, ExactlyOnceOptions{check_lsf_});
   }
   ClusterCache& cache() {
     Ready();
@@ -658,6 +659,7 @@ class SubmissionServiceTest : public SubmitterTest {
     return got.value_or(SubmissionAnswer{});
   }
 
+  bool check_lsf_ = false;
   std::string dir_;
   std::unique_ptr<JobJournal> journal_;
   std::unique_ptr<JobTracker> tracker_;
@@ -700,6 +702,25 @@ TEST_F(SubmissionServiceTest, ASubmittedJobIsFollowedAtOnce) {
   ASSERT_NE(job, nullptr);
   EXPECT_EQ(job->lsf.status, kSubmittedStatus);
   EXPECT_EQ(job->idempotency_key, "k4");
+}
+
+TEST_F(SubmissionServiceTest, WithTheCrossNodeCheckAJobLsfHasForTheKeyIsAdopted) {
+  check_lsf_ = true;
+  Reopen();
+  fake_.OnPrefix({"bjobs", "-a", "-u", "alice"},
+                 FakeCommandRunner::Output("{\n  \"COMMAND\":\"bjobs\",\n  \"JOBS\":1,\n"
+                                           "  \"RECORDS\":[\n    {\n      \"JOBID\":\"777\",\n"
+                                           "      \"STAT\":\"RUN\",\n      \"QUEUE\":\"qa\",\n"
+                                           "      \"USER\":\"alice\",\n"
+                                           "      \"JOB_DESCRIPTION\":\"bplace:tag-k5\"\n    }\n"
+                                           "  ]\n}\n"));
+  const SubmissionAnswer adopted = Call("k5", 'a');
+  ASSERT_EQ(adopted.kind, SubmissionAnswer::Kind::kReplay);
+  EXPECT_NE(adopted.body.find("\"job_id\":\"777\""), std::string::npos) << adopted.body;
+  EXPECT_TRUE(BsubCalls().empty()) << "another node submitted it: no second job";
+  const SubmissionAnswer fresh = Call("k6", 'a');
+  EXPECT_EQ(fresh.kind, SubmissionAnswer::Kind::kSubmitted);
+  EXPECT_EQ(BsubCalls().size(), 1u);
 }
 
 TEST(SettleTest, AdoptsOnlyTheJobWhoseDescriptionIsExactlyTheTag) {

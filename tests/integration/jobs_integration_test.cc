@@ -235,5 +235,31 @@ TEST_F(JobsTest, KillNineWithSubmissionsInFlightLosesNothingAndDuplicatesNothing
   for (const auto& [description, job_id] : in_lsf) EXPECT_TRUE(answered.contains(job_id));
 }
 
+// Issue 9: a 504 ("outcome unknown") is settled in the background, so the
+// client's retry with the same key gets one job, never a second.
+TEST(JobsTimeoutTest, ARetryAfterA504GetsExactlyOneJob) {
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonSettings settings = FastJobs();
+  settings.command_timeout_s = 1;
+  DaemonProcess daemon(sim, settings);
+  ASSERT_EQ(sim.Lsf({"lsfsim", "fault", "--command", "bsub", "--slow-ms", "3000"}).exit_code, 0);
+  const std::map<std::string, std::string> key = {{"Idempotency-Key", "slow-1"}};
+  const HttpReply timed_out = daemon.Call("POST", "/v1/jobs", Body("sleep 60"), key);
+  ASSERT_EQ(timed_out.status, 504) << timed_out.body;
+  const std::string description = timed_out.Json()["job_description"];
+  ASSERT_EQ(sim.Lsf({"lsfsim", "fault", "--clear"}).exit_code, 0);
+  HttpReply reply;
+  for (int attempt = 0; attempt < 60; ++attempt) {
+    reply = daemon.Call("POST", "/v1/jobs", Body("sleep 60"), key);
+    if (reply.status != 409) break;
+    (void)daemon.Get("/v1/jobs?wait_s=2");  // let the reconciler run
+  }
+  ASSERT_EQ(reply.status, 201) << reply.body;
+  const auto in_lsf = JobsByDescription(sim);
+  ASSERT_EQ(in_lsf.count(description), 1u);
+  EXPECT_EQ(in_lsf.at(description), reply.Json()["job_id"]);
+  EXPECT_EQ(in_lsf.size(), 1u) << "one job for the key";
+}
+
 }  // namespace
 }  // namespace bplace::testing
