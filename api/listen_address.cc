@@ -66,6 +66,78 @@ Result<ListenAddress> ParseUnixAddress(std::string_view path) {
   return address;
 }
 
+// Where the host ends and the port begins, before either is checked further.
+// `port` points into the text given to the function that returned it.
+struct HostAndPort {
+  std::string host;
+  std::string_view port;
+};
+
+// Splits "[IPV6]:PORT" (`text` starts with '['). Returns kInvalidArgument for
+// a missing `]`, port or host, and for a host that is not an IPv6 address.
+Result<HostAndPort> SplitBracketedHost(std::string_view text) {
+  const std::size_t close = text.find(']');
+  if (close == std::string_view::npos) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "missing `]` after the IPv6 address in `" + std::string(text) + "`");
+  }
+  HostAndPort parts{std::string(text.substr(1, close - 1)), {}};
+  const std::string_view rest = text.substr(close + 1);
+  if (rest.empty() || rest.front() != ':') {
+    return Fail(ErrorCode::kInvalidArgument,
+                "missing port after `]` in `" + std::string(text) + "`; " + std::string(kForm));
+  }
+  parts.port = rest.substr(1);
+  if (parts.port.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "missing port in `" + std::string(text) + "`; " + std::string(kForm));
+  }
+  if (parts.host.empty()) {
+    return Fail(ErrorCode::kInvalidArgument, "missing host in `" + std::string(text) + "`");
+  }
+  if (!IsIpv6Literal(parts.host)) {
+    return Fail(ErrorCode::kInvalidArgument, "`" + parts.host + "` is not an IPv6 address");
+  }
+  return parts;
+}
+
+// Splits "IPV4:PORT" or "localhost:PORT", the latter returned as 127.0.0.1.
+// Returns kInvalidArgument for a missing port or host, an IPv6 address
+// without brackets, and any other host.
+Result<HostAndPort> SplitPlainHost(std::string_view text) {
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "missing port in `" + std::string(text) + "`; " + std::string(kForm));
+  }
+  HostAndPort parts{std::string(text.substr(0, colon)), text.substr(colon + 1)};
+  if (parts.host.find(':') != std::string::npos) {
+    return Fail(
+        ErrorCode::kInvalidArgument,
+        "an IPv6 address needs brackets, as in [::1]:8080; got `" + std::string(text) + "`");
+  }
+  // Missing parts first: "login01:" is better answered "missing port" than
+  // "not an IPv4 address".
+  if (parts.port.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "missing port in `" + std::string(text) + "`; " + std::string(kForm));
+  }
+  if (parts.host.empty()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "missing host in `" + std::string(text) + "`; " + std::string(kForm));
+  }
+  if (parts.host == "localhost") {
+    // Resolving "localhost" may yield ::1, 127.0.0.1 or both depending on
+    // /etc/hosts; binding the IPv4 loopback is what users of login nodes mean.
+    parts.host = "127.0.0.1";
+  } else if (!IsIpv4Literal(parts.host)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "host must be an IPv4 address, `localhost` or a bracketed IPv6 address; got `" +
+                    parts.host + "`");
+  }
+  return parts;
+}
+
 }  // namespace
 
 Result<ListenAddress> ParseListenAddress(std::string_view text) {
@@ -75,70 +147,18 @@ Result<ListenAddress> ParseListenAddress(std::string_view text) {
   if (text.starts_with(kUnixPrefix)) {
     return ParseUnixAddress(text.substr(kUnixPrefix.size()));
   }
-  std::string host;
-  std::string_view port_text;
-  if (text.front() == '[') {
-    const std::size_t close = text.find(']');
-    if (close == std::string_view::npos) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "missing `]` after the IPv6 address in `" + std::string(text) + "`");
-    }
-    host = std::string(text.substr(1, close - 1));
-    const std::string_view rest = text.substr(close + 1);
-    if (rest.empty() || rest.front() != ':') {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "missing port after `]` in `" + std::string(text) + "`; " + std::string(kForm));
-    }
-    port_text = rest.substr(1);
-    if (port_text.empty()) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "missing port in `" + std::string(text) + "`; " + std::string(kForm));
-    }
-    if (host.empty()) {
-      return Fail(ErrorCode::kInvalidArgument, "missing host in `" + std::string(text) + "`");
-    }
-    if (!IsIpv6Literal(host)) {
-      return Fail(ErrorCode::kInvalidArgument, "`" + host + "` is not an IPv6 address");
-    }
-  } else {
-    const std::size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "missing port in `" + std::string(text) + "`; " + std::string(kForm));
-    }
-    host = std::string(text.substr(0, colon));
-    port_text = text.substr(colon + 1);
-    if (host.find(':') != std::string::npos) {
-      return Fail(
-          ErrorCode::kInvalidArgument,
-          "an IPv6 address needs brackets, as in [::1]:8080; got `" + std::string(text) + "`");
-    }
-    // Missing parts first: "login01:" is better answered "missing port" than
-    // "not an IPv4 address".
-    if (port_text.empty()) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "missing port in `" + std::string(text) + "`; " + std::string(kForm));
-    }
-    if (host.empty()) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "missing host in `" + std::string(text) + "`; " + std::string(kForm));
-    }
-    if (host == "localhost") {
-      // Resolving "localhost" may yield ::1, 127.0.0.1 or both depending on
-      // /etc/hosts; binding the IPv4 loopback is what users of login nodes mean.
-      host = "127.0.0.1";
-    } else if (!IsIpv4Literal(host)) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "host must be an IPv4 address, `localhost` or a bracketed IPv6 address; got `" +
-                      host + "`");
-    }
+  // Every problem of the host (and a missing port) is reported before a bad
+  // port number, as the split functions check the host in full first.
+  auto parts = text.front() == '[' ? SplitBracketedHost(text) : SplitPlainHost(text);
+  if (!parts) {
+    return tl::unexpected(parts.error());
   }
-  auto port = ParsePort(port_text);
+  auto port = ParsePort(parts->port);
   if (!port) {
     return tl::unexpected(port.error());
   }
   ListenAddress address;
-  address.host = std::move(host);
+  address.host = std::move(parts->host);
   address.port = *port;
   return address;
 }

@@ -1,5 +1,6 @@
 #include "api/router.h"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
@@ -40,6 +41,64 @@ bool IsParamName(std::string_view name) {
     if (!ok) return false;
   }
   return true;
+}
+
+// A request target cut at the first '?': both views point into the target.
+struct PathAndQuery {
+  std::string_view path;
+  std::string_view query;  // "" when there is no '?'
+};
+
+PathAndQuery SplitTarget(std::string_view target) {
+  const std::size_t question = target.find('?');
+  return {target.substr(0, question),
+          question == std::string_view::npos ? std::string_view() : target.substr(question + 1)};
+}
+
+// Percent-decodes each segment of `raw_path` (which starts with '/').
+// Returns kInvalidArgument as PercentDecode for the first bad segment.
+Result<std::vector<std::string>> DecodePath(std::string_view raw_path) {
+  std::vector<std::string> segments;
+  for (std::string_view part : SplitPath(raw_path)) {
+    // '+' is a literal in paths; only queries use it for space.
+    auto decoded = PercentDecode(part, false);
+    if (!decoded) return tl::unexpected(decoded.error());
+    segments.push_back(std::move(*decoded));
+  }
+  return segments;
+}
+
+// A problem+json response to `req` that the router gives itself, with the
+// request's HTTP version and keep-alive.
+Response RouterProblem(const Request& req, unsigned status, std::string_view detail) {
+  return MakeProblem(status, "", detail, {}, req.version(), req.keep_alive());
+}
+
+// The 405 for `req` on `raw_path`, whose patterns accept only `allowed`
+// (not empty, in table order); the Allow header lists the same methods.
+Response MethodNotAllowed(const Request& req, std::string_view raw_path,
+                          const std::vector<http::verb>& allowed) {
+  std::string allow;
+  for (http::verb v : allowed) {
+    if (!allow.empty()) allow += ", ";
+    allow += std::string(http::to_string(v));
+  }
+  Response res = RouterProblem(req, 405,
+                               std::string(req.method_string()) + " is not allowed on " +
+                                   std::string(raw_path) + "; allowed: " + allow);
+  res.set(http::field::allow, allow);
+  return res;
+}
+
+// The 404 for `req` on `raw_path`. A trailing slash is the likely mistake
+// (see Router's class comment), so the detail names the path without it.
+Response NoRoute(const Request& req, std::string_view raw_path) {
+  std::string detail = "no route for " + std::string(raw_path);
+  if (raw_path.size() > 1 && raw_path.back() == '/') {
+    detail +=
+        "; paths do not end with '/': try " + std::string(raw_path.substr(0, raw_path.size() - 1));
+  }
+  return RouterProblem(req, 404, detail);
 }
 
 }  // namespace
@@ -147,94 +206,73 @@ void Router::Add(http::verb method, std::string_view pattern, RouteHandler handl
   routes_.push_back(std::move(entry));
 }
 
-void Router::Dispatch(Request&& req, const RequestContext& ctx, Responder respond) const {
-  const unsigned version = req.version();
-  const bool keep_alive = req.keep_alive();
-  // Boost 1.74's beast::string_view is boost::string_view, not std's.
-  const std::string_view target(req.target().data(), req.target().size());
-  if (target.empty() || target.front() != '/') {
-    respond(MakeProblem(400, "", "the request target must be a path starting with '/'", {}, version,
-                        keep_alive));
-    return;
-  }
-  const std::size_t question = target.find('?');
-  const std::string_view raw_path = target.substr(0, question);
-  const std::string_view raw_query =
-      question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
-
-  std::vector<std::string> segments;
-  for (std::string_view part : SplitPath(raw_path)) {
-    // '+' is a literal in paths; only queries use it for space.
-    auto decoded = PercentDecode(part, false);
-    if (!decoded) {
-      respond(MakeProblem(400, "", "path: " + decoded.error().message, {}, version, keep_alive));
-      return;
-    }
-    segments.push_back(std::move(*decoded));
-  }
-
-  const Entry* best = nullptr;
-  std::vector<http::verb> allowed;
+Router::Match Router::FindRoute(http::verb method, const std::vector<std::string>& segments) const {
+  Match match;
   std::vector<bool> best_literals;
   for (const Entry& entry : routes_) {
     if (entry.segments.size() != segments.size()) continue;
     std::vector<bool> literals;
-    bool match = true;
-    for (std::size_t i = 0; i < segments.size() && match; ++i) {
+    bool fits = true;
+    for (std::size_t i = 0; i < segments.size() && fits; ++i) {
       const Segment& segment = entry.segments[i];
-      match = segment.is_param ? !segments[i].empty() : segment.text == segments[i];
+      fits = segment.is_param ? !segments[i].empty() : segment.text == segments[i];
       literals.push_back(!segment.is_param);
     }
-    if (!match) continue;
-    if (entry.method != req.method()) {
-      bool listed = false;
-      for (http::verb v : allowed) listed = listed || v == entry.method;
-      if (!listed) allowed.push_back(entry.method);
+    if (!fits) continue;
+    if (entry.method != method) {
+      if (std::find(match.allowed.begin(), match.allowed.end(), entry.method) ==
+          match.allowed.end()) {
+        match.allowed.push_back(entry.method);
+      }
       continue;
     }
     // Vectors of bool compare lexicographically with true > false: the most
     // literal segments leftmost wins.
-    if (best == nullptr || literals > best_literals) {
-      best = &entry;
+    if (match.route == nullptr || literals > best_literals) {
+      match.route = &entry;
       best_literals = std::move(literals);
     }
   }
+  return match;
+}
 
-  if (best == nullptr && !allowed.empty()) {
-    std::string allow;
-    for (http::verb v : allowed) {
-      if (!allow.empty()) allow += ", ";
-      allow += std::string(http::to_string(v));
-    }
-    Response res = MakeProblem(405, "",
-                               std::string(req.method_string()) + " is not allowed on " +
-                                   std::string(raw_path) + "; allowed: " + allow,
-                               {}, version, keep_alive);
-    res.set(http::field::allow, allow);
-    respond(std::move(res));
+void Router::Dispatch(Request&& req, const RequestContext& ctx, Responder respond) const {
+  // Boost 1.74's beast::string_view is boost::string_view, not std's.
+  const std::string_view target(req.target().data(), req.target().size());
+  if (target.empty() || target.front() != '/') {
+    respond(RouterProblem(req, 400, "the request target must be a path starting with '/'"));
     return;
   }
-  if (best == nullptr) {
-    std::string detail = "no route for " + std::string(raw_path);
-    if (raw_path.size() > 1 && raw_path.back() == '/') {
-      detail += "; paths do not end with '/': try " +
-                std::string(raw_path.substr(0, raw_path.size() - 1));
-    }
-    respond(MakeProblem(404, "", detail, {}, version, keep_alive));
+  const auto [raw_path, raw_query] = SplitTarget(target);
+  auto segments = DecodePath(raw_path);
+  if (!segments) {
+    respond(RouterProblem(req, 400, "path: " + segments.error().message));
     return;
   }
 
+  const Match match = FindRoute(req.method(), *segments);
+  if (match.route == nullptr) {
+    // 405 only when some pattern fits the path: otherwise the path is wrong,
+    // whatever the method.
+    respond(match.allowed.empty() ? NoRoute(req, raw_path)
+                                  : MethodNotAllowed(req, raw_path, match.allowed));
+    return;
+  }
+
+  // Only a matched route's query is parsed: a request without a route is
+  // answered 404 or 405 even when its query is malformed.
   RouteParams params;
-  for (std::size_t i = 0; i < segments.size(); ++i) {
-    if (best->segments[i].is_param) params.path.emplace(best->segments[i].text, segments[i]);
+  for (std::size_t i = 0; i < segments->size(); ++i) {
+    const Segment& segment = match.route->segments[i];
+    if (segment.is_param) params.path.emplace(segment.text, (*segments)[i]);
   }
   auto query = ParseQuery(raw_query);
   if (!query) {
-    respond(MakeProblem(400, "", "query: " + query.error().message, {}, version, keep_alive));
+    respond(RouterProblem(req, 400, "query: " + query.error().message));
     return;
   }
   params.query = std::move(*query);
-  best->handler(std::move(req), ctx, params, std::move(respond));
+  match.route->handler(std::move(req), ctx, params, std::move(respond));
 }
 
 Handler Router::AsHandler() const {

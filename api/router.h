@@ -76,6 +76,16 @@ class Router {
     std::vector<Segment> segments;
     RouteHandler handler;
   };
+  // What the table holds for a path: the route for the method, if any, and
+  // the methods of the other routes whose patterns fit the path.
+  struct Match {
+    const Entry* route = nullptr;
+    std::vector<boost::beast::http::verb> allowed;  // in table order, each once
+  };
+
+  // Finds the route for `method` among those whose pattern fits the decoded
+  // path `segments`, preferring literals from the left (see the class comment).
+  Match FindRoute(boost::beast::http::verb method, const std::vector<std::string>& segments) const;
 
   std::vector<Entry> routes_;
 };

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "common/small_file.h"
+#include "common/text.h"
 
 namespace bplace::api {
 namespace {
@@ -23,14 +24,16 @@ namespace {
 constexpr std::string_view kHashPrefix = "sha256:";
 constexpr std::size_t kMaxUserLength = 64;
 
+// TokenStore::Digest, spelled out here so the file-local parsers can return
+// one; a mismatch would not compile where Parse builds an Entry.
+using Sha256Digest = std::array<unsigned char, 32>;
+
 // Scope names in the order Scopes::ToString prints them.
 constexpr std::pair<Scope, std::string_view> kScopeNames[] = {
     {Scope::kRead, "read"},
     {Scope::kSubmit, "submit"},
     {Scope::kAdmin, "admin"},
 };
-
-bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
 bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
@@ -55,18 +58,6 @@ bool IsValidUser(std::string_view user) {
   return true;
 }
 
-std::vector<std::string_view> SplitFields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && IsBlank(line[i])) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && !IsBlank(line[i])) ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
-}
-
 std::string Hex2(unsigned char c) {
   char buffer[8];
   std::snprintf(buffer, sizeof buffer, "0x%02x", c);
@@ -81,6 +72,101 @@ std::string DescribeOpenMode(mode_t mode) {
                      : (mode & 022) != 0 ? "writable by"
                                          : "open to";
   return std::string(what) + " group or others (mode " + octal + "); run chmod 600";
+}
+
+// The token file's three fields, as written; they point into the line.
+struct TokenFields {
+  std::string_view hash;
+  std::string_view user;
+  std::string_view scopes;
+};
+
+// Splits one line of the token file into its fields, after dropping the CR
+// of a CRLF line. Returns nullopt for a blank or comment line, and
+// kInvalidArgument for a control character or a count other than three.
+Result<std::optional<TokenFields>> SplitTokenLine(std::string_view line) {
+  // A file edited on Windows still loads; any other control character is
+  // refused, since it would make the line mean something else than it shows.
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for (const char c : line) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (IsControl(byte) && c != '\t') {
+      return Fail(ErrorCode::kInvalidArgument, "control character " + Hex2(byte));
+    }
+  }
+
+  const std::size_t first = line.find_first_not_of(" \t");
+  if (first == std::string_view::npos || line[first] == '#') return std::nullopt;
+
+  const std::vector<std::string_view> fields = SplitFields(line);
+  if (fields.size() != 3) {
+    return Fail(ErrorCode::kInvalidArgument, "expected `sha256:<hex> <user> <scopes>`, got " +
+                                                 std::to_string(fields.size()) +
+                                                 (fields.size() == 1 ? " field" : " fields"));
+  }
+  return TokenFields{fields[0], fields[1], fields[2]};
+}
+
+// Decodes "sha256:<64 hex digits>" (either case). Returns kInvalidArgument
+// for a missing prefix, a wrong length or a non-hex character.
+Result<Sha256Digest> ParseHash(std::string_view hash) {
+  if (!hash.starts_with(kHashPrefix)) {
+    return Fail(ErrorCode::kInvalidArgument, "hash must start with `sha256:`");
+  }
+  hash.remove_prefix(kHashPrefix.size());
+  Sha256Digest digest{};
+  if (hash.size() != 2 * digest.size()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "hash must be 64 hex digits, got " + std::to_string(hash.size()) + " characters");
+  }
+  for (std::size_t i = 0; i < digest.size(); ++i) {
+    const int high = HexValue(hash[2 * i]);
+    const int low = HexValue(hash[2 * i + 1]);
+    if (high < 0 || low < 0) {
+      const char bad = high < 0 ? hash[2 * i] : hash[2 * i + 1];
+      return Fail(ErrorCode::kInvalidArgument,
+                  "hash has a non-hex character `" + std::string(1, bad) + "`");
+    }
+    digest[i] = static_cast<unsigned char>(high * 16 + low);
+  }
+  return digest;
+}
+
+// Returns `user` as the entry's user, or kInvalidArgument when IsValidUser
+// refuses it; the message spells out the rule.
+Result<std::string> ParseUser(std::string_view user) {
+  if (!IsValidUser(user)) {
+    return Fail(ErrorCode::kInvalidArgument, "bad user name `" + std::string(user) + "`: 1 to " +
+                                                 std::to_string(kMaxUserLength) +
+                                                 " of [A-Za-z0-9._-], not starting with - or .");
+  }
+  return std::string(user);
+}
+
+// Parses a comma list of scope names without spaces ("read,submit"). Returns
+// kInvalidArgument for an empty name, an unknown one or one listed twice.
+Result<Scopes> ParseScopeList(std::string_view scope_list) {
+  Scopes scopes;
+  std::size_t scope_pos = 0;
+  while (true) {
+    const std::size_t comma = std::min(scope_list.find(',', scope_pos), scope_list.size());
+    const std::string_view name = scope_list.substr(scope_pos, comma - scope_pos);
+    if (name.empty()) {
+      return Fail(ErrorCode::kInvalidArgument, "empty scope in `" + std::string(scope_list) + "`");
+    }
+    const std::optional<Scope> scope = ParseScope(name);
+    if (!scope) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "unknown scope `" + std::string(name) + "`; expected read, submit or admin");
+    }
+    if (scopes.HasScope(*scope)) {
+      return Fail(ErrorCode::kInvalidArgument, "scope `" + std::string(name) + "` listed twice");
+    }
+    scopes.Add(*scope);
+    if (comma == scope_list.size()) break;
+    scope_pos = comma + 1;
+  }
+  return scopes;
 }
 
 }  // namespace
@@ -115,7 +201,7 @@ Result<TokenStore> TokenStore::Parse(std::string_view text, std::string_view sou
   std::size_t pos = 0;
   while (pos < text.size()) {
     const std::size_t end = std::min(text.find('\n', pos), text.size());
-    std::string_view line = text.substr(pos, end - pos);
+    const std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_number;
     const auto fail = [&](const std::string& problem) {
@@ -123,69 +209,23 @@ Result<TokenStore> TokenStore::Parse(std::string_view text, std::string_view sou
                   source + ":" + std::to_string(line_number) + ": " + problem);
     };
 
-    // A file edited on Windows still loads; any other control character is
-    // refused, since it would make the line mean something else than it shows.
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    for (const char c : line) {
-      const auto byte = static_cast<unsigned char>(c);
-      if (IsControl(byte) && c != '\t') return fail("control character " + Hex2(byte));
-    }
-
-    const std::size_t first = line.find_first_not_of(" \t");
-    if (first == std::string_view::npos || line[first] == '#') continue;
-
-    const std::vector<std::string_view> fields = SplitFields(line);
-    if (fields.size() != 3) {
-      return fail("expected `sha256:<hex> <user> <scopes>`, got " + std::to_string(fields.size()) +
-                  (fields.size() == 1 ? " field" : " fields"));
-    }
-
-    std::string_view hash = fields[0];
-    if (!hash.starts_with(kHashPrefix)) return fail("hash must start with `sha256:`");
-    hash.remove_prefix(kHashPrefix.size());
-    Entry entry{};
-    if (hash.size() != 2 * entry.digest.size()) {
-      return fail("hash must be 64 hex digits, got " + std::to_string(hash.size()) + " characters");
-    }
-    for (std::size_t i = 0; i < entry.digest.size(); ++i) {
-      const int high = HexValue(hash[2 * i]);
-      const int low = HexValue(hash[2 * i + 1]);
-      if (high < 0 || low < 0) {
-        const char bad = high < 0 ? hash[2 * i] : hash[2 * i + 1];
-        return fail("hash has a non-hex character `" + std::string(1, bad) + "`");
-      }
-      entry.digest[i] = static_cast<unsigned char>(high * 16 + low);
-    }
-    const auto [it, inserted] = first_line_of.emplace(entry.digest, line_number);
+    auto fields = SplitTokenLine(line);
+    if (!fields) return fail(fields.error().message);
+    if (!*fields) continue;
+    // The fields are checked left to right, the duplicate hash right after
+    // the hash, so that a line is answered with its first problem.
+    auto digest = ParseHash((*fields)->hash);
+    if (!digest) return fail(digest.error().message);
+    const auto [it, inserted] = first_line_of.emplace(*digest, line_number);
     if (!inserted) {
       return fail("duplicate token hash (first on line " + std::to_string(it->second) + ")");
     }
+    auto user = ParseUser((*fields)->user);
+    if (!user) return fail(user.error().message);
+    auto scopes = ParseScopeList((*fields)->scopes);
+    if (!scopes) return fail(scopes.error().message);
 
-    if (!IsValidUser(fields[1])) {
-      return fail("bad user name `" + std::string(fields[1]) + "`: 1 to " +
-                  std::to_string(kMaxUserLength) + " of [A-Za-z0-9._-], not starting with - or .");
-    }
-    entry.user = std::string(fields[1]);
-
-    const std::string_view scope_list = fields[2];
-    std::size_t scope_pos = 0;
-    while (true) {
-      const std::size_t comma = std::min(scope_list.find(',', scope_pos), scope_list.size());
-      const std::string_view name = scope_list.substr(scope_pos, comma - scope_pos);
-      if (name.empty()) return fail("empty scope in `" + std::string(scope_list) + "`");
-      const std::optional<Scope> scope = ParseScope(name);
-      if (!scope) {
-        return fail("unknown scope `" + std::string(name) + "`; expected read, submit or admin");
-      }
-      if (entry.scopes.HasScope(*scope)) {
-        return fail("scope `" + std::string(name) + "` listed twice");
-      }
-      entry.scopes.Add(*scope);
-      if (comma == scope_list.size()) break;
-      scope_pos = comma + 1;
-    }
-
-    store.entries_.push_back(std::move(entry));
+    store.entries_.push_back(Entry{*digest, std::move(*user), *scopes});
   }
   return store;
 }

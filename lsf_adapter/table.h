@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/text.h"
 
 namespace bplace::lsf {
 
@@ -29,15 +30,7 @@ struct Line {
 // rows). The returned views point into `text`.
 std::vector<Line> SplitLines(std::string_view text);
 
-// Splits one line into fields on runs of whitespace (space, tab, CR, VT, FF).
-// Leading and trailing whitespace yields no empty fields.
-std::vector<std::string_view> SplitFields(std::string_view line);
-
-// `text` without leading and trailing whitespace.
-std::string_view Trim(std::string_view text);
-
-// True when `c` is a blank for LSF's tables (space, tab, CR, VT, FF, LF).
-bool IsBlank(char c);
+// SplitFields, Trim and IsBlank (common/text.h) split and trim the fields.
 
 // Where a value was read, for error messages. Cheap to make: the text is
 // only formatted when there is an error to report.

@@ -8,19 +8,13 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/text.h"
+
 namespace bplace::rdma {
 namespace {
 
 std::string PortDir(const std::string& root, const std::string& device, std::uint32_t port) {
   return root + "/" + device + "/ports/" + std::to_string(port);
-}
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\t')) {
-    text.remove_suffix(1);
-  }
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  return text;
 }
 
 }  // namespace

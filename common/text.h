@@ -1,0 +1,22 @@
+#pragma once
+
+// Splitting and trimming on blanks, for LSF's whitespace-aligned tables and
+// the line-oriented files bplace reads (the token file). Pure functions,
+// safe from any thread.
+
+#include <string_view>
+#include <vector>
+
+namespace bplace {
+
+// True when `c` is a blank: space, tab, CR, LF, VT or FF.
+bool IsBlank(char c);
+
+// `text` without leading and trailing blanks; points into `text`.
+std::string_view Trim(std::string_view text);
+
+// Splits one line into fields on runs of blanks. Leading and trailing blanks
+// yield no empty fields; the views point into `line`.
+std::vector<std::string_view> SplitFields(std::string_view line);
+
+}  // namespace bplace
