@@ -61,29 +61,38 @@ void RefreshTier::Refresh(Done done) {
 
 void RefreshTier::RefreshSoon(std::chrono::milliseconds min_gap, Done done) {
   boost::asio::post(strand_, [this, min_gap, done = std::move(done)]() mutable {
-    if (done) waiters_.push_back(std::move(done));
-    if (running_ || soon_pending_) return;
-    const SteadyTime now = clock_.SteadyNow();
-    if (!last_start_ || now - *last_start_ >= min_gap) {
-      running_ = true;
-      timer_->Cancel();
-      Begin();
+    if (running_) {
+      // The running cycle's queries were built before this caller's change.
+      if (done) next_waiters_.push_back(std::move(done));
+      again_gap_ = again_gap_ ? std::min(*again_gap_, min_gap) : min_gap;
       return;
     }
-    soon_pending_ = true;
-    const auto wait =
-        std::chrono::ceil<std::chrono::milliseconds>(*last_start_ + min_gap - now);
-    timer_->Schedule(wait, [this] {
-      soon_pending_ = false;
-      Refresh();
-    });
+    Soon(min_gap, std::move(done));
+  });
+}
+
+// On strand_, with no run in progress.
+void RefreshTier::Soon(std::chrono::milliseconds min_gap, Done done) {
+  if (done) waiters_.push_back(std::move(done));
+  if (soon_pending_) return;
+  const SteadyTime now = clock_.SteadyNow();
+  if (!last_start_ || now - *last_start_ >= min_gap) {
+    running_ = true;
+    timer_->Cancel();
+    Begin();
+    return;
+  }
+  soon_pending_ = true;
+  const auto wait = std::chrono::ceil<std::chrono::milliseconds>(*last_start_ + min_gap - now);
+  timer_->Schedule(wait, [this] {
+    soon_pending_ = false;
+    Refresh();
   });
 }
 
 void RefreshTier::WaitForNext(Done done) {
-  boost::asio::post(strand_, [this, done = std::move(done)]() mutable {
-    waiters_.push_back(std::move(done));
-  });
+  boost::asio::post(
+      strand_, [this, done = std::move(done)]() mutable { waiters_.push_back(std::move(done)); });
 }
 
 // On strand_.
@@ -182,6 +191,14 @@ void RefreshTier::Finish(const std::shared_ptr<Run>& run) {
     }
   }
   Schedule();
+  if (again_gap_) {
+    // Callers that asked during this run get the next one.
+    const std::chrono::milliseconds gap = *again_gap_;
+    again_gap_.reset();
+    waiters_ = std::move(next_waiters_);
+    next_waiters_.clear();
+    Soon(gap, {});
+  }
 }
 
 // On strand_.

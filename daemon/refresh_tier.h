@@ -89,7 +89,9 @@ class RefreshTier {
   // one started: asked sooner, the run is moved to that time, and everyone
   // who asks until then shares it. For runs callers trigger (a job id not
   // followed yet), so that a stream of requests costs at most one LSF query
-  // per `min_gap`.
+  // per `min_gap`. Asked during a run, `done` gets the result of the next
+  // run, not of that one: the caller changed what a run asks (e.g. added a
+  // job id) after the running one had built its queries.
   void RefreshSoon(std::chrono::milliseconds min_gap, Done done = {});
 
   // Gives `done` the result of the next run to finish (the one in progress,
@@ -108,6 +110,7 @@ class RefreshTier {
  private:
   struct Run;
 
+  void Soon(std::chrono::milliseconds min_gap, Done done);
   void Begin();
   void Finish(const std::shared_ptr<Run>& run);
   Result<void> BuildAndPublish(Run& run);
@@ -128,6 +131,10 @@ class RefreshTier {
   bool soon_pending_ = false;  // a RefreshSoon run is on the timer
   int consecutive_failures_ = 0;
   std::vector<Done> waiters_;
+  // RefreshSoon callers that arrived during a run: served by the next one,
+  // which starts `again_gap_` after the last start.
+  std::vector<Done> next_waiters_;
+  std::optional<std::chrono::milliseconds> again_gap_;
 };
 
 }  // namespace bplace

@@ -194,6 +194,30 @@ TEST_F(RefreshTierTest, RefreshSoonRunsAtMostOncePerGap) {
   EXPECT_EQ(Probes(), 3u) << "past the gap it runs at once";
 }
 
+// A caller who changed what a run asks (the jobs tier: a new job id) must
+// not get the result of a run whose queries were built before the change.
+TEST_F(RefreshTierTest, RefreshSoonDuringARunIsAnsweredByTheNextRun) {
+  fake_.HoldReplies();
+  Tier().Refresh();
+  io_.poll();
+  ASSERT_EQ(cycles_, 1);
+  std::optional<int> answered_after_cycle;
+  Tier().RefreshSoon(1s, [&](Result<void>) { answered_after_cycle = cycles_; });
+  io_.restart();
+  io_.poll();
+  fake_.ReleaseHeld();
+  io_.restart();
+  io_.poll();
+  EXPECT_FALSE(answered_after_cycle) << "answered by the run that was already running";
+  Advance(1s);  // the next run starts a gap after the last start
+  fake_.ReleaseHeld();
+  io_.restart();
+  io_.poll();
+  ASSERT_TRUE(answered_after_cycle);
+  EXPECT_EQ(*answered_after_cycle, 2);
+  EXPECT_EQ(Probes(), 2u);
+}
+
 TEST_F(RefreshTierTest, WaitForNextStartsNothingAndAnswersAfterTheNextRun) {
   Tier().Start();
   io_.poll();
