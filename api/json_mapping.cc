@@ -158,6 +158,12 @@ json CandidateJson(const Candidate& candidate) {
   body["inflight"] = candidate.inflight;
   body["run"] = candidate.run;
   body["prio"] = candidate.prio;
+  body["slots"] = candidate.slots;
+  body["starts_now"] = candidate.starts_now;
+  body["free_slots"] = candidate.free_slots ? json(*candidate.free_slots) : json();
+  body["limited_by"] = candidate.limited_by.empty() ? json() : json(candidate.limited_by);
+  body["capacity"] = candidate.capacity;
+  body["slots_to_free"] = candidate.slots_to_free();
   if (!candidate.lands_in.empty()) body["lands_in"] = candidate.lands_in;
   if (candidate.admission) {
     body["host_admission"] = AdmissionJson(*candidate.admission);
@@ -238,9 +244,16 @@ json PlacementJson(const PlacementRequest& request, const Placement& placement,
 json ExclusionsJson(const std::vector<Exclusion>& excluded) {
   json list = json::array();
   for (const Exclusion& exclusion : excluded) {
-    list.push_back({{"queue", exclusion.queue},
-                    {"code", ExclusionCodeName(exclusion.code)},
-                    {"reason", exclusion.reason}});
+    json item = {{"queue", exclusion.queue},
+                 {"code", ExclusionCodeName(exclusion.code)},
+                 {"reason", exclusion.reason}};
+    if (const auto& refusal = exclusion.refusal) {
+      item["cause"] = refusal->cause;
+      item["until"] = refusal->until ? json(FormatRfc3339(*refusal->until)) : json();
+      item["until_refresh"] =
+          refusal->until_refresh.empty() ? json() : json(refusal->until_refresh);
+    }
+    list.push_back(std::move(item));
   }
   return list;
 }

@@ -66,10 +66,16 @@ nlohmann::json AdmissionJson(const HostAdmission& admission);
 // that neither admit nor exclude it are in neither list.
 nlohmann::json HostQueuesJson(const Topology& topology, const std::string& host);
 
-// One ranked candidate of a placement.
+// One ranked candidate of a placement: queue, status, pend, inflight, run,
+// prio, and what ranked it (Candidate): slots, starts_now, free_slots (null:
+// no limit known), limited_by (null: none), capacity, slots_to_free; then
+// lands_in (known esub rewrite), and host_admission (with a host) or the
+// usable hosts' ib_healthy_hosts / ib_unknown_hosts.
 nlohmann::json CandidateJson(const Candidate& candidate);
 
-// Excluded queues: [{queue, code, reason}].
+// Excluded queues: [{queue, code, reason}], with cause, until (RFC 3339 or
+// null) and until_refresh ("topology", "load" or null) for a remembered
+// bsub refusal (code rejected_by_lsf).
 nlohmann::json ExclusionsJson(const std::vector<Exclusion>& excluded);
 
 // One host's InfiniBand health: health, reasons, source ("none" without

@@ -1,6 +1,8 @@
 #include "api/routes_placement.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <set>
 #include <string_view>
 
@@ -29,14 +31,14 @@ Error Invalid(std::string message) {
 }  // namespace
 
 Result<PlacementRequest> ParsePlacementQuery(const RouteParams& params, const std::string& user,
-                                             bool require_ib) {
+                                             bool require_ib, std::int64_t max_slots) {
   PlacementRequest request;
   request.user = std::string(params.Query("user").value_or(user));
   request.require_ib = require_ib;
   if (auto host = params.Query("host")) request.host = std::string(*host);
   std::set<std::string> seen;
   for (const auto& [key, value] : params.query) {
-    const bool single = key == "user" || key == "host" || key == "require_ib";
+    const bool single = key == "user" || key == "host" || key == "require_ib" || key == "slots";
     if (single && !seen.insert(key).second) {
       return tl::unexpected(Invalid(key + ": given more than once"));
     }
@@ -47,9 +49,18 @@ Result<PlacementRequest> ParsePlacementQuery(const RouteParams& params, const st
         return tl::unexpected(Invalid("require_ib: expected true or false, got `" + value + "`"));
       }
       request.require_ib = value == "true";
+    } else if (key == "slots") {
+      std::int64_t slots = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), slots);
+      if (ec != std::errc() || end != value.data() + value.size() || slots < 1 ||
+          slots > max_slots) {
+        return tl::unexpected(Invalid("slots: expected an integer from 1 to " +
+                                      std::to_string(max_slots) + ", got `" + value + "`"));
+      }
+      request.slots = slots;
     } else if (!single) {
       return tl::unexpected(
-          Invalid(key + ": unknown query parameter (use host, user, queue, require_ib)"));
+          Invalid(key + ": unknown query parameter (use host, user, queue, slots, require_ib)"));
     }
   }
   if (request.user.empty()) return tl::unexpected(Invalid("user: must not be empty"));
@@ -70,7 +81,8 @@ Response GetPlacement(const Services& services, const Caller& caller, const Requ
         ErrorCode::kPermissionDenied,
         "user: placing for another user than yourself (" + self + ") needs the `admin` scope"});
   }
-  auto request = ParsePlacementQuery(params, self, services.ib().require_ib);
+  auto request = ParsePlacementQuery(params, self, services.ib().require_ib,
+                                     services.options.request.max_slots);
   if (!request) return MakeProblem(request.error());
   auto placement = services.submitter->DryRun(*request);
   if (!placement) return MakeProblem(placement.error());

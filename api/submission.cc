@@ -40,17 +40,6 @@ std::optional<SubmitRefusal> CheckCaller(const Caller& caller) {
   return Refuse(error);
 }
 
-std::optional<SubmitRefusal> CheckRate(const Services& services, const Caller& caller) {
-  if (services.limiter == nullptr) return std::nullopt;
-  const RateLimiter::Decision decision =
-      services.limiter->AdmitSubmission(caller.user, services.clock->SteadyNow());
-  if (decision.allowed) return std::nullopt;
-  const std::int64_t seconds = decision.retry_after.count();
-  const std::string reason = "more than [limits] submit_burst submissions by " + caller.user +
-                             " in a short time; retry after " + std::to_string(seconds) + " s";
-  return RefuseForNow(Error{ErrorCode::kRateLimited, reason}, reason, seconds);
-}
-
 // The job in the body, or the 415/400 refusal.
 tl::expected<JobRequest, SubmitRefusal> DecodeBody(const Services& services, const Request& req) {
   // A missing Content-Type is taken as JSON; media types are
@@ -105,7 +94,6 @@ std::optional<SubmitRefusal> CheckSnapshot(const Services& services) {
 tl::expected<Admission, SubmitRefusal> Admit(const Services& services, const Caller& caller,
                                              const Request& req, const RequestContext& ctx) {
   if (auto refusal = CheckCaller(caller)) return tl::unexpected(std::move(*refusal));
-  if (auto refusal = CheckRate(services, caller)) return tl::unexpected(std::move(*refusal));
   auto job = DecodeBody(services, req);
   if (!job) return tl::unexpected(std::move(job.error()));
   auto context = ContextFor(services, caller, ctx);

@@ -37,22 +37,20 @@ struct SubmitRefusal {
 //  1. the caller may not submit (Caller::can_submit): 403 with the
 //     authenticator's reason, or 503 with Retry-After when the passwd
 //     database could not be asked;
-//  2. the caller's submission bucket is empty (services.limiter at the
-//     services' steady clock): 429 with Retry-After;
-//  3. a Content-Type that does not start with application/json (compared
+//  2. a Content-Type that does not start with application/json (compared
 //     case-insensitively, so parameters may follow; none is taken as
 //     JSON): 415;
-//  4. the body does not decode (DecodeJobRequest): 400 naming the field;
-//  5. multi-user mode: the caller has no usable passwd entry
+//  3. the body does not decode (DecodeJobRequest): 400 naming the field;
+//  4. multi-user mode: the caller has no usable passwd entry
 //     (Authenticator::SubmitterIdentity): 403, or 503 when NSS is down;
-//  6. no complete snapshot: 503 with Retry-After (NoSnapshotYet);
-//  7. a refresh tier is failing and the snapshot is stale (StaleReason at
+//  5. no complete snapshot: 503 with Retry-After (NoSnapshotYet);
+//  6. a refresh tier is failing and the snapshot is stale (StaleReason at
 //     the services' clock): 503 with Retry-After, so that the caller is not
 //     kept waiting for bsub's timeout.
-// Otherwise returns the job and its context. Takes one token from the
-// caller's bucket once check 1 has passed, also when a later check refuses
-// the job. Blocks only on NSS in multi-user mode (cached five minutes).
-// Runs no LSF command.
+// Otherwise returns the job and its context. Takes no token from the
+// caller's submission bucket: the submitter does, right before the first
+// bsub (Submitter). Blocks only on NSS in multi-user mode (cached five
+// minutes). Runs no LSF command.
 tl::expected<Admission, SubmitRefusal> Admit(const Services& services, const Caller& caller,
                                              const Request& req, const RequestContext& ctx);
 
@@ -64,8 +62,8 @@ tl::expected<Admission, SubmitRefusal> Admit(const Services& services, const Cal
 // user, attempts and (when placed) excluded. A 504 also names the
 // job_description and says that a retry with the same key gets the job once
 // bplace has found it in LSF. A 503
-// has Retry-After: 15; a 429 (the LSF-call budget) the result's
-// retry_after, at least 1. Pure.
+// has Retry-After: 15; a 429 (the user's bucket, the LSF-call budget, LSF's
+// pending-job threshold) the result's retry_after, at least 1. Pure.
 Response SubmissionResponse(const SubmissionResult& result, const SubmissionCall& call);
 
 }  // namespace bplace::api

@@ -149,6 +149,7 @@ struct Wiring {
         runner(ioc.get_executor()),
         lsf(config.lsf, lsf::CurrentEnvironment()),
         cache(ioc.get_executor(), runner, lsf, ledger, clock, CacheFor(config, user)),
+        memory(config.submit.esub_refusal_memory),
         limiter(config.limits),
         submitter(runner, lsf, cache, ledger, memory, clock, config.submit, &limiter),
         authenticator(api::AuthPolicy{config.auth, user, geteuid()}, std::move(tokens)),

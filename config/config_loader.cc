@@ -423,6 +423,8 @@ const KeySpec kSubmitKeys[] = {
      [](const Field& f, Config& c) { ReadInteger(f, 1, 10000000, c.api.request.max_slots); }},
     {"check_lsf_for_key",
      [](const Field& f, Config& c) { ReadBool(f, c.exactly_once.check_lsf_for_key); }},
+    {"esub_refusal_memory_s",
+     [](const Field& f, Config& c) { ReadSeconds(f, c.submit.esub_refusal_memory); }},
 };
 
 const KeySpec kPlacementKeys[] = {

@@ -57,6 +57,10 @@ struct SubmitterOptions {
   int max_attempts = 3;                      // bsub calls per request
   std::vector<std::string> excluded_queues;  // never placed into (listed, with a reason)
   IbPolicy ib;
+  // How long a queue whose esub refused a user's job is not tried again for
+  // that user ([submit] esub_refusal_memory_s). An esub's rules are not
+  // visible to bplace, so only time tells when it may say yes.
+  std::chrono::seconds esub_refusal_memory{600};
 };
 
 // Exactly-once submission ([submit] check_lsf_for_key).
@@ -71,11 +75,17 @@ struct ExactlyOnceOptions {
 };
 
 // The token buckets of [limits]: protection of the daemon and of mbatchd.
+// Only requests that reach bsub take a submission token. The defaults let
+// a workflow engine submit a burst of 250 jobs and then 5 a second per
+// user, while all callers together cause at most 500 LSF commands at once
+// and 20 a second: well under what one mbatchd takes (LSF's own lsfproxyd
+// rate limiter exists for sites whose users burst thousands), and the
+// per-user buckets keep one user from spending the shared budget alone.
 struct RateLimiterOptions {
-  double submit_per_minute = 30;      // per user: token bucket refill rate
-  int submit_burst = 10;              // per user: bucket size
-  double lsf_calls_per_minute = 300;  // all callers: LSF commands a request causes
-  int lsf_calls_burst = 30;
+  double submit_per_minute = 300;      // per user: token bucket refill rate
+  int submit_burst = 250;              // per user: bucket size
+  double lsf_calls_per_minute = 1200;  // all callers: LSF commands a request causes
+  int lsf_calls_burst = 500;
 };
 
 // How the jobs tier runs ([jobs] in the config file).

@@ -1,6 +1,7 @@
 #include "daemon/placement.h"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 namespace bplace {
@@ -29,6 +30,12 @@ const char* ExclusionCodeName(ExclusionCode code) {
       return "no_usable_host";
     case ExclusionCode::kNoHealthyIbHost:
       return "no_healthy_ib_host";
+    case ExclusionCode::kHostIbUnhealthy:
+      return "host_ib_unhealthy";
+    case ExclusionCode::kHostIbUnknown:
+      return "host_ib_unknown";
+    case ExclusionCode::kExceedsLimit:
+      return "exceeds_limit";
   }
   return "unknown";
 }
@@ -55,14 +62,24 @@ std::string JoinReasons(const std::vector<std::string>& reasons) {
 
 namespace {
 
+// A reason for a queue to be out, before it is tied to the queue's name.
+struct Reason {
+  ExclusionCode code;
+  std::string text;
+};
+
 // What Place knows about the asked-for host (request.host).
 struct HostFacts {
   const lsf::HostStatus* status = nullptr;  // null: not in bhosts -w
   std::optional<HostIbHealth> ib;
+  // With require_ib: why the host may not be chosen (unhealthy, or unknown
+  // without allow_unknown); every queue that admits it is out for it.
+  std::optional<Reason> ib_refusal;
 };
 
-// The host check: unknown host is kNotFound; with require_ib an unhealthy
-// (or, without allow_unknown, unknown) host is kConflict naming the reasons.
+// The host check: unknown host is kNotFound. With require_ib, an unhealthy
+// (or, without allow_unknown, unknown) host gets an ib_refusal naming the
+// reasons.
 Result<HostFacts> CheckHost(const ClusterSnapshot& snapshot, const PlacementContext& context,
                             const PlacementRequest& request) {
   HostFacts facts;
@@ -83,26 +100,20 @@ Result<HostFacts> CheckHost(const ClusterSnapshot& snapshot, const PlacementCont
                                               "source) or it has not answered yet");
   }
   if (request.require_ib && facts.ib->health == IbHealth::kUnhealthy) {
-    return Fail(ErrorCode::kConflict, "host " + host + " has unhealthy InfiniBand (" +
-                                          snapshot.ib->source +
-                                          "): " + JoinReasons(facts.ib->reasons) +
-                                          "; ask with require_ib=false to place there anyway");
+    facts.ib_refusal = Reason{ExclusionCode::kHostIbUnhealthy,
+                              "host " + host + " has unhealthy InfiniBand (" + snapshot.ib->source +
+                                  "): " + JoinReasons(facts.ib->reasons) +
+                                  "; ask with require_ib=false to place there anyway"};
   }
   if (request.require_ib && facts.ib->health == IbHealth::kUnknown && !context.allow_unknown_ib) {
-    return Fail(ErrorCode::kConflict,
-                "host " + host + " has unknown InfiniBand health (" +
-                    JoinReasons(facts.ib->reasons) +
-                    ") and [ib] allow_unknown is false; ask with require_ib=false to place "
-                    "there anyway");
+    facts.ib_refusal = Reason{ExclusionCode::kHostIbUnknown,
+                              "host " + host + " has unknown InfiniBand health (" +
+                                  JoinReasons(facts.ib->reasons) +
+                                  ") and [ib] allow_unknown is false; ask with require_ib=false "
+                                  "to place there anyway"};
   }
   return facts;
 }
-
-// A reason for a queue to be out, before it is tied to the queue's name.
-struct Reason {
-  ExclusionCode code;
-  std::string text;
-};
 
 // Whether the user may submit to the queue: LSF's answer when known
 // (bqueues -u), else the USERS line as bplace reads it.
@@ -160,12 +171,167 @@ std::optional<Reason> IbExclusion(const QueueHostCounts* counts, const Placement
   return Reason{ExclusionCode::kNoHealthyIbHost, std::move(text)};
 }
 
+// The usable hosts' slots a job of `request` may use: with require_ib those
+// with healthy InfiniBand (and unknown, when allowed), else all.
+HostSlots EligibleSlots(const QueueHostCounts& counts, const PlacementContext& context,
+                        const PlacementRequest& request) {
+  if (!request.require_ib) return counts.Slots(true, true);
+  return counts.Slots(false, context.allow_unknown_ib);
+}
+
+// The number of usable hosts a job of `request` may use (as EligibleSlots).
+std::int64_t EligibleHosts(const QueueHostCounts& counts, const PlacementContext& context,
+                           const PlacementRequest& request) {
+  if (!request.require_ib) return counts.usable;
+  return counts.ib_healthy + (context.allow_unknown_ib ? counts.ib_unknown : 0);
+}
+
+// MAX and JL/U of a queue: bqueues -w's when the load tier has the queue,
+// else bqueues -l's.
+struct QueueLimits {
+  std::optional<std::int64_t> max;
+  std::optional<std::int64_t> jl_u;
+};
+
+QueueLimits LimitsOf(const QueueTopology& queue, const lsf::QueueLoad* counters) {
+  if (counters) return {counters->max, counters->jl_u};
+  return {queue.definition.max, queue.definition.jl_u};
+}
+
+// Slots `user`'s followed jobs hold in `key` (a queue or a host) of `map`.
+std::int64_t SlotsHeld(const ClusterSnapshot& snapshot, const std::string& user,
+                       std::unordered_map<std::string, std::int64_t> UserSlotUsage::*map,
+                       const std::string& key) {
+  if (!snapshot.slot_usage) return 0;
+  const UserSlotUsage* usage = Lookup(snapshot.slot_usage.get(), user);
+  if (usage == nullptr) return 0;
+  const std::int64_t* held = Lookup(&(usage->*map), key);
+  return held ? *held : 0;
+}
+
+std::string SlotsText(std::int64_t slots) {
+  return std::to_string(slots) + (slots == 1 ? " slot" : " slots");
+}
+
+// The limit the job's slots exceed for good, or nullopt: the queue's MAX or
+// JL/U (bsub refuses the job), the asked-for host's MAX (refused) or JL/U
+// (it would never start), or the total MAX of every host the job may use.
+std::optional<Reason> LimitExclusion(const ClusterSnapshot& snapshot,
+                                     const PlacementContext& context,
+                                     const PlacementRequest& request, const QueueTopology& queue,
+                                     const HostFacts& host) {
+  const std::string& name = queue.definition.name;
+  const std::int64_t slots = request.slots;
+  const std::string asks = "the job asks for " + SlotsText(slots);
+  const QueueLimits limits = LimitsOf(queue, Lookup(&snapshot.load->queues, name));
+  auto exceeds = [](std::string text) { return Reason{ExclusionCode::kExceedsLimit, text}; };
+  if (limits.max && slots > *limits.max) {
+    return exceeds(asks + " and the queue's MAX is " + std::to_string(*limits.max) +
+                   " (bqueues): bsub would refuse it (Too many processors requested)");
+  }
+  if (limits.jl_u && slots > *limits.jl_u) {
+    return exceeds(asks + ", more than the queue lets one user run (JL/U " +
+                   std::to_string(*limits.jl_u) +
+                   ", bqueues): bsub would refuse it (Queue does not have enough per-user job "
+                   "slots)");
+  }
+  if (request.host) {
+    const lsf::HostStatus* status = host.status;
+    if (status && status->max && slots > *status->max) {
+      return exceeds(asks + " and host " + *request.host + " has MAX " +
+                     std::to_string(*status->max) +
+                     " (bhosts -w): bsub would refuse it (Too many processors requested)");
+    }
+    if (status && status->jl_u && slots > *status->jl_u) {
+      return exceeds(asks + " and host " + *request.host + " runs at most " +
+                     SlotsText(*status->jl_u) +
+                     " per user (JL/U, bhosts -w): the job would never start");
+    }
+    return std::nullopt;
+  }
+  const QueueHostCounts* counts = Lookup(&snapshot.host_counts, name);
+  if (counts == nullptr) return std::nullopt;
+  const HostSlots eligible = EligibleSlots(*counts, context, request);
+  if (eligible.unlimited == 0 && slots > eligible.max) {
+    return exceeds(asks + " and the " + std::to_string(EligibleHosts(*counts, context, request)) +
+                   " hosts it may use have " + SlotsText(eligible.max) +
+                   " in all (MAX, bhosts -w): the job would never start");
+  }
+  return std::nullopt;
+}
+
+// One limit on the slots the job could start on now.
+struct SlotLimit {
+  std::int64_t free = 0;
+  std::int64_t capacity = 0;
+  const char* name = "";
+};
+
+// Sets what ranks `candidate` by when the job can start: its free slots
+// under the tightest limit, the queue's capacity, and whether the job
+// starts now. `counters` are the bqueues -w counters of the queue the job
+// waits in (the rewritten one for a known esub rewrite), null when unknown.
+void RankByStart(const ClusterSnapshot& snapshot, const PlacementContext& context,
+                 const PlacementRequest& request, const QueueTopology& queue,
+                 const lsf::QueueLoad* counters, const QueueHostCounts* counts,
+                 const HostFacts& host, Candidate& candidate) {
+  const std::string& waits_in = candidate.lands_in.empty() ? candidate.queue : candidate.lands_in;
+  std::vector<SlotLimit> limits;
+  const QueueLimits queue_limits = candidate.lands_in.empty()
+                                       ? LimitsOf(queue, counters)
+                                       : QueueLimits{counters ? counters->max : std::nullopt,
+                                                     counters ? counters->jl_u : std::nullopt};
+  if (queue_limits.max) {
+    const std::int64_t dispatched = counters ? counters->run + counters->susp : candidate.run;
+    limits.push_back({*queue_limits.max - dispatched, *queue_limits.max, "queue_max"});
+  }
+  if (queue_limits.jl_u) {
+    const std::int64_t held = SlotsHeld(snapshot, request.user, &UserSlotUsage::by_queue, waits_in);
+    limits.push_back({*queue_limits.jl_u - held, *queue_limits.jl_u, "user_limit"});
+  }
+  std::int64_t hosts = 1;
+  if (request.host) {
+    if (host.status && host.status->max) {
+      limits.push_back({*host.status->max - host.status->njobs, *host.status->max, "host_max"});
+    }
+    if (host.status && host.status->jl_u) {
+      const std::int64_t held =
+          SlotsHeld(snapshot, request.user, &UserSlotUsage::by_host, *request.host);
+      limits.push_back({*host.status->jl_u - held, *host.status->jl_u, "host_user_limit"});
+    }
+  } else if (counts) {
+    hosts = EligibleHosts(*counts, context, request);
+    const HostSlots eligible = EligibleSlots(*counts, context, request);
+    if (eligible.unlimited == 0) limits.push_back({eligible.free, eligible.max, "host_slots"});
+  }
+  candidate.slots = request.slots;
+  if (limits.empty()) {
+    // No limit known: judge a wait against one slot per host.
+    candidate.capacity = std::max<std::int64_t>(1, hosts);
+  } else {
+    const SlotLimit* tightest = &limits.front();
+    std::int64_t capacity = limits.front().capacity;
+    for (const SlotLimit& limit : limits) {
+      if (limit.free < tightest->free) tightest = &limit;
+      capacity = std::min(capacity, limit.capacity);
+    }
+    candidate.free_slots = std::max<std::int64_t>(0, tightest->free);
+    candidate.limited_by = tightest->name;
+    candidate.capacity = std::max<std::int64_t>(1, capacity);
+  }
+  candidate.starts_now =
+      candidate.active &&
+      (candidate.free_slots ? *candidate.free_slots >= candidate.waiting() + candidate.slots
+                            : candidate.waiting() == 0);
+}
+
 // The candidate with the numbers that rank it. A queue known to be
 // rewritten to another (context.rewrites) is ranked by the counters of the
 // queue its jobs land in: that is where the job will wait.
 Candidate MakeCandidate(const ClusterSnapshot& snapshot, const PlacementContext& context,
-                        const QueueTopology& queue, const lsf::QueueStatus& status,
-                        const QueueHostCounts* counts, std::optional<HostAdmission> admission) {
+                        const PlacementRequest& request, const QueueTopology& queue,
+                        const lsf::QueueStatus& status, const QueueHostCounts* counts,
+                        const HostFacts& host, std::optional<HostAdmission> admission) {
   const std::string& name = queue.definition.name;
   const lsf::QueueLoad* counters = Lookup(&snapshot.load->queues, name);
   Candidate candidate;
@@ -188,12 +354,15 @@ Candidate MakeCandidate(const ClusterSnapshot& snapshot, const PlacementContext&
     candidate.inflight = *slots;
   }
   candidate.admission = std::move(admission);
+  RankByStart(snapshot, context, request, queue, counters, counts, host, candidate);
   return candidate;
 }
 
 // The queue's first reason to be out, in the order a person checks:
-// requested, site exclusion, open, host in HOSTS, user permitted, refused
-// before, host usable, queue has usable hosts. nullopt when none applies.
+// requested, site exclusion, open, host in HOSTS, the host's InfiniBand,
+// user permitted, refused before, host usable, queue has usable (and
+// InfiniBand-eligible) hosts, the job's slots within the limits. nullopt
+// when none applies.
 std::optional<Exclusion> AdmissionExclusion(const ClusterSnapshot& snapshot,
                                             const PlacementContext& context,
                                             const PlacementRequest& request,
@@ -204,7 +373,7 @@ std::optional<Exclusion> AdmissionExclusion(const ClusterSnapshot& snapshot,
   const std::string& name = queue.definition.name;
   const Topology& topology = *snapshot.topology;
   auto out = [&](ExclusionCode code, std::string reason) {
-    return Exclusion{name, code, std::move(reason)};
+    return Exclusion{name, code, std::move(reason), std::nullopt};
   };
   auto out_for = [&](Reason reason) { return out(reason.code, std::move(reason.text)); };
   if (!requested.empty() && !requested.contains(name)) {
@@ -228,15 +397,19 @@ std::optional<Exclusion> AdmissionExclusion(const ClusterSnapshot& snapshot,
       return out(ExclusionCode::kHostNotInQueue,
                  "host " + *request.host + " is not in HOSTS: " + queue.hosts_text);
     }
+    if (host.ib_refusal) return out_for(*host.ib_refusal);
   }
   if (auto refusal = UserExclusion(topology, context, request, queue)) return out_for(*refusal);
-  if (const std::string* message = Lookup(context.rejections, name)) {
-    return out(ExclusionCode::kRejectedByLsf, *message);
+  if (const RememberedRefusal* refusal = Lookup(context.rejections, name)) {
+    Exclusion exclusion = out(ExclusionCode::kRejectedByLsf, refusal->reason);
+    exclusion.refusal = *refusal;
+    return exclusion;
   }
   if (auto unusable = HostExclusion(snapshot, request, queue, host)) return out_for(*unusable);
   if (auto ib = IbExclusion(Lookup(&snapshot.host_counts, name), context, request)) {
     return out_for(*ib);
   }
+  if (auto limit = LimitExclusion(snapshot, context, request, queue, host)) return out_for(*limit);
   return std::nullopt;
 }
 
@@ -271,18 +444,51 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
       placement.excluded.push_back(std::move(*exclusion));
       continue;
     }
-    placement.candidates.push_back(MakeCandidate(snapshot, context, queue, status,
-                                                 Lookup(&snapshot.host_counts, name),
+    placement.candidates.push_back(MakeCandidate(snapshot, context, request, queue, status,
+                                                 Lookup(&snapshot.host_counts, name), *host,
                                                  std::move(admission)));
   }
   std::sort(placement.candidates.begin(), placement.candidates.end(), RanksBefore);
   return placement;
 }
 
+std::int64_t Candidate::slots_to_free() const {
+  if (starts_now) return 0;
+  return std::max<std::int64_t>(0, waiting() + slots - free_slots.value_or(0));
+}
+
+namespace {
+
+// Bounds a count before products of two are compared, so that they fit in
+// 64 bits (LSF's counters are far below it).
+std::int64_t Bounded(std::int64_t value) {
+  return std::clamp<std::int64_t>(value, 0, std::int64_t{1} << 30);
+}
+
+}  // namespace
+
 bool RanksBefore(const Candidate& a, const Candidate& b) {
-  return std::make_tuple(!a.active, a.pend + a.inflight, a.run, -a.prio,
-                         std::string_view(a.queue)) <
-         std::make_tuple(!b.active, b.pend + b.inflight, b.run, -b.prio, std::string_view(b.queue));
+  if (a.active != b.active) return a.active;
+  if (a.starts_now != b.starts_now) return a.starts_now;
+  const auto by_name = [](const Candidate& c) {
+    return std::make_tuple(-c.prio, std::string_view(c.queue));
+  };
+  if (a.starts_now) {
+    // No known limit counts as the most room.
+    const auto room = [](const Candidate& c) {
+      return c.free_slots.value_or(std::numeric_limits<std::int64_t>::max());
+    };
+    return std::make_tuple(a.waiting(), -room(a), a.run, by_name(a)) <
+           std::make_tuple(b.waiting(), -room(b), b.run, by_name(b));
+  }
+  // slots_to_free / capacity, compared without division (capacity >= 1).
+  const std::int64_t left =
+      Bounded(a.slots_to_free()) * Bounded(std::max<std::int64_t>(1, b.capacity));
+  const std::int64_t right =
+      Bounded(b.slots_to_free()) * Bounded(std::max<std::int64_t>(1, a.capacity));
+  if (left != right) return left < right;
+  return std::make_tuple(a.waiting(), a.run, by_name(a)) <
+         std::make_tuple(b.waiting(), b.run, by_name(b));
 }
 
 }  // namespace bplace

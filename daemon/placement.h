@@ -18,9 +18,25 @@ struct PlacementRequest {
   std::string user;                 // who submits (LSF user name)
   std::optional<std::string> host;  // run on this host (bsub -m); none: any host of the queue
   std::vector<std::string> queues;  // consider only these; empty: every queue
+  std::int64_t slots = 1;           // job slots asked for (bsub -n)
   // Keep hosts with unhealthy InfiniBand out ([ib] require_ib, or the
   // request's own `require_ib`).
   bool require_ib = false;
+};
+
+// A queue bsub refused for this user (or this host) that is not tried
+// again while the refusal is remembered (RefusalMemory), or one this request
+// has tried already.
+struct RememberedRefusal {
+  std::string reason;  // a sentence for people, with LSF's words
+  // BsubCauseName of the refusal ("permission", "queue_closed", "limit",
+  // "esub", "host"), or "tried" for a queue this request tried.
+  std::string cause;
+  // Timed memories (esub refusals) end at `until`; the others when the
+  // named tier publishes again: "topology" (the queue definitions are read
+  // again), "load" (the counters show room again). Both empty for "tried".
+  std::optional<SystemTime> until;
+  std::string until_refresh;
 };
 
 // What placement needs besides the snapshot. Every pointer may be null
@@ -32,10 +48,10 @@ struct PlacementContext {
   // Slots this daemon has submitted (or is submitting) per queue that the
   // last `bqueues -w` could not have counted yet.
   const std::unordered_map<std::string, std::int64_t>* inflight_slots = nullptr;
-  // Queues not to try again for this user, each with the sentence that says
-  // why (bsub refused it since the last topology refresh, or this request
-  // already tried it).
-  const std::unordered_map<std::string, std::string>* rejections = nullptr;
+  // Queues not to try again for this user (and host), each with why: bsub
+  // refused it and the refusal is still remembered, or this request already
+  // tried it.
+  const std::unordered_map<std::string, RememberedRefusal>* rejections = nullptr;
   // Queues whose jobs LSF has been seen to put elsewhere (an esub rewriting
   // -q), mapped to where they landed.
   const std::unordered_map<std::string, std::string>* rewrites = nullptr;
@@ -62,6 +78,26 @@ struct Candidate {
   // Without a host: the queue's usable hosts by InfiniBand verdict.
   std::int64_t ib_healthy_hosts = 0;
   std::int64_t ib_unknown_hosts = 0;
+  // When the job can start (README "How bplace ranks queues"): the job's
+  // slots; the slots it could start on now, under the tightest limit that
+  // applies (nullopt: no limit is known, e.g. hosts with MAX "-"); that
+  // limit ("queue_max", "user_limit" for the queue's JL/U, "host_slots" for
+  // the usable hosts' MAX, "host_max", "host_user_limit" for the asked-for
+  // host's MAX and JL/U; empty when none); the most slots the queue can
+  // run (the same limits' totals, else one per usable host), against which
+  // a wait is judged; and whether the job can start now: the queue
+  // dispatches and the free slots cover the slots ahead of it (pend +
+  // inflight) and its own.
+  std::int64_t slots = 1;
+  std::optional<std::int64_t> free_slots;
+  std::string limited_by;
+  std::int64_t capacity = 0;
+  bool starts_now = false;
+
+  // Slots ahead of the job: pending, and submitted by bplace since the count.
+  std::int64_t waiting() const { return pend + inflight; }
+  // Slots that must free up before the job can start (0 when it starts now).
+  std::int64_t slots_to_free() const;
 };
 
 // Why a queue is out.
@@ -73,10 +109,13 @@ enum class ExclusionCode {
   kHostExcluded,    // HOSTS takes it out with ~x
   kRemoteOnly,      // HOSTS lists only MultiCluster remote hosts
   kUserNotPermitted,
-  kRejectedByLsf,    // bsub refused this queue for this user since the last topology refresh
+  kRejectedByLsf,    // bsub refused this queue for this user, and that is still remembered
   kHostUnavailable,  // the asked-for host does not take new work (bhosts)
   kNoUsableHost,     // no host of the queue takes new work
   kNoHealthyIbHost,  // require_ib: no usable host of the queue has healthy InfiniBand
+  kHostIbUnhealthy,  // require_ib: the asked-for host's InfiniBand is unhealthy
+  kHostIbUnknown,    // require_ib, [ib] allow_unknown false: the host's health is unknown
+  kExceedsLimit,     // the job's slots exceed a limit: bsub would refuse it, or it never starts
 };
 
 // Short stable name of a code, e.g. "queue_closed", for JSON.
@@ -86,6 +125,8 @@ struct Exclusion {
   std::string queue;
   ExclusionCode code;
   std::string reason;  // a sentence for people
+  // kRejectedByLsf: the refusal remembered, with its cause and until when.
+  std::optional<RememberedRefusal> refusal;
 };
 
 // The ranked answer: candidates best first, and every other queue with why.
@@ -101,24 +142,30 @@ struct Placement {
 
 // Decides where a job goes. Pure: no I/O, no clock, no locks; the caller
 // passes the snapshot and context it holds. Every queue not chosen carries a
-// reason. Ranking (DESIGN §3.3): queues that dispatch (Active) before those
-// that only collect (Inact*), then fewest pending (PEND + in-flight), then
-// fewest running, then higher PRIO, then name. A queue known to be rewritten
-// to another (context.rewrites) is ranked by the counters of the queue its
-// jobs land in.
+// reason. Candidates are ranked by when the job can start (RanksBefore;
+// README "How bplace ranks queues"). A queue known to be rewritten to
+// another (context.rewrites) is ranked by the counters of the queue its jobs
+// land in. A queue whose limits the job's slots exceed (queue MAX or JL/U,
+// the host's MAX or JL/U, every usable host's MAX) is excluded
+// (kExceedsLimit): bsub would refuse it, or it would never start.
 // With request.require_ib, a host whose InfiniBand is unhealthy (or unknown,
-// when context.allow_unknown_ib is false) is never chosen: asking for it is
-// kConflict naming the reasons, and a queue none of whose usable hosts is
-// eligible is excluded (kNoHealthyIbHost).
+// when context.allow_unknown_ib is false) is never chosen: asking for it
+// excludes every queue that admits it with the reasons (kHostIbUnhealthy,
+// kHostIbUnknown), and a queue none of whose usable hosts is eligible is
+// excluded (kNoHealthyIbHost).
 // Errors: kUnavailable when the snapshot has no topology or load yet;
 // kNotFound when the host is unknown to both bhosts and every group and HOSTS
-// line, or a requested queue does not exist; kConflict as above.
+// line, or a requested queue does not exist.
 Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext& context,
                         const PlacementRequest& request);
 
-// The ranking of Place: true when `a` goes before `b` (Active first, then
-// fewest pending slots including in-flight, fewest running, higher PRIO,
-// name). A strict weak order; pure.
+// The ranking of Place: true when `a` goes before `b`. In order: a queue
+// that dispatches (Active) first; then one where the job starts now; among
+// those that start now, fewest slots waiting (pend + inflight), most free
+// slots (no known limit counts as most), fewest running; among those that
+// must wait, the smallest share of the queue's capacity that must free up
+// first (slots_to_free / capacity), then fewest waiting, fewest running;
+// then higher PRIO, then name. A strict weak order; pure.
 bool RanksBefore(const Candidate& a, const Candidate& b);
 
 }  // namespace bplace

@@ -1,34 +1,56 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "common/clock.h"
+#include "daemon/options.h"
+#include "daemon/placement.h"
 #include "daemon/snapshot.h"
+#include "lsf_adapter/lsf_types.h"
 
 namespace bplace {
 
 // What the submission side has learnt from bsub's replies, so that later
 // placements do not spend a bsub on a queue LSF already refused (DESIGN
-// §3.4), and rank a queue an esub rewrites by where its jobs land:
-//  - refusals of a queue for a user (scope "this user x this queue" with a
-//    lasting cause: permission, queue closed), kept until the next
-//    successful topology refresh, since a queue's USERS may have changed;
-//  - esub rewrites of -q (requested -> landed), kept as long.
-// Entries are stamped with the topology generation (TierStatus::successes)
-// of the snapshot they were learnt under and are ignored once it has moved
-// on: nothing needs to be told that a refresh happened.
+// §3.4), and rank a queue an esub rewrites by where its jobs land. Each
+// refusal is kept for a time that fits its cause (lsf::BsubCause):
+//  - permission and closed queue (this user x this queue): until the next
+//    topology refresh, since the queue's USERS or status may have changed;
+//  - host (this host x this queue, any user): until the next topology refresh;
+//  - limit (this user x this queue: job limit reached, not enough job
+//    slots): until a load refresh shows room, i.e. the queue's NJOBS below
+//    what it was when bsub refused; and at most until the topology changes;
+//  - esub (this user x this queue): for `esub_memory` ([submit]
+//    esub_refusal_memory_s), whatever the refreshes say, since an esub's
+//    rules are not visible to bplace.
+// Other causes are not remembered (they are about the job, or LSF is down).
+// Rewrites of -q (requested -> landed) are kept until the next topology
+// refresh. Generations are the tiers' TierStatus::successes; nothing needs
+// to be told that a refresh happened.
 // Thread-safe: every method may be called from any thread.
 class RefusalMemory {
  public:
-  // bsub refused `queue` for `user` with `message` while `snapshot` was
-  // current.
-  void RememberRefusal(const ClusterSnapshot& snapshot, const std::string& user,
-                       const std::string& queue, const std::string& message);
-  // The queues refused for `user` (queue -> sentence) still valid in `snapshot`.
-  std::unordered_map<std::string, std::string> Refusals(const ClusterSnapshot& snapshot,
-                                                        const std::string& user) const;
+  explicit RefusalMemory(std::chrono::seconds esub_memory = SubmitterOptions{}.esub_refusal_memory);
+
+  // Whether refusals of `cause` are remembered at all.
+  static bool Remembers(lsf::BsubCause cause);
+
+  // bsub refused `queue` for `user` (with cause kHost: for `host`) with
+  // LSF's words `message`, while `snapshot` was current, at `now`. Causes
+  // Remembers() refuses are ignored.
+  void RememberRefusal(const ClusterSnapshot& snapshot, SystemTime now, const std::string& user,
+                       const std::string& queue, const std::optional<std::string>& host,
+                       lsf::BsubCause cause, const std::string& message);
+  // The queues refused for `user` (and for `host`, when the request names
+  // one) still valid in `snapshot` at `now`, by queue.
+  std::unordered_map<std::string, RememberedRefusal> Refusals(
+      const ClusterSnapshot& snapshot, SystemTime now, const std::string& user,
+      const std::optional<std::string>& host) const;
 
   // bsub asked for `requested` put the job in `landed` (a site esub rewrote -q).
   void RememberRewrite(const ClusterSnapshot& snapshot, const std::string& requested,
@@ -38,13 +60,28 @@ class RefusalMemory {
 
  private:
   struct Entry {
-    std::string text;
+    RememberedRefusal refusal;
+    lsf::BsubCause cause = lsf::BsubCause::kUnknown;
+    std::uint64_t topology_generation = 0;
+    std::uint64_t load_generation = 0;
+    std::int64_t queue_njobs = 0;  // kLimit: the queue's NJOBS when bsub refused
+  };
+  using ByQueue = std::unordered_map<std::string, Entry>;
+
+  bool Valid(const Entry& entry, const std::string& queue, const ClusterSnapshot& snapshot,
+             SystemTime now) const;
+  // Drops every entry no longer valid (called on each insert).
+  void Sweep(const ClusterSnapshot& snapshot, SystemTime now);
+
+  const std::chrono::seconds esub_memory_;
+  mutable std::mutex mutex_;                          // guards the maps
+  std::unordered_map<std::string, ByQueue> by_user_;  // user -> queue -> refusal
+  std::unordered_map<std::string, ByQueue> by_host_;  // host -> queue -> refusal (kHost)
+  struct Rewrite {
+    std::string landed;
     std::uint64_t topology_generation = 0;
   };
-
-  mutable std::mutex mutex_;  // guards both maps
-  std::unordered_map<std::string, std::unordered_map<std::string, Entry>> refusals_;  // user, queue
-  std::unordered_map<std::string, Entry> rewrites_;  // requested queue -> landed queue
+  std::unordered_map<std::string, Rewrite> rewrites_;  // requested queue -> landed queue
 };
 
 }  // namespace bplace

@@ -1,5 +1,6 @@
 #include "daemon/snapshot.h"
 
+#include <algorithm>
 #include <array>
 
 namespace bplace {
@@ -54,6 +55,48 @@ IbHealth HostIbVerdict(const IbHealthState* ib, std::string_view host) {
   return entry ? entry->health : IbHealth::kUnknown;
 }
 
+HostSlots& HostSlots::operator+=(const HostSlots& other) {
+  free += other.free;
+  max += other.max;
+  largest = std::max(largest, other.largest);
+  unlimited += other.unlimited;
+  return *this;
+}
+
+HostSlots SlotsOf(const lsf::HostStatus& host) {
+  HostSlots slots;
+  if (!host.max) {
+    slots.unlimited = 1;
+    return slots;
+  }
+  slots.max = *host.max;
+  slots.largest = *host.max;
+  slots.free = std::max<std::int64_t>(0, *host.max - host.njobs);
+  return slots;
+}
+
+HostSlots QueueHostCounts::Slots(bool include_unhealthy, bool include_unknown) const {
+  HostSlots sum = slots_by_ib[static_cast<int>(IbHealth::kHealthy)];
+  if (include_unhealthy) sum += slots_by_ib[static_cast<int>(IbHealth::kUnhealthy)];
+  if (include_unknown) sum += slots_by_ib[static_cast<int>(IbHealth::kUnknown)];
+  return sum;
+}
+
+SlotUsage CountSlotsInUse(const JobTable& jobs) {
+  SlotUsage usage;
+  for (const auto& [key, job] : jobs.jobs) {
+    const lsf::JobRecord& record = job->lsf;
+    const lsf::JobStatus status = record.status_kind();
+    const bool dispatched = status == lsf::JobStatus::kRun || status == lsf::JobStatus::kSsusp ||
+                            status == lsf::JobStatus::kUsusp;
+    if (!dispatched || job->left_lsf || record.user.empty()) continue;
+    UserSlotUsage& user = usage[record.user];
+    user.by_queue[record.queue] += record.slots;
+    for (const lsf::ExecHost& host : record.exec_hosts) user.by_host[host.name] += host.slots;
+  }
+  return usage;
+}
+
 std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(const Topology& topology,
                                                                  const LoadState& load,
                                                                  const IbHealthState* ib) {
@@ -65,7 +108,9 @@ std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(const Topology&
       ++count.admitted;
       if (!HostTakesNewWork(host.status)) continue;
       ++count.usable;
-      switch (HostIbVerdict(ib, host.name)) {
+      const IbHealth verdict = HostIbVerdict(ib, host.name);
+      count.slots_by_ib[static_cast<int>(verdict)] += SlotsOf(host);
+      switch (verdict) {
         case IbHealth::kHealthy:
           ++count.ib_healthy;
           break;

@@ -58,6 +58,20 @@ struct ClusterIdentity {
   std::string version;
 };
 
+// Job slots of a set of hosts as `bhosts -w` counts them: MAX and NJOBS of
+// each host whose MAX is a number; a host with MAX "-" has no slot limit.
+struct HostSlots {
+  std::int64_t free = 0;       // sum of max(0, MAX - NJOBS)
+  std::int64_t max = 0;        // sum of MAX
+  std::int64_t largest = 0;    // the largest MAX: no bigger job fits on one host
+  std::int64_t unlimited = 0;  // hosts with MAX "-"
+
+  HostSlots& operator+=(const HostSlots& other);
+};
+
+// The slots of one `bhosts -w` row.
+HostSlots SlotsOf(const lsf::HostStatus& host);
+
 // Per-queue host counts derived from topology x load.
 struct QueueHostCounts {
   std::int64_t admitted = 0;  // hosts (known to bhosts) that HOSTS admits
@@ -66,7 +80,22 @@ struct QueueHostCounts {
   std::int64_t ib_healthy = 0;
   std::int64_t ib_unhealthy = 0;
   std::int64_t ib_unknown = 0;
+  // The slots of the usable hosts, by InfiniBand verdict (index IbHealth).
+  HostSlots slots_by_ib[3];
+
+  // The slots of the usable hosts whose verdict is healthy, or (with
+  // `include_unhealthy`) any verdict, plus unknown when `include_unknown`.
+  HostSlots Slots(bool include_unhealthy, bool include_unknown) const;
 };
+
+// Job slots a user's followed jobs hold (dispatched: RUN, SSUSP, USUSP),
+// by queue and by execution host: what counts against JL/U. Only jobs the
+// jobs tier follows (submitted through bplace, or asked about) are counted.
+struct UserSlotUsage {
+  std::unordered_map<std::string, std::int64_t> by_queue;
+  std::unordered_map<std::string, std::int64_t> by_host;
+};
+using SlotUsage = std::unordered_map<std::string, UserSlotUsage>;  // by user
 
 // Everything a read needs, published atomically as one immutable object.
 // Readers hold a shared_ptr and never lock; a refresh builds a new one.
@@ -89,6 +118,9 @@ struct ClusterSnapshot {
   // not answered yet (every host is then unknown).
   std::shared_ptr<const IbHealthState> ib;
   std::unordered_map<std::string, QueueHostCounts> host_counts;  // by queue name
+  // Slots the followed jobs hold, from `jobs`; null until the jobs tier
+  // has published.
+  std::shared_ptr<const SlotUsage> slot_usage;
 
   // Both tiers have succeeded at least once.
   bool complete() const { return topology && load; }
@@ -115,5 +147,9 @@ IbHealth HostIbVerdict(const IbHealthState* ib, std::string_view host);
 std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(const Topology& topology,
                                                                  const LoadState& load,
                                                                  const IbHealthState* ib);
+
+// The slots `jobs`' dispatched jobs hold per user, queue and host. Pure;
+// O(jobs).
+SlotUsage CountSlotsInUse(const JobTable& jobs);
 
 }  // namespace bplace

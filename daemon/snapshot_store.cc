@@ -19,6 +19,10 @@ std::shared_ptr<const ClusterSnapshot> SnapshotStore::Publish(const Change& chan
     if (next->complete() && counts_stale) {
       next->host_counts = CountQueueHosts(*next->topology, *next->load, next->ib.get());
     }
+    if (next->jobs != old->jobs) {
+      next->slot_usage =
+          next->jobs ? std::make_shared<const SlotUsage>(CountSlotsInUse(*next->jobs)) : nullptr;
+    }
     if (next->complete() && !old->complete()) first_complete = std::move(on_first_complete_);
     published = next;
     current_.store(std::move(next));

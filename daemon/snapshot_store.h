@@ -24,9 +24,9 @@ class SnapshotStore {
 
   // Applies `change` to a copy of the current snapshot and publishes the
   // copy. Per-queue host counts are recomputed when the topology, the load
-  // or the InfiniBand health changed. Returns the published snapshot.
-  // `on_first_complete` (SetOnFirstComplete) runs once, after the publish
-  // that first makes the snapshot complete, on the publishing thread.
+  // or the InfiniBand health changed; the slots in use when the jobs did. Returns the published
+  // snapshot. `on_first_complete` (SetOnFirstComplete) runs once, after the publish that first
+  // makes the snapshot complete, on the publishing thread.
   std::shared_ptr<const ClusterSnapshot> Publish(const Change& change);
 
   // The callback for the first complete snapshot (READY=1 to systemd).

@@ -1,5 +1,7 @@
 #include "daemon/submitter.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "lsf_adapter/bsub_command.h"
@@ -85,16 +87,31 @@ Verdict Judge(const Result<lsf::CommandResult>& result, const std::string& tag) 
     case lsf::BsubScope::kUserQueue:
     case lsf::BsubScope::kHostQueue:
       // Another queue may well accept it: LSF judged the queue, not the job.
-      // Only lasting refusals about this user and queue are remembered; a
-      // host-specific one says nothing about other hosts, a limit nothing
-      // about the next minute.
       verdict.next = Verdict::Next::kTryNextQueue;
       verdict.outcome = "queue_rejected";
-      verdict.remember_refusal = reply.scope == lsf::BsubScope::kUserQueue &&
-                                 (reply.cause == lsf::BsubCause::kPermission ||
-                                  reply.cause == lsf::BsubCause::kQueueClosed);
+      if (RefusalMemory::Remembers(reply.cause)) verdict.remember = reply.cause;
       return verdict;
     case lsf::BsubScope::kJob:
+      if (reply.cause == lsf::BsubCause::kEsub) {
+        // A site esub may judge by queue: another queue may take the job.
+        // If none does, the esub's refusal is the answer.
+        verdict.next = Verdict::Next::kTryNextQueue;
+        verdict.outcome = "esub_rejected";
+        verdict.remember = lsf::BsubCause::kEsub;
+        verdict.if_none_accepts =
+            Error{ErrorCode::kRejected, "LSF rejected the job: " + verdict.message};
+        return verdict;
+      }
+      if (reply.cause == lsf::BsubCause::kLimit) {
+        // A pending-job threshold: no queue helps until pending jobs dispatch.
+        verdict.outcome = "threshold";
+        verdict.retry_after = kPendingThresholdRetryAfter;
+        verdict.error = Error{ErrorCode::kRateLimited,
+                              "LSF refused the job: " + verdict.message +
+                                  " (too many pending jobs or slots); retry after " +
+                                  std::to_string(kPendingThresholdRetryAfter.count()) + " s"};
+        return verdict;
+      }
       verdict.outcome = "job_rejected";
       verdict.error = Error{ErrorCode::kRejected, "LSF rejected the job: " + verdict.message};
       return verdict;
@@ -118,7 +135,21 @@ struct Submitter::Run {
   std::function<void(SubmissionResult)> done;
   std::shared_ptr<const UserPermissions> permissions;
   std::unordered_set<std::string> tried;
+  // The user's submission token was taken (before the first bsub).
+  bool submission_admitted = false;
+  // The answer if no queue accepts the job after an esub refused it.
+  std::optional<Error> if_none_accepts;
   SubmissionResult result;
+
+  // The error that ends a run no queue accepted: the esub's refusal when
+  // every attempt was one, else `otherwise`.
+  Error NoneAccepted(Error otherwise) const {
+    const bool all_esub =
+        !result.attempts.empty() &&
+        std::all_of(result.attempts.begin(), result.attempts.end(),
+                    [](const SubmitAttempt& a) { return a.outcome == "esub_rejected"; });
+    return all_esub && if_none_accepts ? *if_none_accepts : std::move(otherwise);
+  }
 };
 
 Submitter::Submitter(lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf, ClusterCache& cache,
@@ -139,9 +170,12 @@ Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
                                          const std::unordered_set<std::string>& tried) const {
   const auto snapshot = cache_.Current();
   const auto inflight = ledger_.Counts();
-  auto rejections = memory_.Refusals(*snapshot, request.user);
+  auto rejections = memory_.Refusals(*snapshot, clock_.SystemNow(), request.user, request.host);
   for (const std::string& queue : tried) {
-    rejections.emplace(queue, "already tried for this request (see attempts)");
+    // Tried in this request: the attempt says why it failed, whether or not
+    // that is remembered.
+    rejections.insert_or_assign(
+        queue, RememberedRefusal{"already tried for this request (see attempts)", "tried", {}, {}});
   }
   const auto rewrites = memory_.Rewrites(*snapshot);
   PlacementContext context;
@@ -191,6 +225,22 @@ void Submitter::Submit(JobRequest job, SubmitContext context,
   });
 }
 
+bool Submitter::AdmitSubmission(Run& run) {
+  if (limiter_ == nullptr || run.submission_admitted) return true;
+  const RateLimiter::Decision decision =
+      limiter_->AdmitSubmission(run.context.user, clock_.SteadyNow());
+  if (decision.allowed) {
+    run.submission_admitted = true;
+    return true;
+  }
+  run.result.retry_after = decision.retry_after;
+  run.result.error =
+      Error{ErrorCode::kRateLimited, "more than [limits] submit_burst submissions by " +
+                                         run.context.user + " in a short time; retry after " +
+                                         std::to_string(decision.retry_after.count()) + " s"};
+  return false;
+}
+
 bool Submitter::AdmitLsfCall(Run& run) {
   if (limiter_ == nullptr) return true;
   const RateLimiter::Decision decision = limiter_->AdmitLsfCall(clock_.SteadyNow());
@@ -207,15 +257,17 @@ bool Submitter::AdmitLsfCall(Run& run) {
 std::optional<Submitter::Choice> Submitter::Choose(Run& run) {
   SubmissionResult& result = run.result;
   if (static_cast<int>(result.attempts.size()) >= options_.max_attempts) {
-    result.error = Error{ErrorCode::kConflict, "no queue accepted the job in " +
-                                                   std::to_string(result.attempts.size()) +
-                                                   " attempts (submit.max_attempts)"};
+    result.error =
+        run.NoneAccepted(Error{ErrorCode::kConflict, "no queue accepted the job in " +
+                                                         std::to_string(result.attempts.size()) +
+                                                         " attempts (submit.max_attempts)"});
     return std::nullopt;
   }
   PlacementRequest request;
   request.user = run.context.user;
   request.host = run.job.host;
   request.queues = run.job.queues;
+  request.slots = run.job.slots.value_or(1);
   request.require_ib = run.job.require_ib.value_or(options_.ib.require_ib);
   std::lock_guard lock(place_mutex_);
   auto placement = PlaceLocked(request, &run.permissions->queues, run.tried);
@@ -224,10 +276,11 @@ std::optional<Submitter::Choice> Submitter::Choose(Run& run) {
     return std::nullopt;
   }
   if (placement->candidates.empty()) {
-    result.error = Error{ErrorCode::kConflict,
-                         result.attempts.empty()
-                             ? "no queue may take this job; see `excluded` for every queue's reason"
-                             : "no queue accepted the job; see `attempts` and `excluded`"};
+    result.error = run.NoneAccepted(
+        Error{ErrorCode::kConflict,
+              result.attempts.empty()
+                  ? "no queue may take this job; see `excluded` for every queue's reason"
+                  : "no queue accepted the job; see `attempts` and `excluded`"});
     result.placement = std::move(*placement);
     return std::nullopt;
   }
@@ -261,7 +314,7 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
     return;
   }
   run->tried.insert(choice->queue);
-  if (!AdmitLsfCall(*run)) {
+  if (!AdmitSubmission(*run) || !AdmitLsfCall(*run)) {
     ledger_.Finish(choice->ticket, false, clock_.SteadyNow());
     Finish(std::move(run));
     return;
@@ -304,16 +357,16 @@ void Submitter::Apply(std::shared_ptr<Run> run, InflightLedger::Ticket ticket,
     memory_.RememberRewrite(*snapshot, attempt.queue, verdict.queue);
   }
   ledger_.Finish(ticket, verdict.job_may_exist, clock_.SteadyNow(), verdict.queue);
-  if (verdict.remember_refusal) {
-    memory_.RememberRefusal(*snapshot, run->context.user, attempt.queue,
-                            "bsub refused it for " + run->context.user + ": " + verdict.message +
-                                " (remembered until the next topology refresh)");
+  if (verdict.remember != lsf::BsubCause::kNone) {
+    memory_.RememberRefusal(*snapshot, clock_.SystemNow(), run->context.user, attempt.queue,
+                            run->job.host, verdict.remember, verdict.message);
   }
   attempt.outcome = verdict.outcome;
   attempt.message = verdict.message;
   result.attempts.push_back(std::move(attempt));
   switch (verdict.next) {
     case Verdict::Next::kTryNextQueue:
+      if (verdict.if_none_accepts) run->if_none_accepts = std::move(verdict.if_none_accepts);
       Attempt(std::move(run));
       return;
     case Verdict::Next::kSubmitted:
@@ -322,6 +375,7 @@ void Submitter::Apply(std::shared_ptr<Run> run, InflightLedger::Ticket ticket,
       break;
     case Verdict::Next::kStop:
       result.error = std::move(verdict.error);
+      result.retry_after = verdict.retry_after;
       break;
   }
   Finish(std::move(run));

@@ -86,7 +86,8 @@ struct SubmissionResult {
   std::vector<std::string> bsub_argv;  // of the successful (or last) attempt
   std::vector<SubmitAttempt> attempts;
   std::optional<Placement> placement;
-  // kRateLimited: whole seconds until the LSF-call budget has room again.
+  // kRateLimited: whole seconds until the bucket (the user's, the LSF-call
+  // budget) has room again, or LSF's pending-job threshold may.
   std::chrono::seconds retry_after{0};
 };
 
@@ -111,18 +112,31 @@ struct Verdict {
   bool job_may_exist = false;
   std::string job_id;
   std::string queue;  // as LSF reported it (kSubmitted)
-  // Remember the refusal of this queue for this user until the queue
-  // definitions are read again (RefusalMemory).
-  bool remember_refusal = false;
+  // Remember the refusal of this queue (RefusalMemory keeps it for a time
+  // that fits the cause); kNone: nothing to remember.
+  lsf::BsubCause remember = lsf::BsubCause::kNone;
+  // kTryNextQueue after an esub refusal: the answer (kRejected) if no
+  // queue tried later accepts the job.
+  std::optional<Error> if_none_accepts;
+  // kRateLimited: when to try again.
+  std::chrono::seconds retry_after{0};
 };
+
+// How long a caller refused by a pending-job threshold is told to wait:
+// LSF's default SUB_TRY_INTERVAL, the pace at which bsub itself would retry.
+inline constexpr std::chrono::seconds kPendingThresholdRetryAfter{60};
 
 // Judges one bsub call: the runner's
 // error (bsub could not start) is 503-worthy kUnavailable; a timeout is
 // kTimeout ("outcome unknown", never resubmitted; the detail names the
 // `tag` to look for); otherwise the reply as lsf::ClassifyBsubReply reads
 // it, by scope: user x queue and host x queue refusals try the next queue
-// (permission and closed-queue refusals are remembered), a job refusal is
-// kRejected, LSF down is kUnavailable, anything else kCommandFailed. Pure.
+// and are remembered by cause (RefusalMemory::Remembers); an esub's
+// refusal does too (it may be about this queue), with kRejected as the
+// answer if no other queue accepts; a pending-job threshold is
+// kRateLimited (retry after kPendingThresholdRetryAfter); another job
+// refusal is kRejected, LSF down is kUnavailable, anything else
+// kCommandFailed. Pure.
 Verdict Judge(const Result<lsf::CommandResult>& result, const std::string& tag);
 
 // The -R strings that keep a job on hosts whose elim reports ib_ok 1, and
@@ -135,12 +149,15 @@ inline constexpr char kIbSelectOrUnknown[] = "select[!defined(ib_ok) || ib_ok==1
 // rejection is remembered and the next queue tried; a job-specific one ends
 // the request; a timeout ends it with "outcome unknown" and is never retried
 // (the job may exist). In-flight slots are counted in the ledger from the
-// moment a queue is chosen. Thread-safe.
+// moment a queue is chosen. The user's submission token ([limits]
+// submit_burst) is taken only when the first bsub is about to run: a
+// request answered without one (no queue, bad request) costs nothing.
+// Thread-safe.
 class Submitter {
  public:
-  // All references must outlive the submitter. `limiter` is the global
-  // budget of LSF calls caused by requests (bsub, bqueues -u); null:
-  // unlimited.
+  // All references must outlive the submitter. `limiter` holds the users'
+  // submission buckets and the global budget of LSF calls caused by
+  // requests (bsub, bqueues -u); null: unlimited.
   Submitter(lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf, ClusterCache& cache,
             InflightLedger& ledger, RefusalMemory& memory, Clock& clock, SubmitterOptions options,
             RateLimiter* limiter = nullptr);
@@ -176,6 +193,9 @@ class Submitter {
                                 const std::unordered_set<std::string>& tried) const;
   // Takes one call from the LSF budget; false (with the error set) when empty.
   bool AdmitLsfCall(Run& run);
+  // Takes the user's submission token before the first bsub; false (with
+  // the error set) when the user's bucket is empty.
+  bool AdmitSubmission(Run& run);
   void Attempt(std::shared_ptr<Run> run);
   // Applies the verdict of one bsub call; continues or finishes the run.
   void Apply(std::shared_ptr<Run> run, InflightLedger::Ticket ticket, SubmitAttempt attempt,

@@ -42,6 +42,11 @@ constexpr Reason kReasons[] = {
     {"User or one of user's groups does not have enough job slots", BsubScope::kUserQueue,
      BsubCause::kLimit},
     {"Too many processors requested", BsubScope::kUserQueue, BsubCause::kLimit},
+    // Pending-job thresholds of the user, a user group or the cluster
+    // (MAX_PEND_JOBS, MAX_PEND_SLOTS): no other queue helps until jobs
+    // dispatch.
+    {"Pending job threshold reached", BsubScope::kJob, BsubCause::kLimit},
+    {"Pending job slots threshold reached", BsubScope::kJob, BsubCause::kLimit},
     {"Bad resource requirement syntax", BsubScope::kJob, BsubCause::kRequest},
     {kEsubAbort, BsubScope::kJob, BsubCause::kEsub},
     {"Unknown user", BsubScope::kJob, BsubCause::kIdentity},

@@ -59,6 +59,7 @@ CommandSpec LsfInvoker::SpecAs(const identity::UserIdentity& user, std::string_v
   // variable of root's could change what LSF does for them.
   spec.env = {"HOME=" + user.home, "USER=" + user.name, "LOGNAME=" + user.name, "PATH=" + path_};
   if (!env_dir_.empty()) spec.env.push_back("LSF_ENVDIR=" + env_dir_);
+  ApplyCommandRules(command, spec.env);
   spec.run_as = RunAsFor(user);
   return spec;
 }
@@ -68,6 +69,16 @@ std::string LsfInvoker::Path(std::string_view command) const {
   return bin_dir_ + "/" + std::string(command);
 }
 
+void ApplyCommandRules(std::string_view command, std::vector<std::string>& env) {
+  if (command != "bsub") return;
+  // bsub retries a job refused by a pending-job threshold every
+  // SUB_TRY_INTERVAL (60 s) until LSB_NTRIES tries, forever when unset: it
+  // must answer now, so that the refusal is reported instead of ending in a
+  // timeout whose outcome is unknown.
+  std::erase_if(env, [](const std::string& entry) { return entry.starts_with("LSB_NTRIES="); });
+  env.push_back("LSB_NTRIES=1");
+}
+
 CommandSpec LsfInvoker::Spec(std::string_view command, std::vector<std::string> args,
                              std::optional<std::string> stdin_data) const {
   CommandSpec spec;
@@ -75,6 +86,7 @@ CommandSpec LsfInvoker::Spec(std::string_view command, std::vector<std::string> 
   spec.argv.push_back(Path(command));
   for (std::string& arg : args) spec.argv.push_back(std::move(arg));
   spec.env = env_;
+  ApplyCommandRules(command, spec.env);
   spec.stdin_data = std::move(stdin_data);
   spec.timeout = timeout_;
   return spec;

@@ -31,7 +31,8 @@ class LsfInvoker {
   // output-format overrides (LSB_BQUEUES_FORMAT, LSB_BJOBS_FORMAT,
   // LSB_BHOSTS_FORMAT), which would change the layouts we parse (FORMATS.md
   // rule 4). The parent's PATH is not kept: the child's PATH is bin_dir (if
-  // any) followed by /usr/local/bin:/usr/bin:/bin.
+  // any) followed by /usr/local/bin:/usr/bin:/bin. bsub always gets
+  // LSB_NTRIES=1 (ApplyCommandRules).
   LsfInvoker(std::string bin_dir, std::string env_dir, std::chrono::milliseconds timeout,
              const std::vector<std::string>& parent_env);
   LsfInvoker(const InvokerOptions& options, const std::vector<std::string>& parent_env)
@@ -62,6 +63,13 @@ class LsfInvoker {
   std::string path_;     // PATH of every child
   std::string env_dir_;  // LSF_ENVDIR, or empty
 };
+
+// The rules for one command's environment, applied by Spec and SpecAs:
+// bsub gets LSB_NTRIES=1 (replacing any inherited value), so that a job
+// refused by a pending-job threshold (MAX_PEND_JOBS, MAX_PEND_SLOTS) is
+// answered at once instead of retried every SUB_TRY_INTERVAL until the
+// command's timeout.
+void ApplyCommandRules(std::string_view command, std::vector<std::string>& env);
 
 // What the runner needs to run a command as `user` (CommandSpec::run_as):
 // its ids and groups, and its home directory as working directory when that

@@ -117,7 +117,8 @@ enum class BsubCause {
   kPermission,   // User cannot use the queue; No such queue (until the queue definitions change)
   kQueueClosed,  // Queue has been closed; queue windows are closed
   kHost,         // Bad host name ...; Host or host group is not used by the queue
-  kLimit,        // job limit reached; not enough (per-user) job slots; too many processors
+  kLimit,        // job limit reached; not enough (per-user) job slots; too many processors;
+                 // pending-job thresholds (with scope kJob)
   kEsub,         // Request aborted by esub
   kRequest,      // Bad resource requirement syntax, or another "Job not submitted." reason
   kIdentity,     // Unknown user; User permission denied

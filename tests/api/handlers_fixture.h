@@ -104,7 +104,6 @@ class HandlersTest : public ::testing::Test {
     // Refresh failures and audit lines are logged; tests check them instead.
     spdlog::set_level(spdlog::level::err);
     CannedCluster();
-    services_.limiter = &limiter_;
     services_.cache = &cache_;
     services_.submitter = &submitter_;
     services_.ledger = &ledger_;
@@ -256,9 +255,10 @@ class HandlersTest : public ::testing::Test {
   ManualClock clock_;
   RefusalMemory memory_;
   ClusterCache cache_{io_.get_executor(), fake_, lsf_, ledger_, clock_, CacheOptions{}};
-  Submitter submitter_{fake_, lsf_, cache_, ledger_, memory_, clock_, SubmitterOptions{}};
   // Two submissions at once, then one a minute.
   RateLimiter limiter_{RateLimiterOptions{1, 2, 300, 30}};
+  Submitter submitter_{fake_,    lsf_, cache_, ledger_, memory_, clock_, SubmitterOptions{},
+                       &limiter_};
   std::unique_ptr<Authenticator> authenticator_;
   Services services_;
   Router router_;

@@ -236,7 +236,7 @@ TEST_F(HandlersTest, PlacementParameterErrorsAre400NamingTheParameter) {
       {"host=node001&host=node002", "host: given more than once"},
       {"user=alice&user=alice", "user: given more than once"},
       {"require_ib=yes", "require_ib: expected true or false, got `yes`"},
-      {"colour=red", "colour: unknown query parameter (use host, user, queue, require_ib)"},
+      {"colour=red", "colour: unknown query parameter (use host, user, queue, slots, require_ib)"},
       {"host=", "host: must not be empty"},
       {"user=", "user: must not be empty"},
   };
@@ -248,12 +248,27 @@ TEST_F(HandlersTest, PlacementParameterErrorsAre400NamingTheParameter) {
 }
 
 TEST_F(HandlersTest, PlacementQueueListsAreCommaSeparatedAndRepeatable) {
-  auto request = ParsePlacementQuery(Query("queue=qa,,qb&queues=qc&require_ib=false"), "bob", true);
+  auto request =
+      ParsePlacementQuery(Query("queue=qa,,qb&queues=qc&require_ib=false"), "bob", true, 64);
   ASSERT_TRUE(request) << request.error().message;
   EXPECT_EQ(request->user, "bob");
   EXPECT_THAT(request->queues, ElementsAre("qa", "qb", "qc"));
   EXPECT_FALSE(request->require_ib);
   EXPECT_FALSE(request->host);
+}
+
+TEST_F(HandlersTest, PlacementSlotsAreAPositiveIntegerUpToTheLimit) {
+  auto request = ParsePlacementQuery(Query("slots=8"), "bob", true, 64);
+  ASSERT_TRUE(request) << request.error().message;
+  EXPECT_EQ(request->slots, 8);
+  EXPECT_EQ(ParsePlacementQuery(Query(""), "bob", true, 64)->slots, 1);
+  for (const char* bad :
+       {"slots=0", "slots=65", "slots=-1", "slots=4x", "slots=", "slots=1&slots=2"}) {
+    auto refused = ParsePlacementQuery(Query(bad), "bob", true, 64);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument) << bad;
+    EXPECT_EQ(refused.error().message.rfind("slots: ", 0), 0u) << refused.error().message;
+  }
 }
 
 TEST_F(HandlersTest, PlacementForAnotherUserNeedsTheAdminScope) {
@@ -397,7 +412,6 @@ TEST_F(HandlersTest, SubmissionWithAnotherContentTypeIs415AndRunsNoBsub) {
   EXPECT_EQ(response.result_int(), 415u);
   EXPECT_EQ(fake_.CallCount(), calls);
   // Media types are case-insensitive and may carry parameters; none is JSON.
-  services_.limiter = nullptr;  // the refused call above took a token already
   EXPECT_TRUE(Admit(services_, DaemonUser(),
                     PostJob(R"({"command":"true"})", "Application/JSON; charset=utf-8"), {}));
   EXPECT_TRUE(Admit(services_, DaemonUser(), PostJob(R"({"command":"true"})", ""), {}));
@@ -415,16 +429,33 @@ TEST_F(HandlersTest, SubmissionWithABadFieldIs400NamingTheField) {
 
 TEST_F(HandlersTest, SubmissionsBeyondTheBurstAre429UntilTheBucketRefills) {
   Ready();
-  const Request job = PostJob(R"({"command":"true"})");
-  EXPECT_TRUE(Admit(services_, DaemonUser(), job, {}));
-  EXPECT_TRUE(Admit(services_, DaemonUser(), job, {}));
-  const auto refused = Admit(services_, DaemonUser(), job, {});
-  ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().response.result_int(), 429u);
-  EXPECT_EQ(Header(refused.error().response, http::field::retry_after), "60");
-  EXPECT_THAT(refused.error().reason, HasSubstr("submissions by alice"));
+  const auto submit = [this] { return Call(PostJob(R"({"command":"true"})")); };
+  EXPECT_EQ(submit().result_int(), 201u);
+  EXPECT_EQ(submit().result_int(), 201u);
+  const std::size_t calls = fake_.CallCount();
+  const Response refused = submit();
+  ASSERT_EQ(refused.result_int(), 429u) << refused.body();
+  EXPECT_EQ(Header(refused, http::field::retry_after), "60");
+  EXPECT_THAT(Detail(refused), HasSubstr("submissions by alice"));
+  EXPECT_EQ(fake_.CallCount(), calls) << "no bsub for a refused submission";
   clock_.Advance(60s);
-  EXPECT_TRUE(Admit(services_, DaemonUser(), job, {}));
+  EXPECT_EQ(submit().result_int(), 201u);
+}
+
+TEST_F(HandlersTest, OnlySubmissionsThatReachBsubUseTheBucket) {
+  Ready();
+  // 415, 400 and 404 (an unknown host) run no bsub: the bucket of two
+  // is still full after any number of them.
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(Call(PostJob(R"({"command":"true"})", "text/plain")).result_int(), 415u);
+    EXPECT_EQ(Call(PostJob(R"({"command":"true","slots":"two"})")).result_int(), 400u);
+    EXPECT_EQ(
+        Call(PostJob(R"({"command":"true","queues":["qa"],"host":"nohost-in-qa"})")).result_int(),
+        404u);
+  }
+  EXPECT_EQ(Call(PostJob(R"({"command":"true"})")).result_int(), 201u);
+  EXPECT_EQ(Call(PostJob(R"({"command":"true"})")).result_int(), 201u);
+  EXPECT_EQ(Call(PostJob(R"({"command":"true"})")).result_int(), 429u);
 }
 
 TEST_F(HandlersTest, CallerWhoMayNotSubmitIs403WithTheAuthenticatorsReason) {
@@ -497,7 +528,8 @@ TEST_F(HandlersTest, SubmissionResponseOfAnErrorIsItsProblemWithTheRequestMember
   SubmissionResult conflict;
   conflict.error = Error{ErrorCode::kConflict, "no queue may take the job"};
   conflict.placement = Placement{};
-  conflict.placement->excluded.push_back({"qa", ExclusionCode::kQueueClosed, "qa is closed"});
+  conflict.placement->excluded.push_back(
+      {"qa", ExclusionCode::kQueueClosed, "qa is closed", std::nullopt});
   const Response response = SubmissionResponse(conflict, CallOf("rid-7", "alice"));
   EXPECT_EQ(response.result_int(), 409u);
   const json body = Body(response);

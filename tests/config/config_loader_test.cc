@@ -43,6 +43,7 @@ const std::set<std::string> kAllKeys = {
     "submit.max_attempts",
     "submit.max_slots",
     "submit.check_lsf_for_key",
+    "submit.esub_refusal_memory_s",
     "placement.exclude_queues",
     "jobs.refresh_s",
     "jobs.retention_days",
@@ -108,6 +109,7 @@ void ExpectSameConfig(const Config& actual, const Config& expected) {
   EXPECT_EQ(actual.submit.max_attempts, expected.submit.max_attempts);
   EXPECT_EQ(actual.api.request.max_slots, expected.api.request.max_slots);
   EXPECT_EQ(actual.submit.excluded_queues, expected.submit.excluded_queues);
+  EXPECT_EQ(actual.submit.esub_refusal_memory, expected.submit.esub_refusal_memory);
   EXPECT_EQ(actual.server.socket_mode, expected.server.socket_mode);
   EXPECT_EQ(actual.server.socket_group, expected.server.socket_group);
   EXPECT_EQ(actual.probe.devices, expected.probe.devices);
@@ -179,6 +181,7 @@ topology_refresh_s = 900
 max_attempts = 5
 max_slots = 4096
 check_lsf_for_key = true
+esub_refusal_memory_s = 90
 
 [placement]
 exclude_queues = ["admin", "interactive"]
@@ -260,6 +263,7 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.submit.max_attempts, 5);
   EXPECT_EQ(config.api.request.max_slots, 4096);
   EXPECT_TRUE(config.exactly_once.check_lsf_for_key);
+  EXPECT_EQ(config.submit.esub_refusal_memory, std::chrono::seconds(90));
   EXPECT_EQ(config.submit.excluded_queues, (std::vector<std::string>{"admin", "interactive"}));
   EXPECT_EQ(config.probe.devices, (std::vector<std::string>{"mlx5_0", "mlx5_1:1"}));
   EXPECT_EQ(config.probe.link_layer, bplace::rdma::LinkLayerWanted::kEthernet);

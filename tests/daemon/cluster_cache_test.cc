@@ -524,25 +524,29 @@ TEST_F(ClusterCacheTest, ReportsPermissionFetchFailureToEveryWaiter) {
 TEST_F(ClusterCacheTest, RejectionLastsUntilNextSuccessfulTopologyRefresh) {
   RefusalMemory memory;
   ASSERT_TRUE(RefreshTopology());
-  memory.RememberRefusal(*Cache().Current(), "alice", "small", "User cannot use the queue");
-  memory.RememberRefusal(*Cache().Current(), "bob", "normal", "Queue has been closed");
-  EXPECT_THAT(memory.Refusals(*Cache().Current(), "alice"),
-              UnorderedElementsAre(::testing::Pair("small", "User cannot use the queue")));
-  EXPECT_THAT(memory.Refusals(*Cache().Current(), "carol"), IsEmpty());
+  const SystemTime now = clock_.SystemNow();
+  const auto refusals = [&](const std::string& user) {
+    return memory.Refusals(*Cache().Current(), now, user, std::nullopt);
+  };
+  memory.RememberRefusal(*Cache().Current(), now, "alice", "small", std::nullopt,
+                         lsf::BsubCause::kPermission, "User cannot use the queue");
+  memory.RememberRefusal(*Cache().Current(), now, "bob", "normal", std::nullopt,
+                         lsf::BsubCause::kQueueClosed, "Queue has been closed");
+  ASSERT_EQ(refusals("alice").size(), 1u);
+  EXPECT_THAT(refusals("alice").at("small").reason, ::testing::HasSubstr("User cannot use"));
+  EXPECT_THAT(refusals("carol"), IsEmpty());
 
   ASSERT_TRUE(RefreshLoad());
-  EXPECT_EQ(memory.Refusals(*Cache().Current(), "alice").size(), 1u)
-      << "a load refresh keeps rejections";
+  EXPECT_EQ(refusals("alice").size(), 1u) << "a load refresh keeps rejections";
 
   fake_.OnArgv(kTopologyQuery, FakeCommandRunner::Output("", "LSF is down.\n", 255));
   EXPECT_FALSE(RefreshTopology());
-  EXPECT_EQ(memory.Refusals(*Cache().Current(), "alice").size(), 1u)
-      << "a failed topology refresh keeps them";
+  EXPECT_EQ(refusals("alice").size(), 1u) << "a failed topology refresh keeps them";
 
   fake_.OnArgv(kTopologyQuery, FakeCommandRunner::Output(kBqueuesL));
   ASSERT_TRUE(RefreshTopology());
-  EXPECT_THAT(memory.Refusals(*Cache().Current(), "alice"), IsEmpty());
-  EXPECT_THAT(memory.Refusals(*Cache().Current(), "bob"), IsEmpty());
+  EXPECT_THAT(refusals("alice"), IsEmpty());
+  EXPECT_THAT(refusals("bob"), IsEmpty());
 }
 
 TEST_F(ClusterCacheTest, RateLimitsManualRefresh) {

@@ -80,6 +80,30 @@ class SnapshotBuilder {
     hosts_.push_back(std::move(host));
     return *this;
   }
+  // The last host's MAX, NJOBS (= RUN) and JL/U, as bhosts -w shows them.
+  SnapshotBuilder& Slots(std::int64_t max, std::int64_t njobs,
+                         std::optional<std::int64_t> jl_u = std::nullopt) {
+    hosts_.back().max = max;
+    hosts_.back().njobs = njobs;
+    hosts_.back().run = njobs;
+    hosts_.back().jl_u = jl_u;
+    return *this;
+  }
+  // The last queue's MAX and JL/U (bqueues -w and -l).
+  SnapshotBuilder& Limits(std::optional<std::int64_t> max, std::optional<std::int64_t> jl_u = {}) {
+    definitions_.back().max = max;
+    definitions_.back().jl_u = jl_u;
+    loads_.back().max = max;
+    loads_.back().jl_u = jl_u;
+    return *this;
+  }
+  // Slots `user`'s followed jobs hold in `queue`, on `host`.
+  SnapshotBuilder& Holds(const std::string& user, const std::string& queue, const std::string& host,
+                         std::int64_t slots) {
+    usage_[user].by_queue[queue] += slots;
+    usage_[user].by_host[host] += slots;
+    return *this;
+  }
   SnapshotBuilder& HostGroup(std::string name, std::vector<std::string> members) {
     host_groups_.push_back(lsf::Group{std::move(name), false, std::move(members)});
     return *this;
@@ -112,6 +136,7 @@ class SnapshotBuilder {
     snapshot.load = load;
     snapshot.ib = ib_;
     snapshot.host_counts = CountQueueHosts(*snapshot.topology, *snapshot.load, snapshot.ib.get());
+    snapshot.slot_usage = std::make_shared<const SlotUsage>(usage_);
     return snapshot;
   }
 
@@ -122,6 +147,7 @@ class SnapshotBuilder {
   std::vector<lsf::Group> host_groups_;
   std::vector<lsf::Group> user_groups_;
   std::shared_ptr<IbHealthState> ib_;
+  SlotUsage usage_;
 };
 
 PlacementRequest Request(std::optional<std::string> host = std::nullopt,
@@ -180,8 +206,9 @@ TEST_P(PlaceRankingTest, PutsBetterQueueFirst) {
   EXPECT_EQ(placement->candidates.front().queue, c.first);
 }
 
-// DESIGN §3.3: Active before Inact, then PEND + in-flight, then RUN, then
-// higher PRIO, then name.
+// Without known slot limits (hosts with MAX "-"): Active before Inact, then
+// a queue with nothing waiting (the job starts now), then PEND + in-flight,
+// then RUN, then higher PRIO, then name (README "How bplace ranks queues").
 INSTANTIATE_TEST_SUITE_P(
     DesignOrder, PlaceRankingTest,
     ::testing::Values(
@@ -288,7 +315,7 @@ struct ExclusionCase {
   std::vector<std::string> queues;
   std::unordered_set<std::string> excluded_by_config;
   std::optional<std::unordered_set<std::string>> permitted;
-  std::unordered_map<std::string, std::string> rejections;
+  std::unordered_map<std::string, RememberedRefusal> rejections;
   ExclusionCode code;
   std::vector<std::string> reason_parts;
 };
@@ -419,7 +446,8 @@ INSTANTIATE_TEST_SUITE_P(
                       {},
                       {},
                       std::unordered_set<std::string>{"q", "other"},
-                      {{"q", "User cannot use the queue"}},
+                      {{"q", RememberedRefusal{"User cannot use the queue", "permission",
+                                               std::nullopt, "topology"}}},
                       ExclusionCode::kRejectedByLsf,
                       {"User cannot use the queue"}},
         ExclusionCase{
@@ -490,6 +518,9 @@ TEST(PlaceTest, ExclusionCodesHaveStableNames) {
       {ExclusionCode::kHostUnavailable, "host_unavailable"},
       {ExclusionCode::kNoUsableHost, "no_usable_host"},
       {ExclusionCode::kNoHealthyIbHost, "no_healthy_ib_host"},
+      {ExclusionCode::kHostIbUnhealthy, "host_ib_unhealthy"},
+      {ExclusionCode::kHostIbUnknown, "host_ib_unknown"},
+      {ExclusionCode::kExceedsLimit, "exceeds_limit"},
   };
   for (const auto& [code, name] : names) EXPECT_EQ(ExclusionCodeName(code), name);
 }
@@ -679,12 +710,20 @@ TEST(PlaceTest, RejectionAppliesOnlyToItsQueue) {
                                        .Queue("b", {"all"}, {"all"}, "Open:Active", 50)
                                        .Host("node001")
                                        .Build();
-  const std::unordered_map<std::string, std::string> rejections{{"a", "Queue has been closed"}};
+  const std::unordered_map<std::string, RememberedRefusal> rejections{
+      {"a", RememberedRefusal{"bsub refused it for alice: Queue has been closed", "queue_closed",
+                              std::nullopt, "topology"}}};
   PlacementContext context;
   context.rejections = &rejections;
   const auto placement = Place(snapshot, context, Request());
   ASSERT_TRUE(placement);
   EXPECT_THAT(CandidateNames(*placement), ElementsAre("b"));
+  const Exclusion* a = FindExclusion(*placement, "a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->code, ExclusionCode::kRejectedByLsf);
+  ASSERT_TRUE(a->refusal);
+  EXPECT_EQ(a->refusal->cause, "queue_closed");
+  EXPECT_EQ(a->refusal->until_refresh, "topology");
 }
 
 }  // namespace
@@ -741,14 +780,24 @@ PlacementRequest RequireIb(std::optional<std::string> host = std::nullopt) {
   return request;
 }
 
-TEST(PlaceIbTest, RefusesUnhealthyHostWithTheProbesReason) {
+// Issue 10: a dry run for a host with sick InfiniBand answers like one for
+// an unavailable host: no candidate, every queue with its reason.
+TEST(PlaceIbTest, UnhealthyHostExcludesEveryQueueWithTheProbesReason) {
   const ClusterSnapshot snapshot =
       IbCluster().Ib("node01", IbHealth::kUnhealthy, "ib_ok is 0 (lsload)").Build();
   auto placement = Place(snapshot, {}, RequireIb("node01"));
-  ASSERT_FALSE(placement);
-  EXPECT_EQ(placement.error().code, ErrorCode::kConflict);
-  EXPECT_THAT(placement.error().message, HasSubstr("host node01 has unhealthy InfiniBand"));
-  EXPECT_THAT(placement.error().message, HasSubstr("ib_ok is 0 (lsload)"));
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(placement->candidates, IsEmpty());
+  const Exclusion* fabric = FindExclusion(*placement, "fabric");
+  ASSERT_NE(fabric, nullptr);
+  EXPECT_EQ(fabric->code, ExclusionCode::kHostIbUnhealthy);
+  EXPECT_THAT(fabric->reason, HasSubstr("host node01 has unhealthy InfiniBand"));
+  EXPECT_THAT(fabric->reason, HasSubstr("ib_ok is 0 (lsload)"));
+  const Exclusion* edge = FindExclusion(*placement, "edge");
+  ASSERT_NE(edge, nullptr);
+  EXPECT_EQ(edge->code, ExclusionCode::kHostNotInQueue) << "its own reason comes first";
+  ASSERT_TRUE(placement->host_ib);
+  EXPECT_EQ(placement->host_ib->health, IbHealth::kUnhealthy);
 }
 
 TEST(PlaceIbTest, PlacesOnUnhealthyHostWhenRequestDoesNotRequireIb) {
@@ -813,9 +862,232 @@ TEST(PlaceIbTest, UnknownHealthIsRefusedWhenNotAllowed) {
   ASSERT_NE(edge, nullptr);
   EXPECT_THAT(edge->reason, HasSubstr("allow_unknown is false"));
   auto on_host = Place(snapshot, context, RequireIb("node03"));
-  ASSERT_FALSE(on_host);
-  EXPECT_EQ(on_host.error().code, ErrorCode::kConflict);
-  EXPECT_THAT(on_host.error().message, HasSubstr("unknown InfiniBand health"));
+  ASSERT_TRUE(on_host) << on_host.error().message;
+  EXPECT_THAT(on_host->candidates, IsEmpty());
+  const Exclusion* on_edge = FindExclusion(*on_host, "edge");
+  ASSERT_NE(on_edge, nullptr);
+  EXPECT_EQ(on_edge->code, ExclusionCode::kHostIbUnknown);
+  EXPECT_THAT(on_edge->reason, HasSubstr("unknown InfiniBand health"));
+}
+
+// --- Ranking by expected start (issue 10) ------------------------------------
+
+// Issue 10, case 1: a queue at its slot limit (MAX 100, NJOBS 100, PEND 0)
+// was chosen over an unlimited queue with PEND 0 and free hosts.
+TEST(PlaceStartTest, AFullQueueWaitsBehindOneWhereTheJobStartsNow) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("full", {"all"}, {"all"}, "Open:Active", 0, 100, 90)
+                                       .Limits(100)
+                                       .Queue("open", {"all"}, {"all"}, "Open:Active", 0, 0, 10)
+                                       .Host("node01")
+                                       .Slots(128, 100)
+                                       .Build();
+  const auto placement = Place(snapshot, {}, Request());
+  ASSERT_TRUE(placement) << placement.error().message;
+  ASSERT_THAT(CandidateNames(*placement), ElementsAre("open", "full"));
+  const Candidate& open = placement->candidates[0];
+  EXPECT_TRUE(open.starts_now);
+  EXPECT_EQ(open.free_slots, 28);
+  EXPECT_EQ(open.limited_by, "host_slots");
+  EXPECT_EQ(open.capacity, 128);
+  const Candidate& full = placement->candidates[1];
+  EXPECT_FALSE(full.starts_now);
+  EXPECT_EQ(full.free_slots, 0);
+  EXPECT_EQ(full.limited_by, "queue_max");
+  EXPECT_EQ(full.capacity, 100);
+  EXPECT_EQ(full.slots_to_free(), 1);
+}
+
+// Issue 10, case 2: queues bsub always refuses for this job (MAX 0, or
+// JL/U 2 for a 4-slot job) were tried first on every request.
+TEST(PlaceStartTest, QueuesWhoseLimitsTheJobExceedsAreExcludedBeforeAnyBsub) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("zero", {"all"})
+                                       .Limits(0)
+                                       .Queue("peruser", {"all"})
+                                       .Limits(std::nullopt, 2)
+                                       .Queue("busy", {"all"}, {"all"}, "Open:Active", 40, 8)
+                                       .Host("node01")
+                                       .Slots(8, 8)
+                                       .Build();
+  PlacementRequest request = Request();
+  request.slots = 4;
+  const auto placement = Place(snapshot, {}, request);
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("busy"));
+  const Exclusion* zero = FindExclusion(*placement, "zero");
+  ASSERT_NE(zero, nullptr);
+  EXPECT_EQ(zero->code, ExclusionCode::kExceedsLimit);
+  EXPECT_EQ(zero->reason,
+            "the job asks for 4 slots and the queue's MAX is 0 (bqueues): bsub would refuse it "
+            "(Too many processors requested)");
+  const Exclusion* peruser = FindExclusion(*placement, "peruser");
+  ASSERT_NE(peruser, nullptr);
+  EXPECT_EQ(peruser->code, ExclusionCode::kExceedsLimit);
+  EXPECT_THAT(peruser->reason, HasSubstr("JL/U 2"));
+  // A 2-slot job fits under JL/U 2.
+  request.slots = 2;
+  EXPECT_THAT(CandidateNames(*Place(snapshot, {}, request)), ElementsAre("peruser", "busy"));
+}
+
+TEST(PlaceStartTest, AJobBiggerThanEveryHostItMayUseNeverStarts) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("small", {"node01", "node02"})
+                                       .Queue("big", {"node03"})
+                                       .Host("node01")
+                                       .Slots(4, 0)
+                                       .Host("node02")
+                                       .Slots(4, 0)
+                                       .Host("node03")
+                                       .Slots(64, 0, 16)
+                                       .Build();
+  PlacementRequest request = Request();
+  request.slots = 12;  // more than 4 + 4, may span hosts in 64
+  auto placement = Place(snapshot, {}, request);
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("big"));
+  EXPECT_EQ(FindExclusion(*placement, "small")->reason,
+            "the job asks for 12 slots and the 2 hosts it may use have 8 slots in all (MAX, "
+            "bhosts -w): the job would never start");
+  // On node03 itself, its JL/U of 16 bites first.
+  request.host = "node03";
+  request.slots = 20;
+  placement = Place(snapshot, {}, request);
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(placement->candidates, IsEmpty());
+  EXPECT_THAT(FindExclusion(*placement, "big")->reason,
+              HasSubstr("host node03 runs at most 16 slots per user (JL/U, bhosts -w)"));
+}
+
+// Per-user usage for JL/U comes from the jobs bplace follows.
+TEST(PlaceStartTest, TheUsersOwnSlotsUnderJlUDecideWhetherTheJobStartsNow) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("mine", {"all"}, {"all"}, "Open:Active", 0, 3, 50)
+                                       .Limits(std::nullopt, 4)
+                                       .Queue("other", {"all"}, {"all"}, "Open:Active", 0, 0, 10)
+                                       .Host("node01")
+                                       .Slots(64, 3)
+                                       .Holds("alice", "mine", "node01", 3)
+                                       .Build();
+  PlacementRequest request = Request();
+  request.slots = 2;
+  const auto placement = Place(snapshot, {}, request);
+  ASSERT_TRUE(placement) << placement.error().message;
+  ASSERT_THAT(CandidateNames(*placement), ElementsAre("other", "mine"));
+  EXPECT_EQ(placement->candidates[1].limited_by, "user_limit");
+  EXPECT_EQ(placement->candidates[1].free_slots, 1);
+  // Bob holds nothing there: JL/U leaves him 4, so his job starts now in
+  // either; other has more room.
+  request.user = "bob";
+  const auto bobs = Place(snapshot, {}, request);
+  ASSERT_TRUE(bobs);
+  ASSERT_THAT(CandidateNames(*bobs), ElementsAre("other", "mine"));
+  EXPECT_TRUE(bobs->candidates[1].starts_now);
+  EXPECT_EQ(bobs->candidates[1].free_slots, 4);
+}
+
+TEST(PlaceStartTest, AnAskedForHostsFreeSlotsDecide) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("qa", {"all"})
+                                       .Host("node01")
+                                       .Slots(8, 8)
+                                       .Host("node02")
+                                       .Slots(8, 0)
+                                       .Build();
+  const auto busy = Place(snapshot, {}, Request("node01"));
+  ASSERT_TRUE(busy) << busy.error().message;
+  ASSERT_EQ(busy->candidates.size(), 1u);
+  EXPECT_FALSE(busy->candidates[0].starts_now);
+  EXPECT_EQ(busy->candidates[0].limited_by, "host_max");
+  EXPECT_EQ(busy->candidates[0].capacity, 8);
+  const auto idle = Place(snapshot, {}, Request("node02"));
+  ASSERT_TRUE(idle);
+  EXPECT_TRUE(idle->candidates[0].starts_now);
+  EXPECT_EQ(idle->candidates[0].free_slots, 8);
+}
+
+TEST(PlaceStartTest, AmongQueuesThatMustWaitTheSmallestShareOfCapacityToFreeWins) {
+  // wide: 50 pending of 200 slots (a quarter); narrow: 10 pending of 10.
+  const ClusterSnapshot snapshot =
+      SnapshotBuilder()
+          .Queue("wide", {"hg_wide/"}, {"all"}, "Open:Active", 50, 200)
+          .Queue("narrow", {"node09"}, {"all"}, "Open:Active", 10, 10)
+          .HostGroup("hg_wide", {"node01", "node02", "node03", "node04"})
+          .Host("node01")
+          .Slots(50, 50)
+          .Host("node02")
+          .Slots(50, 50)
+          .Host("node03")
+          .Slots(50, 50)
+          .Host("node04")
+          .Slots(50, 50)
+          .Host("node09")
+          .Slots(10, 10)
+          .Build();
+  const auto placement = Place(snapshot, {}, Request());
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("wide", "narrow"));
+  EXPECT_EQ(placement->candidates[0].slots_to_free(), 51);
+  EXPECT_EQ(placement->candidates[0].capacity, 200);
+}
+
+TEST(PlaceStartTest, InFlightSlotsTakeFreeSlotsBeforeTheJob) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("qa", {"node01"}, {"all"}, "Open:Active", 0, 0, 50)
+                                       .Queue("qb", {"node02"}, {"all"}, "Open:Active", 0, 0, 10)
+                                       .Host("node01")
+                                       .Slots(4, 0)
+                                       .Host("node02")
+                                       .Slots(4, 0)
+                                       .Build();
+  // bplace already sent 4 slots to qa: they will take node01's 4.
+  const std::unordered_map<std::string, std::int64_t> inflight{{"qa", 4}};
+  PlacementContext context;
+  context.inflight_slots = &inflight;
+  const auto placement = Place(snapshot, context, Request());
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("qb", "qa"));
+  EXPECT_FALSE(placement->candidates[1].starts_now);
+}
+
+// RanksBefore must be a strict weak order for std::sort: irreflexive,
+// asymmetric, transitive, over a grid of candidates that mixes every term.
+TEST(PlaceStartTest, RanksBeforeIsAStrictWeakOrder) {
+  std::vector<Candidate> grid;
+  int n = 0;
+  for (bool active : {true, false}) {
+    for (std::optional<std::int64_t> free :
+         {std::optional<std::int64_t>(), std::optional<std::int64_t>(0),
+          std::optional<std::int64_t>(3)}) {
+      for (std::int64_t pend : {0, 2, 5}) {
+        for (std::int64_t capacity : {1, 4}) {
+          Candidate c;
+          c.queue = "q" + std::to_string(n++ % 3);
+          c.active = active;
+          c.free_slots = free;
+          c.pend = pend;
+          c.capacity = capacity;
+          c.slots = 1;
+          c.prio = static_cast<int>(pend % 2);
+          c.starts_now = active && (free ? *free >= pend + 1 : pend == 0);
+          grid.push_back(c);
+        }
+      }
+    }
+  }
+  for (const Candidate& a : grid) {
+    EXPECT_FALSE(RanksBefore(a, a));
+    for (const Candidate& b : grid) {
+      if (RanksBefore(a, b)) {
+        EXPECT_FALSE(RanksBefore(b, a));
+      }
+      for (const Candidate& c : grid) {
+        if (RanksBefore(a, b) && RanksBefore(b, c)) {
+          EXPECT_TRUE(RanksBefore(a, c));
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -170,6 +170,16 @@ class SubmitterTest : public ::testing::Test {
     return n;
   }
 
+  // The queues remembered as refused for alice (and `host`), with why.
+  std::map<std::string, std::string> Refused(std::optional<std::string> host = std::nullopt) const {
+    std::map<std::string, std::string> refused;
+    for (auto& [queue, refusal] :
+         memory_.Refusals(*cache_->Current(), clock_.SystemNow(), "alice", host)) {
+      refused.emplace(queue, refusal.cause + ": " + refusal.reason);
+    }
+    return refused;
+  }
+
   // bsub with `-q queue` answers `reply`.
   void BsubReplies(const std::string& queue, FakeCommandRunner::Reply reply) {
     fake_.On(
@@ -280,8 +290,7 @@ TEST_F(SubmitterTest, TriesNextQueueAfterQueueRejectionAndRemembersIt) {
   EXPECT_EQ(result.attempts[0].message, "User cannot use the queue");
   EXPECT_EQ(result.attempts[1].queue, "qb");
   EXPECT_EQ(result.attempts[1].outcome, "submitted");
-  EXPECT_THAT(memory_.Refusals(*cache_->Current(), "alice"),
-              UnorderedElementsAre(Pair("qa", HasSubstr("User cannot use the queue"))));
+  EXPECT_THAT(Refused(), UnorderedElementsAre(Pair("qa", HasSubstr("User cannot use the queue"))));
   // The refused bsub's slots are not counted; the accepted one's are.
   EXPECT_THAT(ledger_.Counts(), UnorderedElementsAre(Pair("qb", 1)));
 
@@ -305,19 +314,62 @@ TEST_F(SubmitterTest, ClosedQueueRefusalPastChatterTriesTheNextQueue) {
 }
 
 // Issue 8: an esub abort next to "Cannot connect to LSF" chatter gave 503
-// (clients retried forever), and the esub's own reason was dropped.
-TEST_F(SubmitterTest, EsubAbortPastChatterIsAJobRefusalWithTheEsubsReason) {
+// (clients retried forever), and the esub's own reason was dropped. Issue
+// 10: a queue whose esub refuses the user's jobs was chosen on every request;
+// now the next queue is tried and the refusal remembered.
+TEST_F(SubmitterTest, EsubAbortTriesTheNextQueueAndIsRememberedWithTheEsubsReason) {
   BsubReplies("qa", FakeCommandRunner::Output(
                         "Cannot connect to LSF. Please wait ...\n",
                         "esub: no licence for this project\nRequest aborted by esub. Job not "
                         "submitted.\n",
                         255));
   const SubmissionResult result = Submit(Command("true"));
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_EQ(result.queue, "qb");
+  ASSERT_EQ(result.attempts.size(), 2u);
+  EXPECT_EQ(result.attempts[0].outcome, "esub_rejected");
+  EXPECT_THAT(result.attempts[0].message,
+              HasSubstr("Request aborted by esub (esub: no licence for this project)"));
+  EXPECT_THAT(Refused(), UnorderedElementsAre(Pair("qa", HasSubstr("esub: bsub refused it"))));
+
+  const SubmissionResult next = Submit(Command("true"), "rid2");
+  ASSERT_FALSE(next.error);
+  ASSERT_EQ(next.attempts.size(), 1u) << "qa is not tried again";
+  EXPECT_EQ(next.attempts[0].queue, "qb");
+  // After [submit] esub_refusal_memory_s, qa is tried again.
+  clock_.Advance(options_.esub_refusal_memory);
+  EXPECT_THAT(Refused(), IsEmpty());
+}
+
+TEST_F(SubmitterTest, EsubRefusalInEveryQueueTriedIs422WithTheEsubsReason) {
+  fake_.On(IsBsub, [](const lsf::CommandSpec&) {
+    return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+        "", "esub: no licence for this project\nRequest aborted by esub. Job not submitted.\n",
+        255));
+  });
+  const SubmissionResult result = Submit(Command("true"));
   ASSERT_TRUE(result.error);
   EXPECT_EQ(result.error->code, ErrorCode::kRejected);
   EXPECT_THAT(result.error->message, HasSubstr("esub: no licence for this project"));
-  EXPECT_THAT(result.attempts[0].message,
-              HasSubstr("Request aborted by esub (esub: no licence for this project)"));
+  for (const SubmitAttempt& attempt : result.attempts) {
+    EXPECT_EQ(attempt.outcome, "esub_rejected") << attempt.queue;
+  }
+}
+
+// A pending-job threshold (MAX_PEND_JOBS) is about the user, not the queue:
+// one bsub, then 429 with LSF's pace.
+TEST_F(SubmitterTest, PendingThresholdIsRateLimitedAfterOneBsub) {
+  fake_.On(IsBsub, [](const lsf::CommandSpec&) {
+    return FakeCommandRunner::Reply(
+        FakeCommandRunner::Output("", "Pending job threshold reached. Job not submitted.\n", 255));
+  });
+  const SubmissionResult result = Submit(Command("true"));
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kRateLimited);
+  EXPECT_EQ(result.retry_after, kPendingThresholdRetryAfter);
+  EXPECT_THAT(result.error->message, HasSubstr("Pending job threshold reached"));
+  EXPECT_EQ(BsubCalls().size(), 1u);
+  EXPECT_THAT(Refused(), IsEmpty());
 }
 
 TEST(JudgeTest, ABsubThatCannotStartOrTimesOutEndsTheRequest) {
@@ -331,21 +383,31 @@ TEST(JudgeTest, ABsubThatCannotStartOrTimesOutEndsTheRequest) {
   EXPECT_THAT(timed_out.error->message, HasSubstr("bplace:r1"));
 }
 
-TEST(JudgeTest, RemembersOnlyLastingRefusalsOfTheUserInTheQueue) {
+TEST(JudgeTest, RemembersEachQueueRefusalWithItsCause) {
   auto judge = [](const char* err) {
     return Judge(FakeCommandRunner::Output("", std::string(err) + "\n", 255), "bplace:x");
   };
-  EXPECT_TRUE(judge("q: User cannot use the queue. Job not submitted.").remember_refusal);
-  EXPECT_TRUE(judge("q: Queue has been closed. Job not submitted.").remember_refusal);
-  EXPECT_FALSE(
-      judge("h: Host or host group is not used by the queue. Job not submitted.").remember_refusal);
-  EXPECT_FALSE(judge("q: The destination queue has reached its job limit. Job not submitted.")
-                   .remember_refusal);
-  EXPECT_EQ(judge("q: The destination queue has reached its job limit. Job not submitted.").next,
-            Verdict::Next::kTryNextQueue);
+  using lsf::BsubCause;
+  EXPECT_EQ(judge("q: User cannot use the queue. Job not submitted.").remember,
+            BsubCause::kPermission);
+  EXPECT_EQ(judge("q: Queue has been closed. Job not submitted.").remember,
+            BsubCause::kQueueClosed);
+  EXPECT_EQ(judge("h: Host or host group is not used by the queue. Job not submitted.").remember,
+            BsubCause::kHost);
+  const Verdict limit =
+      judge("q: The destination queue has reached its job limit. Job not submitted.");
+  EXPECT_EQ(limit.remember, BsubCause::kLimit);
+  EXPECT_EQ(limit.next, Verdict::Next::kTryNextQueue);
+  const Verdict esub = judge("Request aborted by esub. Job not submitted.");
+  EXPECT_EQ(esub.remember, BsubCause::kEsub);
+  EXPECT_EQ(esub.next, Verdict::Next::kTryNextQueue);
+  ASSERT_TRUE(esub.if_none_accepts);
+  EXPECT_EQ(esub.if_none_accepts->code, ErrorCode::kRejected);
+  EXPECT_EQ(judge("Bad resource requirement syntax. Job not submitted.").remember,
+            BsubCause::kNone);
 }
 
-TEST_F(SubmitterTest, HostRejectionTriesNextQueueWithoutRemembering) {
+TEST_F(SubmitterTest, HostRejectionTriesNextQueueAndIsRememberedForThatHost) {
   BsubReplies("qa", FakeCommandRunner::Output(
                         "",
                         "node001: Host or host group is not used by the queue. Job not "
@@ -356,7 +418,12 @@ TEST_F(SubmitterTest, HostRejectionTriesNextQueueWithoutRemembering) {
   const SubmissionResult result = Submit(job);
   ASSERT_FALSE(result.error) << result.error->message;
   EXPECT_EQ(result.queue, "qb");
-  EXPECT_THAT(memory_.Refusals(*cache_->Current(), "alice"), IsEmpty());
+  EXPECT_THAT(Refused(), IsEmpty()) << "says nothing about other hosts";
+  EXPECT_THAT(Refused("node001"), UnorderedElementsAre(Pair("qa", HasSubstr("on host node001"))));
+  const SubmissionResult next = Submit(job, "rid2");
+  ASSERT_FALSE(next.error);
+  ASSERT_EQ(next.attempts.size(), 1u);
+  EXPECT_EQ(next.attempts[0].queue, "qb");
 }
 
 TEST_F(SubmitterTest, StopsOnJobRejection) {
@@ -372,7 +439,7 @@ TEST_F(SubmitterTest, StopsOnJobRejection) {
   EXPECT_EQ(result.attempts[0].outcome, "job_rejected");
   EXPECT_EQ(BsubCalls().size(), 1u);
   EXPECT_THAT(ledger_.Counts(), IsEmpty());
-  EXPECT_THAT(memory_.Refusals(*cache_->Current(), "alice"), IsEmpty());
+  EXPECT_THAT(Refused(), IsEmpty());
 }
 
 TEST_F(SubmitterTest, NeverResubmitsAfterTimeoutAndKeepsSlotsCounted) {

@@ -67,7 +67,7 @@ std::string_view AsText(const std::uint8_t* data, std::size_t size) {
 
 bool HasBlank(std::string_view s) {
   for (char c : s) {
-    if (lsf::IsBlank(c)) return true;
+    if (IsBlank(c)) return true;
   }
   return false;
 }

@@ -165,7 +165,9 @@ TEST(LsfInvokerTest, SpecRunsThePathWithArgsEnvStdinAndTimeout) {
   EXPECT_EQ(invoker.timeout(), 1500ms);
   const CommandSpec spec = invoker.Spec("bsub", {"-q", "normal", "sleep 1"}, "#BSUB -J x\n");
   EXPECT_EQ(spec.argv, (Env{"/opt/lsf/bin/bsub", "-q", "normal", "sleep 1"}));
-  EXPECT_EQ(spec.env, invoker.env());
+  Env expected = invoker.env();
+  expected.push_back("LSB_NTRIES=1");  // bsub's rule (ApplyCommandRules)
+  EXPECT_EQ(spec.env, expected);
   EXPECT_EQ(spec.stdin_data, std::optional<std::string>("#BSUB -J x\n"));
   EXPECT_EQ(spec.timeout, 1500ms);
   EXPECT_FALSE(spec.run_as);
@@ -186,12 +188,23 @@ TEST(LsfInvokerTest, SpecAsGivesOnlyTheUsersVariablesPathAndLsfEnvdir) {
                       "LSF_BINDIR=/opt/lsf/bin"};
   const LsfInvoker invoker("", "/etc/lsf", 1500ms, parent);
   const CommandSpec spec = invoker.SpecAs(Alice(home.path()), "bsub", {"-q", "normal"}, "script");
-  EXPECT_EQ(spec.env,
-            (Env{"HOME=" + home.path(), "USER=alice", "LOGNAME=alice",
-                 std::string("PATH=/opt/lsf/bin:") + kDefaultPath, "LSF_ENVDIR=/etc/lsf"}));
+  EXPECT_EQ(spec.env, (Env{"HOME=" + home.path(), "USER=alice", "LOGNAME=alice",
+                           std::string("PATH=/opt/lsf/bin:") + kDefaultPath, "LSF_ENVDIR=/etc/lsf",
+                           "LSB_NTRIES=1"}));
   EXPECT_EQ(spec.argv, (Env{"/opt/lsf/bin/bsub", "-q", "normal"}));
   EXPECT_EQ(spec.stdin_data, std::optional<std::string>("script"));
   EXPECT_EQ(spec.timeout, 1500ms);
+}
+
+TEST(LsfInvokerTest, BsubAlwaysGetsOneTryOtherCommandsKeepTheSitesSetting) {
+  // Without it, a job refused by a pending-job threshold would be retried
+  // every SUB_TRY_INTERVAL until bsub's timeout.
+  const LsfInvoker invoker("", "", 5s, {"LSB_NTRIES=5", "LSF_ENVDIR=/etc/lsf"});
+  EXPECT_EQ(Entries(invoker.Spec("bsub", {}).env, "LSB_NTRIES"), (Env{"LSB_NTRIES=1"}));
+  EXPECT_EQ(Entries(invoker.Spec("bqueues", {}).env, "LSB_NTRIES"), (Env{"LSB_NTRIES=5"}));
+  EXPECT_EQ(Entries(invoker.SpecAs(Alice("/"), "bsub", {}).env, "LSB_NTRIES"),
+            (Env{"LSB_NTRIES=1"}));
+  EXPECT_TRUE(Entries(invoker.SpecAs(Alice("/"), "bjobs", {}).env, "LSB_NTRIES").empty());
 }
 
 TEST(LsfInvokerTest, SpecAsLeavesLsfEnvdirOutWhenThereIsNone) {
