@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
 #include "api/job_request_decoder.h"
 #include "lsf_adapter/bhosts_parser.h"
 #include "lsf_adapter/bqueues_long_parser.h"
@@ -67,7 +68,7 @@ std::string_view AsText(const std::uint8_t* data, std::size_t size) {
 
 bool HasBlank(std::string_view s) {
   for (char c : s) {
-    if (lsf::IsBlank(c)) return true;
+    if (IsBlank(c)) return true;
   }
   return false;
 }
