@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/text.h"
 #include "api/job_request_decoder.h"
+#include "common/text.h"
 #include "lsf_adapter/bhosts_parser.h"
 #include "lsf_adapter/bqueues_long_parser.h"
 #include "lsf_adapter/bqueues_parser.h"
