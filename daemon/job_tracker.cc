@@ -97,7 +97,19 @@ void JobTracker::Watch(const std::vector<lsf::JobId>& ids, Done done) {
     }
     snapshot.jobs = std::move(table);
   });
-  tier_.RefreshSoon(std::chrono::seconds(1), std::move(done));
+  // The first bjobs ever run may be the one that finds out bjobs refuses
+  // -o/-json (volclava, LSF before 10.1): that run fails. Then the ids are
+  // asked again at once in the table form (callers who asked together share
+  // the run) instead of answering them with the failure.
+  const bool table_form = table_form_.load();
+  tier_.RefreshSoon(std::chrono::seconds(1),
+                    [this, table_form, done = std::move(done)](Result<void> outcome) mutable {
+                      if (!outcome && !table_form && table_form_.load()) {
+                        tier_.Refresh(std::move(done));
+                      } else if (done) {
+                        done(std::move(outcome));
+                      }
+                    });
 }
 
 TierCycle JobTracker::Cycle() {

@@ -51,7 +51,9 @@ class JobTracker {
   // Follows `ids` (lsf::ParseJobId forms) from now on and runs a refresh
   // soon (at most one a second however many callers ask: RefreshSoon);
   // `done` gets its outcome, after which the snapshot says what LSF knows
-  // of them. Callers asking about new ids at once share one bjobs.
+  // of them. Callers asking about new ids at once share one bjobs. When
+  // that bjobs is the one that finds bjobs refusing -o/-json, the ids are
+  // asked again at once in the table form and `done` gets that outcome.
   void Watch(const std::vector<lsf::JobId>& ids, Done done);
 
   // Runs the tier now (or joins the run in progress).

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -58,7 +59,10 @@ Settlement Settle(const UnsettledSubmission& submission, const std::vector<lsf::
 // engine: one `bjobs -a -u CALLER -o "jobid stat queue user
 // job_description" -json` per caller with unsettled submissions, per
 // interval, until each is adopted (stored as the key's answer: a retry
-// gets the job) or released (the key may be tried again).
+// gets the job) or released (the key may be tried again). Where bjobs
+// refuses those fields (volclava, LSF before 10.1) it asks `bjobs -a -l -u
+// CALLER` instead: from the start when the jobs tier found out already,
+// else from its own first refused query on.
 // Thread-safe.
 class Reconciler {
  public:
@@ -86,6 +90,8 @@ class Reconciler {
   JobTracker& tracker_;
   mutable std::mutex mutex_;
   std::vector<UnsettledSubmission> pending_;
+  // bjobs refused our -o fields here: the long form from then on.
+  std::atomic<bool> long_form_{false};
   RefreshTier tier_;
 };
 

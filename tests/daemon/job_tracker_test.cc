@@ -189,6 +189,33 @@ TEST_F(JobTrackerTest, FallsBackToTheTableOnceWhenBjobsRefusesOutputFormat) {
   EXPECT_EQ(Job(5), nullptr) << "only followed jobs are kept";
 }
 
+// Found on volclava 2.2 (tests/realsched): a fresh bplaced's first bjobs
+// was a caller's lookup of an id it did not follow; it learnt there that
+// bjobs refuses -o/-json, and every caller asking got 503. Now the lookup
+// is asked again at once in the table form, one bjobs for all the callers.
+TEST_F(JobTrackerTest, AWatchThatFindsTheOutputFormatRefusedAsksAgainInTheTableForm) {
+  fake_.On(IsBjobs, [](const lsf::CommandSpec& spec) {
+    if (std::find(spec.argv.begin(), spec.argv.end(), "-json") != spec.argv.end()) {
+      return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+          "", "<JOBINDEX> in the format string is not a valid field name.\n", 99));
+    }
+    return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+        "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n"
+        "6       alice   PEND  short      login01                 sleep 2    Dec 31 23:50\n"));
+  });
+  std::vector<Result<void>> got;
+  for (int caller = 0; caller < 3; ++caller) {
+    Tracker().Watch({{"6", 0}}, [&](Result<void> r) { got.push_back(std::move(r)); });
+  }
+  io_.poll();
+  ASSERT_EQ(got.size(), 3u);
+  for (const Result<void>& r : got) EXPECT_TRUE(r) << r.error().message;
+  ASSERT_NE(Job(6), nullptr);
+  EXPECT_EQ(Job(6)->lsf.status, "PEND");
+  EXPECT_FALSE(Job(6)->not_found);
+  EXPECT_EQ(BjobsCalls().size(), 2u) << "the refused one, then one table for the three callers";
+}
+
 TEST_F(JobTrackerTest, NothingFollowedRunsNoBjobs) {
   ASSERT_TRUE(Refresh());
   EXPECT_TRUE(BjobsCalls().empty());

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -788,6 +789,53 @@ TEST_F(SubmissionServiceTest, WithTheCrossNodeCheckAJobLsfHasForTheKeyIsAdopted)
   const SubmissionAnswer fresh = Call("k6", 'a');
   EXPECT_EQ(fresh.kind, SubmissionAnswer::Kind::kSubmitted);
   EXPECT_EQ(BsubCalls().size(), 1u);
+}
+
+// Found on volclava 2.2 (tests/realsched, kill -9 with a bsub in flight):
+// after a restart the jobs tier follows nothing unfinished, so it never
+// learns that bjobs refuses -o/-json, and the reconciler asked with -o
+// forever (volclava: exit 99, no job_description field); the retry of the
+// key got 409 until the orphan's job left `bjobs -a`, then a second job.
+// Now its own refused query switches it to `bjobs -a -l -u CALLER`.
+TEST_F(SubmissionServiceTest, TheReconcilerFallsBackToTheLongFormWhenBjobsRefusesItsFields) {
+  const auto is_bjobs_with = [](const std::string& flag) {
+    return [flag](const lsf::CommandSpec& spec) {
+      return spec.argv.at(0) == "bjobs" &&
+             std::find(spec.argv.begin(), spec.argv.end(), flag) != spec.argv.end();
+    };
+  };
+  fake_.On(is_bjobs_with("-o"), [](const lsf::CommandSpec&) {
+    return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+        "", "<JOB_DESCRIPTION> in the format string is not a valid field name.\n", 99));
+  });
+  fake_.On(is_bjobs_with("-l"), [](const lsf::CommandSpec&) {
+    return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+        "\nJob <7>, Job Name <crash>, User <alice>, Project <default>, Status <RUN>, Queue "
+        "<short>, Command <sleep 1>, Job Description <bplace:tag-k9>\n"
+        "Tue Dec  1 13:06:38: Submitted from host <vm>, CWD <$HOME>;\n"));
+  });
+  Reconciler reconciler(io_.get_executor(), fake_, clock_, cache().store(), lsf_, *journal_,
+                        *service_, *tracker_, 1s);
+  reconciler.Add({"alice", "tag-k9", "req-k9", clock_.SystemNow(), std::nullopt});
+  for (int run = 0; run < 2; ++run) {
+    bool done = false;
+    reconciler.Refresh([&](Result<void>) { done = true; });
+    RunUntil([&] { return done; });
+  }
+  std::vector<std::vector<std::string>> asked;
+  for (const auto& call : fake_.Calls()) {
+    if (call.argv.at(0) == "bjobs") asked.push_back(call.argv);
+  }
+  ASSERT_GE(asked.size(), 2u);
+  EXPECT_THAT(asked.front(), ::testing::Contains("-o"));
+  EXPECT_THAT(asked.back(), ElementsAre("bjobs", "-a", "-l", "-u", "alice"));
+  EXPECT_EQ(reconciler.Pending(), 0u) << "adopted";
+  const auto jobs = cache().Current()->jobs;
+  ASSERT_TRUE(jobs);
+  const JobView* job = jobs->Find(JobKey{7, 0});
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(job->tag, "tag-k9");
+  EXPECT_EQ(job->lsf.queue, "short");
 }
 
 TEST(SettleTest, AdoptsOnlyTheJobWhoseDescriptionIsExactlyTheTag) {

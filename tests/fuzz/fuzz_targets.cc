@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/job_request_decoder.h"
+#include "common/text.h"
 #include "lsf_adapter/bhosts_parser.h"
 #include "lsf_adapter/bqueues_long_parser.h"
 #include "lsf_adapter/bqueues_parser.h"
