@@ -11,6 +11,7 @@ packages=(
   libibverbs-dev libssl-dev libsqlite3-dev
   python3  # tools/check-layering and its test
   systemd  # systemd-socket-activate for the socket-activation test
+  wrk      # HTTP load of bench/jobs_bench (its smoke test skips without it)
   # volclava, the real scheduler of the realsched tier (tools/volclava.sh)
   autoconf automake libtool bison flex tcl-dev libncurses-dev libtirpc-dev
   libnsl-dev rpcsvc-proto
