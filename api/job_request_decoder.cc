@@ -214,8 +214,7 @@ Result<void> ReadArgv(const json& v, std::string_view key, const JobRequestLimit
 
 Result<void> ReadScript(const json& v, std::string_view key, const JobRequestLimits& l,
                         JobRequest& job) {
-  return Store(NotBlank(GetString(v, key, l.max_command_bytes, Text::kMultiLine), key),
-               job.script);
+  return Store(NotBlank(GetString(v, key, l.max_command_bytes, Text::kMultiLine), key), job.script);
 }
 
 // Where a bracket or quote of a resource requirement opened.
@@ -417,8 +416,7 @@ const Field kFields[] = {
     {{"script", "stdin", "string", "job script fed to bsub on stdin"}, ReadScript},
     {{"job_name", "-J", "string", ""}, ReadOptionValue<&JobRequest::job_name>},
     {{"slots", "-n", "integer", "1..submit.max_slots"}, ReadSlots},
-    {{"resources", "-R", "string", "brackets [ ] ( ) { } and quotes must balance"},
-     ReadResources},
+    {{"resources", "-R", "string", "brackets [ ] ( ) { } and quotes must balance"}, ReadResources},
     {{"output", "-o", "string", "path on the execution host"},
      ReadOptionValue<&JobRequest::output>},
     {{"error", "-e", "string", "path on the execution host"}, ReadOptionValue<&JobRequest::error>},

@@ -107,8 +107,7 @@ class Topology {
  private:
   bool TokenMatchesHost(const MemberToken& token, std::string_view host) const;
   // The entry of `names` that is `user` or a user group holding it, or null.
-  const std::string* FindUserIn(const std::vector<std::string>& names,
-                                std::string_view user) const;
+  const std::string* FindUserIn(const std::vector<std::string>& names, std::string_view user) const;
 
   std::vector<QueueTopology> queues_;
   StringMap<std::size_t> queue_by_name_;

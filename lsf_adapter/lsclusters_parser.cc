@@ -45,7 +45,10 @@ void AddAdministrator(ClusterAdministrators& cluster, std::string_view name) {
 
 Result<std::vector<ClusterAdministrators>> ParseLsclusters(std::string_view text) {
   std::vector<ClusterAdministrators> clusters;
-  std::optional<std::size_t> admin_column;  // set while inside a table
+  // The ADMIN column while inside a table, else kNoColumn. (Not an optional:
+  // GCC 12 sees a maybe-uninitialized read through it.)
+  constexpr std::size_t kNoColumn = std::string_view::npos;
+  std::size_t admin_column = kNoColumn;
   bool table_has_names = false;             // the table has CLUSTER_NAME (else a block's row)
   for (const Line& line : SplitLines(text)) {
     const std::string_view trimmed = Trim(line.text);
@@ -53,16 +56,16 @@ Result<std::vector<ClusterAdministrators>> ParseLsclusters(std::string_view text
     if (fields.empty()) continue;
     if (trimmed.substr(0, kClusterKey.size()) == kClusterKey) {
       clusters.push_back({std::string(Trim(trimmed.substr(kClusterKey.size()))), {}});
-      admin_column.reset();
+      admin_column = kNoColumn;
       continue;
     }
     const std::size_t colon = trimmed.find(':');
     if (colon != std::string_view::npos) {
       // "LSF administrators: a b": the administrators of the cluster above.
       const std::string key = Lower(trimmed.substr(0, colon + 1));
-      const bool admins = key.size() >= kAdministrators.size() &&
-                          key.compare(key.size() - kAdministrators.size(),
-                                      std::string::npos, kAdministrators) == 0;
+      const bool admins =
+          key.size() >= kAdministrators.size() &&
+          key.compare(key.size() - kAdministrators.size(), std::string::npos, kAdministrators) == 0;
       if (admins && !clusters.empty()) {
         for (std::string_view name : SplitFields(trimmed.substr(colon + 1))) {
           AddAdministrator(clusters.back(), name);
@@ -71,17 +74,17 @@ Result<std::vector<ClusterAdministrators>> ParseLsclusters(std::string_view text
       continue;
     }
     if (auto column = AdminColumn(fields)) {
-      admin_column = column;
+      admin_column = *column;
       table_has_names = Lower(fields.front()) == "cluster_name";
       continue;
     }
-    if (!admin_column || fields.size() <= *admin_column) continue;
+    if (admin_column == kNoColumn || fields.size() <= admin_column) continue;
     if (table_has_names) {
       clusters.push_back({std::string(fields.front()), {}});
     } else if (clusters.empty()) {
       continue;
     }
-    AddAdministrator(clusters.back(), fields[*admin_column]);
+    AddAdministrator(clusters.back(), fields[admin_column]);
   }
   if (clusters.empty()) return Fail(ErrorCode::kParseError, "lsclusters -l: no cluster listed");
   return clusters;

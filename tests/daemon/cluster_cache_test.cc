@@ -22,8 +22,8 @@
 namespace bplace {
 namespace {
 
-using testing::FakeCommandRunner;
 using ::testing::ElementsAre;
+using testing::FakeCommandRunner;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;

@@ -200,7 +200,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "resources: unbalanced brackets: ']' at position 15 closes no bracket"},
         BadCase{"crossed", R"({"command":"x","resources":"select[defined(a])"})",
                 "resources: unbalanced brackets: ']' at position 17 does not close '(' at "
-                "position 15"},
+                "position 15"
+},
         BadCase{"paren_not_closed", R"({"command":"x","resources":"select[(a || b]"})",
                 "resources: unbalanced brackets: ']' at position 15 does not close '('"},
         BadCase{"lsf_sample", R"({"command":"x","resources":"select[[["})",

@@ -372,10 +372,10 @@ INSTANTIATE_TEST_SUITE_P(
 // LSF administrators (lsclusters -l) may use every queue; queue
 // administrators only their own.
 TEST(TopologyTest, LsfAdministratorsAreAdmittedToEveryQueueQueueAdministratorsToTheirs) {
-  const auto topology = Topology::Build(
-      {Queue("chem", {"all"}, {"grp_chem/"}, {"hpcadm"}), Queue("phys", {"all"}, {"~lsfadmin"}),
-       Queue("gpu", {"all"}, {"alice"})},
-      {}, UserGroups(), LsfAdministrators{{"lsfadmin", "grp_admins"}, ""});
+  const auto topology =
+      Topology::Build({Queue("chem", {"all"}, {"grp_chem/"}, {"hpcadm"}),
+                       Queue("phys", {"all"}, {"~lsfadmin"}), Queue("gpu", {"all"}, {"alice"})},
+                      {}, UserGroups(), LsfAdministrators{{"lsfadmin", "grp_admins"}, ""});
   EXPECT_TRUE(topology->warnings().empty());
   for (const QueueTopology& queue : topology->queues()) {
     const UserAdmission lsfadmin = topology->AdmitUser(queue, "lsfadmin");

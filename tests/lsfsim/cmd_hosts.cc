@@ -263,8 +263,9 @@ CommandResult RunLsclusters(const Context& ctx, const std::vector<std::string>& 
     } else if (arg == "-w") {
       wide = true;
     } else if (arg != ctx.cluster->name) {
-      return Fail(arg.front() == '-' ? "Usage: lsclusters [-h] [-V] [-l | -w] [cluster_name ...]"
-                                     : arg + ": Unknown cluster name");
+      return Fail(arg.empty() || arg.front() == '-'
+                      ? "Usage: lsclusters [-h] [-V] [-l | -w] [cluster_name ...]"
+                      : arg + ": Unknown cluster name");
     }
   }
   const ClusterDef& cluster = *ctx.cluster;

@@ -56,8 +56,8 @@ CommandResult RunLsclusters(const Context& ctx, const std::vector<std::string>& 
 bool BsubNeedsStdin(const std::vector<std::string>& args);
 
 // The names the multi-call binary answers to as LSF commands.
-inline constexpr const char* kLsfCommands[] = {"bqueues", "bmgroup", "bugroup", "bhosts",
-                                               "bsub",    "bjobs",   "bkill",   "lsload",
+inline constexpr const char* kLsfCommands[] = {"bqueues", "bmgroup",   "bugroup", "bhosts",
+                                               "bsub",    "bjobs",     "bkill",   "lsload",
                                                "lsid",    "lsclusters"};
 
 // Returns true when `name` is one of kLsfCommands.

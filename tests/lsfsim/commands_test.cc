@@ -257,8 +257,8 @@ TEST_F(CommandsTest, LsclustersNamesTheClusterAndItsLsfAdministrators) {
 }
 
 TEST_F(CommandsTest, EveryCommandFailsWithoutLsfConf) {
-  for (const char* command : {"bqueues", "bmgroup", "bugroup", "bhosts", "bjobs", "bkill",
-                              "lsload", "lsid", "lsclusters"}) {
+  for (const char* command : {"bqueues", "bmgroup", "bugroup", "bhosts", "bjobs", "bkill", "lsload",
+                              "lsid", "lsclusters"}) {
     ProcessResult r = RunProcess(BinDir() + "/" + command, {}, {{"LSF_ENVDIR", std::nullopt}}, "",
                                  std::chrono::seconds(10));
     EXPECT_EQ(r.exit_code, 255) << command;
