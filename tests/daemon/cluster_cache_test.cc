@@ -305,7 +305,8 @@ TEST_F(ClusterCacheTest, ConcurrentTopologyRefreshesShareOneRun) {
       ++done;
     });
   }
-  RunUntil([&] { return fake_.HeldCount() == 4; });
+  // bqueues -l, bmgroup, bugroup, lsid and lsclusters, once.
+  RunUntil([&] { return fake_.HeldCount() == 5; });
   fake_.ReleaseHeld();
   RunUntil([&] { return done == 5; });
   EXPECT_EQ(CallsOf(kTopologyQuery), 1u);

@@ -198,10 +198,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "resources: unbalanced brackets: '[' at position 7 is never closed"},
         BadCase{"rusage_extra_close", R"({"command":"x","resources":"rusage[mem=10]]"})",
                 "resources: unbalanced brackets: ']' at position 15 closes no bracket"},
-        BadCase{"crossed", R"({"command":"x","resources":"select[defined(a])"})",
+        BadCase{"crossed", R"j({"command":"x","resources":"select[defined(a])"})j",
                 "resources: unbalanced brackets: ']' at position 17 does not close '(' at "
-                "position 15"
-},
+                "position 15"},
         BadCase{"paren_not_closed", R"({"command":"x","resources":"select[(a || b]"})",
                 "resources: unbalanced brackets: ']' at position 15 does not close '('"},
         BadCase{"lsf_sample", R"({"command":"x","resources":"select[[["})",
