@@ -147,8 +147,12 @@ TEST_F(DemoClusterTest, LsfAdministratorIsPermittedInEveryQueueByTheUsersLines) 
     for (const std::string& queue : permitted) {
       EXPECT_FALSE(refused.contains(queue)) << user << " may use " << queue << " (bqueues -u)";
     }
-    if (user == "lsfadmin") EXPECT_TRUE(refused.empty()) << placement.dump();
-    if (user == "carol") EXPECT_TRUE(refused.contains("batch")) << placement.dump();
+    if (user == "lsfadmin") {
+      EXPECT_TRUE(refused.empty()) << placement.dump();
+    }
+    if (user == "carol") {
+      EXPECT_TRUE(refused.contains("batch")) << placement.dump();
+    }
   }
 }
 

@@ -252,7 +252,7 @@ TEST_F(CommandsTest, LsidPrintsVersionClusterAndMaster) {
 TEST_F(CommandsTest, LsclustersNamesTheClusterAndItsLsfAdministrators) {
   EXPECT_EQ(Out("lsclusters", {"-l"}),
             "CLUSTER_NAME   STATUS   MASTER_HOST               ADMIN    HOSTS  SERVERS\n"
-            "testc          ok       hostm                  lsfadmin        6        6\n"
+            "testc          ok       hostm                  lsfadmin        7        7\n"
             "LSF administrators: lsfadmin\n");
 }
 
