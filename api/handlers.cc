@@ -6,6 +6,7 @@
 #include "api/routes_daemon.h"
 #include "api/routes_job_status.h"
 #include "api/routes_jobs.h"
+#include "api/routes_lists.h"
 #include "api/routes_placement.h"
 #include "api/routes_read.h"
 
@@ -21,8 +22,11 @@ void RegisterRoutes(Router& router, const Services& services) {
   router.Add(verb::get, "/v1/cluster", Guarded(s, Access::kRead, GetCluster));
   router.Add(verb::get, "/v1/queues", Guarded(s, Access::kRead, GetQueues));
   router.Add(verb::get, "/v1/queues/{name}", Guarded(s, Access::kRead, GetQueue));
+  router.Add(verb::get, "/v1/hosts", Guarded(s, Access::kRead, GetHosts));
   router.Add(verb::get, "/v1/hosts/{host}", Guarded(s, Access::kRead, GetHost));
+  router.Add(verb::get, "/v1/hostgroups", Guarded(s, Access::kRead, GetHostGroups));
   router.Add(verb::get, "/v1/hostgroups/{name}", Guarded(s, Access::kRead, GetHostGroup));
+  router.Add(verb::get, "/v1/usergroups", Guarded(s, Access::kRead, GetUserGroups));
   router.Add(verb::get, "/v1/ib", Guarded(s, Access::kRead, GetIb));
   router.Add(verb::get, "/v1/placement", Guarded(s, Access::kRead, GetPlacement));
 

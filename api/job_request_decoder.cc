@@ -1,9 +1,13 @@
 #include "api/job_request_decoder.h"
 
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
 #include "lsf_adapter/bsub_command.h"
 
 namespace bplace::api {
@@ -162,10 +166,27 @@ Result<void> ReadQueues(const json& v, std::string_view key, const JobRequestLim
   return {};
 }
 
+bool AllBlank(std::string_view s) {
+  for (char c : s) {
+    if (!IsBlank(c)) return false;
+  }
+  return true;
+}
+
+// `read`, unless it is only blanks: bsub would get no command at all ("Empty
+// job", or a job that runs nothing), so the caller hears it before any bsub.
+Result<std::string> NotBlank(Result<std::string> read, std::string_view field) {
+  if (read && AllBlank(*read)) {
+    return tl::unexpected(Bad(field, "must not be blank (it holds only whitespace)"));
+  }
+  return read;
+}
+
 Result<void> ReadCommand(const json& v, std::string_view key, const JobRequestLimits& l,
                          JobRequest& job) {
   // bsub takes its first non-option argument as the command.
-  return Store(GetString(v, key, l.max_command_bytes, Text::kOptionValue), job.command);
+  return Store(NotBlank(GetString(v, key, l.max_command_bytes, Text::kOptionValue), key),
+               job.command);
 }
 
 Result<void> ReadArgv(const json& v, std::string_view key, const JobRequestLimits& l,
@@ -173,6 +194,10 @@ Result<void> ReadArgv(const json& v, std::string_view key, const JobRequestLimit
   auto list = GetStringList(v, key, l, l.max_command_bytes, Text::kLine);
   if (!list) return tl::unexpected(list.error());
   if (list->empty()) return tl::unexpected(Bad(key, "must not be empty"));
+  if (AllBlank(list->front())) {
+    return tl::unexpected(
+        Bad(std::string(key) + "[0]", "must not be blank (it holds only whitespace)"));
+  }
   if (list->front().front() == '-') {
     return tl::unexpected(Bad(key, "first word starts with '-' (bsub would read it as an option)"));
   }
@@ -189,7 +214,81 @@ Result<void> ReadArgv(const json& v, std::string_view key, const JobRequestLimit
 
 Result<void> ReadScript(const json& v, std::string_view key, const JobRequestLimits& l,
                         JobRequest& job) {
-  return Store(GetString(v, key, l.max_command_bytes, Text::kMultiLine), job.script);
+  return Store(NotBlank(GetString(v, key, l.max_command_bytes, Text::kMultiLine), key), job.script);
+}
+
+// Where a bracket or quote of a resource requirement opened.
+struct Opening {
+  char symbol;
+  std::size_t position;  // 1-based, as the message shows it
+};
+
+char Closer(char opener) {
+  switch (opener) {
+    case '[':
+      return ']';
+    case '(':
+      return ')';
+    default:
+      return '}';
+  }
+}
+
+// Why the brackets of a bsub -R string do not balance, or nullopt when they
+// do. Sections (`select[...]`, `rusage[...]`, `span[...]`), the expressions
+// in them (`defined(x)`, `(a || b)`) and compound or alternative
+// requirements (`2*{select[a]} + {select[b]}`, `{...} || {...}`) nest [ ],
+// ( ) and { }; anything inside single or double quotes is a string value
+// and not counted, but the quote itself must close. LSF answers every such
+// string with "Bad resource requirement syntax" and no position; this names
+// the first bracket at fault, counting characters from 1.
+std::optional<std::string> UnbalancedBrackets(std::string_view text) {
+  std::vector<Opening> open;
+  std::optional<Opening> quote;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const std::size_t position = i + 1;
+    if (quote) {
+      if (c == quote->symbol) quote.reset();
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = Opening{c, position};
+    } else if (c == '[' || c == '(' || c == '{') {
+      open.push_back({c, position});
+    } else if (c == ']' || c == ')' || c == '}') {
+      if (open.empty()) {
+        return "'" + std::string(1, c) + "' at position " + std::to_string(position) +
+               " closes no bracket";
+      }
+      if (Closer(open.back().symbol) != c) {
+        return "'" + std::string(1, c) + "' at position " + std::to_string(position) +
+               " does not close '" + std::string(1, open.back().symbol) + "' at position " +
+               std::to_string(open.back().position);
+      }
+      open.pop_back();
+    }
+  }
+  if (quote) {
+    return "the quote (" + std::string(1, quote->symbol) + ") at position " +
+           std::to_string(quote->position) + " is never closed";
+  }
+  if (!open.empty()) {
+    return "'" + std::string(1, open.back().symbol) + "' at position " +
+           std::to_string(open.back().position) + " is never closed";
+  }
+  return std::nullopt;
+}
+
+Result<void> ReadResources(const json& v, std::string_view key, const JobRequestLimits& l,
+                           JobRequest& job) {
+  auto text = GetString(v, key, l.max_string_bytes, Text::kOptionValue);
+  if (!text) return tl::unexpected(text.error());
+  if (auto problem = UnbalancedBrackets(*text)) {
+    return tl::unexpected(Bad(key, "unbalanced brackets: " + *problem));
+  }
+  job.resources = std::move(*text);
+  return {};
 }
 
 // The fields that are one-line option values of a given bound.
@@ -317,7 +416,7 @@ const Field kFields[] = {
     {{"script", "stdin", "string", "job script fed to bsub on stdin"}, ReadScript},
     {{"job_name", "-J", "string", ""}, ReadOptionValue<&JobRequest::job_name>},
     {{"slots", "-n", "integer", "1..submit.max_slots"}, ReadSlots},
-    {{"resources", "-R", "string", ""}, ReadOptionValue<&JobRequest::resources>},
+    {{"resources", "-R", "string", "brackets [ ] ( ) { } and quotes must balance"}, ReadResources},
     {{"output", "-o", "string", "path on the execution host"},
      ReadOptionValue<&JobRequest::output>},
     {{"error", "-e", "string", "path on the execution host"}, ReadOptionValue<&JobRequest::error>},

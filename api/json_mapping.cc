@@ -174,6 +174,33 @@ json CandidateJson(const Candidate& candidate) {
   return body;
 }
 
+json HostSummaryJson(const lsf::HostStatus& host, std::int32_t queues_admitting,
+                     const IbHealthState* ib) {
+  json body;
+  body["host"] = host.name;
+  body["status"] = host.status;
+  body["takes_new_work"] = HostTakesNewWork(host.status);
+  body["max"] = Limit(host.max);
+  body["njobs"] = host.njobs;
+  body["run"] = host.run;
+  // NJOBS counts every slot held on the host (running, suspended, reserved).
+  body["free_slots"] = host.max ? json(SlotsOf(host).free) : json();
+  const HostIbHealth* health = ib ? ib->Find(host.name) : nullptr;
+  body["ib"] = {{"health", IbHealthName(health ? health->health : IbHealth::kUnknown)},
+                {"reasons", health ? health->reasons : std::vector<std::string>{}}};
+  body["queues_admitting"] = queues_admitting;
+  return body;
+}
+
+json GroupJson(const GroupIndex& groups, const lsf::Group& group, std::string_view expanded_key) {
+  json body;
+  body["name"] = group.name;
+  body["members"] = group.members;
+  body["all"] = groups.IsAll(group.name);
+  body[std::string(expanded_key)] = groups.Expand(group.name);
+  return body;
+}
+
 json HostIbJson(const HostIbHealth& health, const IbHealthState* source, SystemTime now) {
   json body;
   body["health"] = IbHealthName(health.health);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -65,6 +66,20 @@ nlohmann::json AdmissionJson(const HostAdmission& admission);
 // "excluded_by": [{queue, token, reason}, ...]}, both in queue order. Queues
 // that neither admit nor exclude it are in neither list.
 nlohmann::json HostQueuesJson(const Topology& topology, const std::string& host);
+
+// One host of GET /v1/hosts: host, status, takes_new_work, max, njobs, run
+// (as bhosts -w gave them; max null for "-"), free_slots (max - njobs, at
+// least 0; null when max is unlimited), ib ({health, reasons} from `ib`,
+// which may be null: unknown) and queues_admitting (queues whose HOSTS admit
+// the host).
+nlohmann::json HostSummaryJson(const lsf::HostStatus& host, std::int32_t queues_admitting,
+                               const IbHealthState* ib);
+
+// One group of bmgroup -w or bugroup -w: name, members (as LSF printed
+// them), all (the group is "all") and, under `expanded_key` ("hosts" or
+// "users"), its members with nested groups resolved, sorted.
+nlohmann::json GroupJson(const GroupIndex& groups, const lsf::Group& group,
+                         std::string_view expanded_key);
 
 // One ranked candidate of a placement: queue, status, pend, inflight, run,
 // prio, and what ranked it (Candidate): slots, starts_now, free_slots (null:

@@ -96,11 +96,7 @@ Response GetHostGroup(const Services& services, const Caller&, const Request&,
     const GroupIndex& groups = snapshot.topology->host_groups();
     const lsf::Group* group = groups.Find(name);
     if (group == nullptr) return NotFound("host group", name, "does not exist (bmgroup -w)");
-    json body;
-    body["name"] = name;
-    body["members"] = group->members;
-    body["all"] = groups.IsAll(name);
-    body["hosts"] = groups.Expand(name);
+    json body = GroupJson(groups, *group, "hosts");
     AddAge(body, snapshot, services.clock->SystemNow());
     return MakeJson(200, body);
   });

@@ -104,7 +104,8 @@ TierCycle ClusterCache::TopologyCycle() {
   cycle.queries = {{"bqueues -l", lsf_.Spec("bqueues", {"-l"})},
                    {"bmgroup -w", lsf_.Spec("bmgroup", {"-w"})},
                    {"bugroup -w", lsf_.Spec("bugroup", {"-w"})},
-                   {"lsid", lsf_.Spec("lsid", {})}};
+                   {"lsid", lsf_.Spec("lsid", {})},
+                   {"lsclusters -l", lsf_.Spec("lsclusters", {"-l"})}};
   const std::string user = options_.prefetch_user;
   if (!user.empty()) {
     permissions_.BeginPrefetch(user);
@@ -112,7 +113,7 @@ TierCycle ClusterCache::TopologyCycle() {
         {"bqueues -u " + user + " -w", lsf_.Spec("bqueues", {"-u", user, "-w"})});
   }
   cycle.build = [](auto& results, const CycleTimes& times) -> Result<SnapshotStore::Change> {
-    auto parts = BuildTopology(results[0], results[1], results[2], results[3]);
+    auto parts = BuildTopology(results[0], results[1], results[2], results[3], results[4]);
     if (!parts) return tl::unexpected(parts.error());
     for (const std::string& warning : parts->topology->warnings()) {
       spdlog::warn("topology: {}", warning);

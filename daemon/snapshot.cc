@@ -10,13 +10,42 @@ const lsf::HostStatus* LoadState::FindHost(std::string_view name) const {
   return it == host_index.end() ? nullptr : &hosts[it->second];
 }
 
+namespace {
+
+struct BhostsStatus {
+  std::string_view name;
+  bool takes_new_work;
+};
+
+// The one list of `bhosts -w` statuses and whether each takes new work.
+constexpr std::array<BhostsStatus, 12> kBhostsStatuses = {{
+    {"ok", true},
+    {"closed_Adm", false},
+    {"closed_Busy", true},
+    {"closed_Excl", true},
+    {"closed_Full", true},
+    {"closed_LIM", false},
+    {"closed_Lock", false},
+    {"closed_Wind", true},
+    {"closed_RC", false},
+    {"closed_EGO", false},
+    {"unavail", false},
+    {"unreach", false},
+}};
+
+}  // namespace
+
 bool HostTakesNewWork(std::string_view bhosts_status) {
-  static constexpr std::array<std::string_view, 7> kOut = {
-      "unavail", "unreach", "closed_Adm", "closed_Lock", "closed_LIM", "closed_EGO", "closed_RC"};
-  for (std::string_view out : kOut) {
-    if (bhosts_status == out) return false;
+  for (const BhostsStatus& status : kBhostsStatuses) {
+    if (bhosts_status == status.name) return status.takes_new_work;
   }
   return true;
+}
+
+std::vector<std::string_view> BhostsStatuses() {
+  std::vector<std::string_view> names;
+  for (const BhostsStatus& status : kBhostsStatuses) names.push_back(status.name);
+  return names;
 }
 
 std::optional<std::string> StaleReason(const ClusterSnapshot& snapshot,
@@ -97,14 +126,17 @@ SlotUsage CountSlotsInUse(const JobTable& jobs) {
   return usage;
 }
 
-std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(const Topology& topology,
-                                                                 const LoadState& load,
-                                                                 const IbHealthState* ib) {
+std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(
+    const Topology& topology, const LoadState& load, const IbHealthState* ib,
+    std::vector<std::int32_t>* queues_admitting) {
   std::unordered_map<std::string, QueueHostCounts> counts;
+  if (queues_admitting) queues_admitting->assign(load.hosts.size(), 0);
   for (const QueueTopology& queue : topology.queues()) {
     QueueHostCounts& count = counts[queue.definition.name];
-    for (const lsf::HostStatus& host : load.hosts) {
+    for (std::size_t i = 0; i < load.hosts.size(); ++i) {
+      const lsf::HostStatus& host = load.hosts[i];
       if (!topology.AdmitHost(queue, host.name).admitted()) continue;
+      if (queues_admitting) ++(*queues_admitting)[i];
       ++count.admitted;
       if (!HostTakesNewWork(host.status)) continue;
       ++count.usable;

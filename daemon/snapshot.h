@@ -36,7 +36,12 @@ struct LoadState {
 // slots, load or a window, as LSF would make them). unavail, unreach,
 // closed_Adm, closed_Lock, closed_LIM, closed_EGO, closed_RC: no (down, or an
 // admin or the resource connector took it out).
+// A status LSF not listed here (e.g. plain `bhosts`' "closed") takes work.
 bool HostTakesNewWork(std::string_view bhosts_status);
+
+// Every status `bhosts -w` prints (LSF 10.1; lsf/FORMATS.md "bhosts -w"), in
+// that order: the values GET /v1/hosts?status= accepts.
+std::vector<std::string_view> BhostsStatuses();
 
 // The state of one refresh tier, for /v1/cluster and /readyz.
 struct TierStatus {
@@ -121,6 +126,10 @@ struct ClusterSnapshot {
   // Slots the followed jobs hold, from `jobs`; null until the jobs tier
   // has published.
   std::shared_ptr<const SlotUsage> slot_usage;
+  // For each host of load->hosts (same positions): how many queues' HOSTS
+  // admit it. Counted with host_counts, once per published change of
+  // topology or load, so that GET /v1/hosts costs O(hosts) per request.
+  std::vector<std::int32_t> queues_admitting;
 
   // Both tiers have succeeded at least once.
   bool complete() const { return topology && load; }
@@ -143,10 +152,12 @@ IbHealth HostIbVerdict(const IbHealthState* ib, std::string_view host);
 
 // Counts, for every queue of `topology`, the bhosts hosts its HOSTS admits,
 // how many of those take new work, and those by InfiniBand verdict in `ib`
-// (may be null). O(queues x hosts x tokens).
-std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(const Topology& topology,
-                                                                 const LoadState& load,
-                                                                 const IbHealthState* ib);
+// (may be null). O(queues x hosts x tokens). When `queues_admitting` is
+// given, it is resized to load.hosts and receives, in the same pass, the
+// number of queues that admit each host.
+std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(
+    const Topology& topology, const LoadState& load, const IbHealthState* ib,
+    std::vector<std::int32_t>* queues_admitting = nullptr);
 
 // The slots `jobs`' dispatched jobs hold per user, queue and host. Pure;
 // O(jobs).

@@ -9,6 +9,7 @@
 #include "lsf_adapter/bqueues_parser.h"
 #include "lsf_adapter/command_failure.h"
 #include "lsf_adapter/group_parser.h"
+#include "lsf_adapter/lsclusters_parser.h"
 #include "lsf_adapter/lsid_parser.h"
 #include "lsf_adapter/lsload_parser.h"
 
@@ -32,6 +33,29 @@ Result<std::vector<lsf::Group>> Groups(std::string_view line,
     return tl::unexpected(text.error());
   }
   return Named(line, parse(*text));
+}
+
+// The LSF administrators of `cluster` (or of the first cluster listed, when
+// lsid gave no name or lsclusters does not list it) from `lsclusters -l`.
+LsfAdministrators Administrators(const Result<lsf::CommandResult>& lsclusters,
+                                 const std::string& cluster) {
+  LsfAdministrators admins;
+  auto text = lsf::QueryOutput("lsclusters -l", lsclusters);
+  if (!text) {
+    admins.unknown_reason = text.error().message;
+    return admins;
+  }
+  auto parsed = lsf::ParseLsclusters(*text);
+  if (!parsed) {
+    admins.unknown_reason = parsed.error().message;
+    return admins;
+  }
+  const lsf::ClusterAdministrators* chosen = &parsed->front();
+  for (const auto& listed : *parsed) {
+    if (listed.cluster_name == cluster) chosen = &listed;
+  }
+  admins.names = chosen->administrators;
+  return admins;
 }
 
 }  // namespace
@@ -61,7 +85,8 @@ Result<std::shared_ptr<const LoadState>> BuildLoad(const Result<lsf::CommandResu
 Result<TopologyParts> BuildTopology(const Result<lsf::CommandResult>& bqueues_l,
                                     const Result<lsf::CommandResult>& bmgroup,
                                     const Result<lsf::CommandResult>& bugroup,
-                                    const Result<lsf::CommandResult>& lsid) {
+                                    const Result<lsf::CommandResult>& lsid,
+                                    const Result<lsf::CommandResult>& lsclusters) {
   auto queues_text = lsf::QueryOutput("bqueues -l", bqueues_l);
   if (!queues_text) return tl::unexpected(queues_text.error());
   auto host_groups = Groups("bmgroup -w", bmgroup, lsf::ParseBmgroup);
@@ -72,7 +97,6 @@ Result<TopologyParts> BuildTopology(const Result<lsf::CommandResult>& bqueues_l,
   if (!queues) return tl::unexpected(queues.error());
 
   TopologyParts parts;
-  parts.topology = Topology::Build(std::move(*queues), *host_groups, *user_groups);
   if (auto text = lsf::QueryOutput("lsid", lsid)) {
     if (auto parsed = lsf::ParseLsid(*text)) {
       parts.identity.cluster_name = parsed->cluster_name;
@@ -80,6 +104,8 @@ Result<TopologyParts> BuildTopology(const Result<lsf::CommandResult>& bqueues_l,
       parts.identity.version = parsed->version;
     }
   }
+  parts.topology = Topology::Build(std::move(*queues), *host_groups, *user_groups,
+                                   Administrators(lsclusters, parts.identity.cluster_name));
   return parts;
 }
 

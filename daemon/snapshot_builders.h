@@ -28,8 +28,11 @@ Result<std::shared_ptr<const LoadState>> BuildLoad(const Result<lsf::CommandResu
 
 // The topology tier's data: the queues of `bqueues -l` with the groups of
 // `bmgroup -w` and `bugroup -w` (a "No ... group" answer is an empty list),
-// and the cluster's identity from `lsid` when it answered (lsid failing
-// does not fail the tier: the identity is then empty).
+// the cluster's identity from `lsid` when it answered (lsid failing does
+// not fail the tier: the identity is then empty), and the LSF
+// administrators of `lsclusters -l` (of the cluster lsid names, else the
+// first listed; lsclusters failing does not fail the tier either: the
+// administrators are then unknown, a topology warning).
 struct TopologyParts {
   std::shared_ptr<const Topology> topology;
   ClusterIdentity identity;
@@ -37,7 +40,8 @@ struct TopologyParts {
 Result<TopologyParts> BuildTopology(const Result<lsf::CommandResult>& bqueues_l,
                                     const Result<lsf::CommandResult>& bmgroup,
                                     const Result<lsf::CommandResult>& bugroup,
-                                    const Result<lsf::CommandResult>& lsid);
+                                    const Result<lsf::CommandResult>& lsid,
+                                    const Result<lsf::CommandResult>& lsclusters);
 
 // Hosts' InfiniBand health from `lsload -w -I ib_ok` run at `started`.
 // When lsload failed (or printed something unreadable) the `previous`

@@ -17,7 +17,8 @@ std::shared_ptr<const ClusterSnapshot> SnapshotStore::Publish(const Change& chan
     const bool counts_stale =
         next->topology != old->topology || next->load != old->load || next->ib != old->ib;
     if (next->complete() && counts_stale) {
-      next->host_counts = CountQueueHosts(*next->topology, *next->load, next->ib.get());
+      next->host_counts =
+          CountQueueHosts(*next->topology, *next->load, next->ib.get(), &next->queues_admitting);
     }
     if (next->jobs != old->jobs) {
       next->slot_usage =

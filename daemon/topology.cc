@@ -50,8 +50,15 @@ std::string DescribeAdmission(const HostAdmission& admission) {
 
 std::shared_ptr<const Topology> Topology::Build(std::vector<lsf::QueueDefinition> queues,
                                                 const std::vector<lsf::Group>& host_groups,
-                                                const std::vector<lsf::Group>& user_groups) {
+                                                const std::vector<lsf::Group>& user_groups,
+                                                LsfAdministrators lsf_administrators) {
   auto topology = std::make_shared<Topology>();
+  topology->lsf_administrators_ = std::move(lsf_administrators.names);
+  if (!lsf_administrators.unknown_reason.empty()) {
+    topology->warnings_.push_back("LSF administrators unknown (" +
+                                  lsf_administrators.unknown_reason +
+                                  "): USERS lines are read without them");
+  }
   topology->host_groups_ = GroupIndex::Build(host_groups);
   topology->user_groups_ = GroupIndex::Build(user_groups);
   for (const auto& warning : topology->host_groups_.warnings()) {
@@ -185,15 +192,26 @@ HostAdmission Topology::AdmitHost(const QueueTopology& queue, std::string_view h
   return result;
 }
 
+const std::string* Topology::FindUserIn(const std::vector<std::string>& names,
+                                        std::string_view user) const {
+  for (const std::string& name : names) {
+    if (name == user || user_groups_.Contains(name, user)) return &name;
+  }
+  return nullptr;
+}
+
 UserAdmission Topology::AdmitUser(const QueueTopology& queue, std::string_view user) const {
   UserAdmission result;
   const std::string name(user);
-  for (const std::string& admin : queue.definition.administrators) {
-    if (admin == name || user_groups_.Contains(admin, user)) {
-      result.admitted = true;
-      result.explanation = name + " is a queue administrator (" + admin + ")";
-      return result;
-    }
+  if (const std::string* admin = FindUserIn(lsf_administrators_, user)) {
+    result.admitted = true;
+    result.explanation = name + " is an LSF administrator (" + *admin + ", lsclusters -l)";
+    return result;
+  }
+  if (const std::string* admin = FindUserIn(queue.definition.administrators, user)) {
+    result.admitted = true;
+    result.explanation = name + " is a queue administrator (" + *admin + ")";
+    return result;
   }
   std::string listed;
   for (const MemberToken& token : queue.users) {

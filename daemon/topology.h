@@ -53,6 +53,15 @@ struct QueueTopology {
   std::string hosts_text;         // the HOSTS tokens joined by spaces, for explanations
 };
 
+// The cluster's LSF administrators as `lsclusters -l` lists them (the
+// ClusterAdmins of lsf.cluster.<name>): they may submit to every queue,
+// whatever its USERS line says. `unknown_reason` is set when lsclusters
+// failed; `names` is then empty.
+struct LsfAdministrators {
+  std::vector<std::string> names;
+  std::string unknown_reason;
+};
+
 // What `bqueues -l`, `bmgroup -w` and `bugroup -w` say about which hosts and
 // users each queue takes. Immutable after Build; safe to share between
 // threads. All look-ups are exact and case-sensitive: "node1" never matches
@@ -61,10 +70,13 @@ class Topology {
  public:
   // Parses every queue's tokens and resolves both group sets. Never fails:
   // problems (group cycles, unknown groups, unexpandable ranges) are kept in
-  // warnings() and the offending reference is taken as empty.
+  // warnings() and the offending reference is taken as empty. LSF
+  // administrators whose list is unknown are a warning too (USERS lines are
+  // then read without them).
   static std::shared_ptr<const Topology> Build(std::vector<lsf::QueueDefinition> queues,
                                                const std::vector<lsf::Group>& host_groups,
-                                               const std::vector<lsf::Group>& user_groups);
+                                               const std::vector<lsf::Group>& user_groups,
+                                               LsfAdministrators lsf_administrators = {});
 
   const std::vector<QueueTopology>& queues() const { return queues_; }
   const QueueTopology* FindQueue(std::string_view name) const;
@@ -75,13 +87,18 @@ class Topology {
   // Costs a few hash look-ups per token.
   HostAdmission AdmitHost(const QueueTopology& queue, std::string_view host) const;
 
-  // How `queue`'s USERS line treats `user`, with queue ADMINISTRATORS admitted
-  // as LSF does. Used to explain LSF's own answer (bqueues -u), never instead of it
-  // when that answer is known.
+  // How `queue`'s USERS line treats `user`, with LSF administrators (every
+  // queue) and the queue's ADMINISTRATORS (that queue) admitted whatever
+  // USERS says, as mbatchd does; either list may name user groups. Used to
+  // explain LSF's own answer (bqueues -u), never instead of it when that
+  // answer is known.
   UserAdmission AdmitUser(const QueueTopology& queue, std::string_view user) const;
 
   // Hosts named anywhere: in a host group or directly in some queue's HOSTS.
   bool NamesHost(std::string_view host) const;
+
+  // The LSF administrators Build was given (empty when unknown).
+  const std::vector<std::string>& lsf_administrators() const { return lsf_administrators_; }
 
   const GroupIndex& host_groups() const { return host_groups_; }
   const GroupIndex& user_groups() const { return user_groups_; }
@@ -89,12 +106,15 @@ class Topology {
 
  private:
   bool TokenMatchesHost(const MemberToken& token, std::string_view host) const;
+  // The entry of `names` that is `user` or a user group holding it, or null.
+  const std::string* FindUserIn(const std::vector<std::string>& names, std::string_view user) const;
 
   std::vector<QueueTopology> queues_;
   StringMap<std::size_t> queue_by_name_;
   GroupIndex host_groups_;
   GroupIndex user_groups_;
   StringSet named_hosts_;
+  std::vector<std::string> lsf_administrators_;
   std::vector<std::string> warnings_;
 };
 

@@ -12,6 +12,7 @@ target_sources(bplace_lsf PRIVATE
   command_failure.cc
   group_parser.cc
   job_record.cc
+  lsclusters_parser.cc
   lsid_parser.cc
   lsload_parser.cc
   lsf_messages.cc

@@ -74,6 +74,11 @@ inline constexpr char kLsid[] =
     "My cluster name is cluster1\n"
     "My master name is lsfmaster01\n";
 
+inline constexpr char kLsclustersL[] =
+    "CLUSTER_NAME   STATUS   MASTER_HOST               ADMIN    HOSTS  SERVERS\n"
+    "cluster1       ok       lsfmaster01            lsfadmin        2        2\n"
+    "LSF administrators: lsfadmin\n";
+
 // Token lines (`printf %s TOKEN | sha256sum`): bob may read, bob-submit may
 // only submit, carol may read and administer, alice (the daemon's user) may
 // do everything.
@@ -122,6 +127,7 @@ class HandlersTest : public ::testing::Test {
     fake_.OnArgv({"bmgroup", "-w"}, FakeCommandRunner::Output(kBmgroupW));
     fake_.OnArgv({"bugroup", "-w"}, FakeCommandRunner::Output(kBugroupW));
     fake_.OnArgv({"lsid"}, FakeCommandRunner::Output(kLsid));
+    fake_.OnArgv({"lsclusters", "-l"}, FakeCommandRunner::Output(kLsclustersL));
     fake_.OnArgv({"bqueues", "-u", "alice", "-w"}, FakeCommandRunner::Output(kBqueuesW));
     // bsub accepts every job into the queue it was given.
     auto next_id = std::make_shared<int>(1000);

@@ -22,6 +22,7 @@
 namespace bplace {
 namespace {
 
+using ::testing::ElementsAre;
 using testing::FakeCommandRunner;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -105,6 +106,16 @@ constexpr char kLsid[] =
     "My cluster name is cluster1\n"
     "My master name is lsfmaster01\n";
 
+// Two clusters (MultiCluster): the administrators are those of the cluster
+// lsid names.
+constexpr char kLsclustersL[] =
+    "CLUSTER_NAME   STATUS   MASTER_HOST               ADMIN    HOSTS  SERVERS\n"
+    "remote9        ok       rhost                     radm        4        4\n"
+    "LSF administrators: radm\n"
+    "cluster1       ok       lsfmaster01            lsfadmin        6        6\n"
+    "LSF administrators: lsfadmin hpcadm\n"
+    "Available resources: cs\n";
+
 constexpr char kBqueuesUAliceW[] =
     "QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP \n"
     "normal           30  Open:Active       -    -    -    -    12     4     8     0\n"
@@ -132,6 +143,7 @@ class ClusterCacheTest : public ::testing::Test {
     fake_.OnArgv({"bmgroup", "-w"}, FakeCommandRunner::Output(kBmgroupW));
     fake_.OnArgv({"bugroup", "-w"}, FakeCommandRunner::Output(kBugroupW));
     fake_.OnArgv({"lsid"}, FakeCommandRunner::Output(kLsid));
+    fake_.OnArgv({"lsclusters", "-l"}, FakeCommandRunner::Output(kLsclustersL));
     fake_.OnArgv({"bqueues", "-u", "alice", "-w"}, FakeCommandRunner::Output(kBqueuesUAliceW));
     fake_.OnArgv({"bqueues", "-u", "bob", "-w"}, FakeCommandRunner::Output(kBqueuesUBobW));
   }
@@ -257,7 +269,8 @@ TEST_F(ClusterCacheTest, RunsCommandsWithInvokerSpec) {
                                           std::vector<std::string>{"bqueues", "-l"},
                                           std::vector<std::string>{"bmgroup", "-w"},
                                           std::vector<std::string>{"bugroup", "-w"},
-                                          std::vector<std::string>{"lsid"}));
+                                          std::vector<std::string>{"lsid"},
+                                          std::vector<std::string>{"lsclusters", "-l"}));
 }
 
 TEST_F(ClusterCacheTest, ConcurrentLoadRefreshesShareOneRun) {
@@ -292,7 +305,8 @@ TEST_F(ClusterCacheTest, ConcurrentTopologyRefreshesShareOneRun) {
       ++done;
     });
   }
-  RunUntil([&] { return fake_.HeldCount() == 4; });
+  // bqueues -l, bmgroup, bugroup, lsid and lsclusters, once.
+  RunUntil([&] { return fake_.HeldCount() == 5; });
   fake_.ReleaseHeld();
   RunUntil([&] { return done == 5; });
   EXPECT_EQ(CallsOf(kTopologyQuery), 1u);
@@ -440,6 +454,24 @@ TEST_F(ClusterCacheTest, LsidFailureDoesNotFailTopology) {
   ASSERT_TRUE(RefreshTopology());
   EXPECT_TRUE(Cache().Current()->topology);
   EXPECT_THAT(Cache().Current()->identity.cluster_name, IsEmpty());
+}
+
+TEST_F(ClusterCacheTest, TopologyKnowsTheLsfAdministratorsOfItsOwnCluster) {
+  ASSERT_TRUE(RefreshTopology());
+  const auto topology = Cache().Current()->topology;
+  EXPECT_THAT(topology->lsf_administrators(), ElementsAre("lsfadmin", "hpcadm"));
+  EXPECT_THAT(topology->warnings(), IsEmpty());
+}
+
+TEST_F(ClusterCacheTest, LsclustersFailureDoesNotFailTopologyAndIsAWarning) {
+  fake_.OnArgv({"lsclusters", "-l"},
+               FakeCommandRunner::Output("", "lsclusters: LIM is down; try later\n", 255));
+  ASSERT_TRUE(RefreshTopology());
+  const auto topology = Cache().Current()->topology;
+  ASSERT_TRUE(topology);
+  EXPECT_THAT(topology->lsf_administrators(), IsEmpty());
+  ASSERT_EQ(topology->warnings().size(), 1u);
+  EXPECT_THAT(topology->warnings().front(), HasSubstr("LSF administrators unknown"));
 }
 
 TEST_F(ClusterCacheTest, ClusterWithoutGroupsStillRefreshes) {

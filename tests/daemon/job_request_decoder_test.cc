@@ -184,6 +184,33 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"invalid_utf8", "{\"command\":\"\xff\"}", "body:"},
                       BadCase{"lone_surrogate", R"({"command":"\ud800"})", "body:"}));
 
+// A blank command would reach bsub as no command at all; unbalanced
+// brackets in -R are LSF's "Bad resource requirement syntax" without a
+// position. Both are 400 before any bsub, naming the field (and the bracket).
+INSTANTIATE_TEST_SUITE_P(
+    BlankCommandsAndUnbalancedResources, DecodeJobRequestRefusalTest,
+    ::testing::Values(
+        BadCase{"command_spaces", R"({"command":"   "})", "command: must not be blank"},
+        BadCase{"command_tab", R"({"command":" \t "})", "command: must not be blank"},
+        BadCase{"script_blank", R"({"script":" \n\t\n"})", "script: must not be blank"},
+        BadCase{"argv_first_blank", R"({"argv":["  ","x"]})", "argv[0]: must not be blank"},
+        BadCase{"select_not_closed", R"({"command":"x","resources":"select[mem>100"})",
+                "resources: unbalanced brackets: '[' at position 7 is never closed"},
+        BadCase{"rusage_extra_close", R"({"command":"x","resources":"rusage[mem=10]]"})",
+                "resources: unbalanced brackets: ']' at position 15 closes no bracket"},
+        BadCase{"crossed", R"j({"command":"x","resources":"select[defined(a])"})j",
+                "resources: unbalanced brackets: ']' at position 17 does not close '(' at "
+                "position 15"},
+        BadCase{"paren_not_closed", R"({"command":"x","resources":"select[(a || b]"})",
+                "resources: unbalanced brackets: ']' at position 15 does not close '('"},
+        BadCase{"lsf_sample", R"({"command":"x","resources":"select[[["})",
+                "resources: unbalanced brackets: '[' at position 9 is never closed"},
+        BadCase{"brace_not_closed", R"({"command":"x","resources":"{select[a]} || {select[b]"})",
+                "resources: unbalanced brackets: '{' at position 16 is never closed"},
+        BadCase{"quote_not_closed", R"({"command":"x","resources":"select[type=='LINUX]"})",
+                "resources: unbalanced brackets: the quote (') at position 14 is never "
+                "closed"}));
+
 struct GoodCase {
   std::string label;
   std::string body;
@@ -217,7 +244,16 @@ INSTANTIATE_TEST_SUITE_P(
         GoodCase{"unicode", R"({"command":"echo \u00e9t\u00e9","job_name":"r\u00e9sum\u00e9"})"},
         GoodCase{"extra_args_valued_options",
                  R"({"command":"x","extra_args":["-G","g","-sla","s","-B","-N"]})"},
-        GoodCase{"empty_extra_args", R"({"command":"x","extra_args":[]})"}));
+        GoodCase{"empty_extra_args", R"({"command":"x","extra_args":[]})"},
+        GoodCase{"command_padded", R"({"command":"  sleep 1 "})"},
+        GoodCase{"resources_sections",
+                 R"({"command":"x","resources":"select[defined(ib_ok) && (mem>100)] )"
+                 R"(rusage[mem=10:duration=5] span[hosts=1] order[-ut]"})"},
+        GoodCase{"resources_compound", R"({"command":"x","resources":"2*{select[a]} + )"
+                                       R"(4*{select[b] rusage[mem=1]}"})"},
+        GoodCase{"resources_brackets_in_quotes",
+                 R"({"command":"x","resources":"select[name=='a]b(' || t==\"x{\"]"})"},
+        GoodCase{"resources_plain", R"({"command":"x","resources":"mem>100"})"}));
 
 TEST(DecodeJobRequestTest, ConvertsNumericWalltimeAndMemoryToText) {
   const auto job = Decode(R"({"command":"x","walltime":90,"memory":4096})");

@@ -76,10 +76,15 @@ TEST(BuildTopologyTest, NoGroupsIsAnEmptyListAndLsidFailureAnEmptyIdentity) {
   auto parts =
       BuildTopology(Out(kBqueuesL), FakeCommandRunner::Output("", "No host group found\n", 255),
                     FakeCommandRunner::Output("", "No user group found\n", 255),
-                    FakeCommandRunner::Output("", "LIM is down\n", 255));
+                    FakeCommandRunner::Output("", "LIM is down\n", 255),
+                    FakeCommandRunner::Output("", "lsclusters: LIM is down\n", 255));
   ASSERT_TRUE(parts) << parts.error().message;
   EXPECT_EQ(parts->topology->queues().size(), 1u);
   EXPECT_TRUE(parts->identity.cluster_name.empty());
+  EXPECT_TRUE(parts->topology->lsf_administrators().empty());
+  ASSERT_EQ(parts->topology->warnings().size(), 1u);
+  EXPECT_NE(parts->topology->warnings().front().find("LSF administrators unknown (lsclusters -l"),
+            std::string::npos);
 }
 
 TEST(BuildPermissionsTest, NamesTheUserInErrors) {

@@ -75,6 +75,17 @@ TEST(CountQueueHostsTest, CountsAdmittedAndUsableHostsPerQueue) {
   EXPECT_EQ(counts.at("nothing").usable, 0);
 }
 
+TEST(CountQueueHostsTest, CountsTheQueuesAdmittingEachHostInTheSamePass) {
+  const auto topology =
+      Topology::Build({Queue("everything", {"all"}), Queue("small", {"hg_small/"}),
+                       Queue("but_one", {"all", "~node002"}), Queue("nothing", {"none"})},
+                      {lsf::Group{"hg_small", false, {"node001", "node002"}}}, {});
+  const LoadState load = Load({{"login01", "closed_Adm"}, {"node001", "ok"}, {"node002", "ok"}});
+  std::vector<std::int32_t> admitting{7};  // replaced, not added to
+  (void)CountQueueHosts(*topology, load, nullptr, &admitting);
+  EXPECT_EQ(admitting, (std::vector<std::int32_t>{2, 3, 2}));
+}
+
 TEST(LoadStateTest, FindsHostsByExactName) {
   const LoadState load = Load({{"node001", "ok"}, {"node002", "unavail"}});
   ASSERT_NE(load.FindHost("node002"), nullptr);

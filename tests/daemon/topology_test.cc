@@ -369,5 +369,38 @@ INSTANTIATE_TEST_SUITE_P(
         UserCase{
             "administrators_group", {"alice"}, {"grp_admins"}, "root2", true, "administrator"}));
 
+// LSF administrators (lsclusters -l) may use every queue; queue
+// administrators only their own.
+TEST(TopologyTest, LsfAdministratorsAreAdmittedToEveryQueueQueueAdministratorsToTheirs) {
+  const auto topology =
+      Topology::Build({Queue("chem", {"all"}, {"grp_chem/"}, {"hpcadm"}),
+                       Queue("phys", {"all"}, {"~lsfadmin"}), Queue("gpu", {"all"}, {"alice"})},
+                      {}, UserGroups(), LsfAdministrators{{"lsfadmin", "grp_admins"}, ""});
+  EXPECT_TRUE(topology->warnings().empty());
+  for (const QueueTopology& queue : topology->queues()) {
+    const UserAdmission lsfadmin = topology->AdmitUser(queue, "lsfadmin");
+    EXPECT_TRUE(lsfadmin.admitted) << queue.definition.name;
+    EXPECT_EQ(lsfadmin.explanation, "lsfadmin is an LSF administrator (lsfadmin, lsclusters -l)");
+    // A member of a user group named as an LSF administrator counts too.
+    EXPECT_THAT(topology->AdmitUser(queue, "root2").explanation,
+                HasSubstr("LSF administrator (grp_admins"));
+  }
+  const QueueTopology& chem = *topology->FindQueue("chem");
+  const QueueTopology& gpu = *topology->FindQueue("gpu");
+  EXPECT_THAT(topology->AdmitUser(chem, "hpcadm").explanation, HasSubstr("queue administrator"));
+  EXPECT_FALSE(topology->AdmitUser(gpu, "hpcadm").admitted);
+  EXPECT_THAT(topology->lsf_administrators(), ElementsAre("lsfadmin", "grp_admins"));
+}
+
+TEST(TopologyTest, UnknownLsfAdministratorsAreAWarningAndAdmitNobody) {
+  const auto topology = Topology::Build({Queue("gpu", {"all"}, {"alice"})}, {}, UserGroups(),
+                                        LsfAdministrators{{}, "lsclusters -l: LIM is down"});
+  ASSERT_EQ(topology->warnings().size(), 1u);
+  EXPECT_EQ(topology->warnings().front(),
+            "LSF administrators unknown (lsclusters -l: LIM is down): USERS lines are read "
+            "without them");
+  EXPECT_FALSE(topology->AdmitUser(topology->queues().front(), "lsfadmin").admitted);
+}
+
 }  // namespace
 }  // namespace bplace

@@ -79,6 +79,83 @@ TEST_F(DemoClusterTest, HostEndpointAgreesWithBqueuesMForEveryHost) {
   }
 }
 
+// GET /v1/hosts against the simulator's own answers: every bhosts host once,
+// its status and free slots as bhosts -w prints them, and as many admitting
+// queues as `bqueues -m HOST` lists.
+TEST_F(DemoClusterTest, HostListAgreesWithBhostsAndBqueuesMAndFilters) {
+  const ProcessOutput bhosts = sim_.Lsf({"bhosts", "-w"});
+  std::map<std::string, std::vector<std::string>> rows;
+  std::istringstream lines(bhosts.out);
+  std::string line;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    const std::vector<std::string> row(std::istream_iterator<std::string>(fields),
+                                       std::istream_iterator<std::string>{});
+    if (!row.empty()) rows[row[0]] = row;
+  }
+  const HttpReply reply = daemon_.Get("/v1/hosts");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  const json body = reply.Json();
+  ASSERT_EQ(body["hosts"].size(), rows.size());
+  std::size_t ok = 0;
+  for (const json& host : body["hosts"]) {
+    const std::string name = host["host"];
+    ASSERT_TRUE(rows.contains(name)) << name;
+    const std::vector<std::string>& row = rows[name];  // HOST STATUS JL/U MAX NJOBS ...
+    EXPECT_EQ(host["status"], row[1]) << name;
+    if (row[1] == "ok") ++ok;
+    if (row[3] == "-") {
+      EXPECT_TRUE(host["free_slots"].is_null()) << name;
+    } else {
+      EXPECT_EQ(host["free_slots"], std::max(0, std::stoi(row[3]) - std::stoi(row[4]))) << name;
+    }
+    const ProcessOutput queues = sim_.Lsf({"bqueues", "-m", name, "-w"});
+    const std::size_t expected = queues.exit_code == 0 ? FirstColumn(queues.out).size() : 0;
+    EXPECT_EQ(host["queues_admitting"], expected) << name;
+    EXPECT_EQ(host["ib"]["health"], "unknown") << name;
+  }
+  const json only_ok = daemon_.Get("/v1/hosts?status=ok").Json();
+  EXPECT_EQ(only_ok["count"], ok);
+  for (const json& host : only_ok["hosts"]) EXPECT_EQ(host["status"], "ok");
+  const HttpReply bad = daemon_.Get("/v1/hosts?ib=sick");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_THAT(bad.body, ::testing::HasSubstr("use healthy, unhealthy, unknown"));
+
+  const json groups = daemon_.Get("/v1/hostgroups").Json();
+  EXPECT_EQ(groups["count"], FirstColumn(sim_.Lsf({"bmgroup", "-w"}).out).size());
+  const json users = daemon_.Get("/v1/usergroups").Json();
+  EXPECT_EQ(users["count"], FirstColumn(sim_.Lsf({"bugroup", "-w"}).out).size());
+}
+
+// Without LSF's answer for a user (bqueues -u is only asked for the daemon's
+// user), placement reads the USERS lines: the LSF administrators of
+// `lsclusters -l` may use every queue, as the simulator's bsub lets them.
+TEST_F(DemoClusterTest, LsfAdministratorIsPermittedInEveryQueueByTheUsersLines) {
+  for (const char* name : {"lsfadmin", "hpcadm", "carol"}) {
+    const std::string user = name;
+    const HttpReply reply = daemon_.Call("GET", "/v1/placement?user=" + user);
+    ASSERT_EQ(reply.status, 200) << reply.body;
+    const json placement = reply.Json();
+    EXPECT_EQ(placement["permission_source"], "users_line") << user;
+    const ProcessOutput lsf = sim_.Lsf({"bqueues", "-u", user, "-w"});
+    const auto permitted = FirstColumn(lsf.out);
+    std::set<std::string> refused;
+    for (const json& excluded : placement["excluded"]) {
+      if (excluded["code"] == "user_not_permitted") refused.insert(excluded["queue"]);
+    }
+    for (const std::string& queue : permitted) {
+      EXPECT_FALSE(refused.contains(queue)) << user << " may use " << queue << " (bqueues -u)";
+    }
+    if (user == "lsfadmin") {
+      EXPECT_TRUE(refused.empty()) << placement.dump();
+    }
+    if (user == "carol") {
+      EXPECT_TRUE(refused.contains("batch")) << placement.dump();
+    }
+  }
+}
+
 TEST_F(DemoClusterTest, ReadsNeverRunAnLsfCommand) {
   const json before = sim_.Counts();
   const std::vector<std::string> targets = {"/v1/placement?host=node007",

@@ -1,4 +1,4 @@
-// bmgroup, bugroup, bhosts, lsload and lsid (LSF 10.1; see lsf/FORMATS.md).
+// bmgroup, bugroup, bhosts, lsload, lsid and lsclusters (LSF 10.1; see lsf/FORMATS.md).
 
 #include "tests/lsfsim/command_util.h"
 #include "tests/lsfsim/commands.h"
@@ -248,6 +248,46 @@ CommandResult RunLsid(const Context& ctx, const std::vector<std::string>& args) 
   CommandResult result;
   result.out = VersionBanner() + "\nMy cluster name is " + ctx.cluster->name +
                "\nMy master name is " + ctx.cluster->master + "\n";
+  return result;
+}
+
+// The layout of lsclusters.c in the OpenLava family (volclava 2.2), with
+// LSF's "LSF administrators:" line for -l: one row for the local cluster
+// (no MultiCluster). Without -w names are cut as the format cuts them.
+CommandResult RunLsclusters(const Context& ctx, const std::vector<std::string>& args) {
+  bool long_format = false;
+  bool wide = false;
+  for (const std::string& arg : args) {
+    if (arg == "-l") {
+      long_format = true;
+    } else if (arg == "-w") {
+      wide = true;
+    } else if (arg != ctx.cluster->name) {
+      return Fail(arg.empty() || arg.front() == '-'
+                      ? "Usage: lsclusters [-h] [-V] [-l | -w] [cluster_name ...]"
+                      : arg + ": Unknown cluster name");
+    }
+  }
+  const ClusterDef& cluster = *ctx.cluster;
+  const std::string admin = cluster.admins.empty() ? "-" : cluster.admins.front();
+  const int hosts = static_cast<int>(cluster.hosts.size());
+  CommandResult result;
+  if (wide || long_format) {
+    result.out = StrPrintf("%-14s %-8s %-15s %15s %8s %8s\n", "CLUSTER_NAME", "STATUS",
+                           "MASTER_HOST", "ADMIN", "HOSTS", "SERVERS");
+    result.out += StrPrintf("%-14s %-8s %-15s %15s %8d %8d\n", cluster.name.c_str(), "ok",
+                            cluster.master.c_str(), admin.c_str(), hosts, hosts);
+  } else {
+    result.out = StrPrintf("%-14.14s %-8.8s %-15.15s %15.15s %8.8s %8.8s\n", "CLUSTER_NAME",
+                           "STATUS", "MASTER_HOST", "ADMIN", "HOSTS", "SERVERS");
+    result.out += StrPrintf("%-14.14s %-8.8s %-15.15s %15.15s %8d %8d\n", cluster.name.c_str(),
+                            "ok", cluster.master.c_str(), admin.c_str(), hosts, hosts);
+  }
+  if (long_format) {
+    result.out += "LSF administrators:";
+    for (const std::string& name : cluster.admins) result.out += " " + name;
+    result.out += "\n";
+  }
   return result;
 }
 

@@ -49,14 +49,16 @@ CommandResult RunBjobs(const Context& ctx, const std::vector<std::string>& args)
 CommandResult RunBkill(const Context& ctx, const std::vector<std::string>& args);
 CommandResult RunLsload(const Context& ctx, const std::vector<std::string>& args);
 CommandResult RunLsid(const Context& ctx, const std::vector<std::string>& args);
+CommandResult RunLsclusters(const Context& ctx, const std::vector<std::string>& args);
 
 // Returns true when a bsub with these arguments has no command, so that LSF
 // would read the job script from stdin.
 bool BsubNeedsStdin(const std::vector<std::string>& args);
 
 // The names the multi-call binary answers to as LSF commands.
-inline constexpr const char* kLsfCommands[] = {"bqueues", "bmgroup", "bugroup", "bhosts", "bsub",
-                                               "bjobs",   "bkill",   "lsload",  "lsid"};
+inline constexpr const char* kLsfCommands[] = {"bqueues", "bmgroup",   "bugroup", "bhosts",
+                                               "bsub",    "bjobs",     "bkill",   "lsload",
+                                               "lsid",    "lsclusters"};
 
 // Returns true when `name` is one of kLsfCommands.
 bool IsLsfCommand(const std::string& name);

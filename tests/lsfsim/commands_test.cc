@@ -249,9 +249,16 @@ TEST_F(CommandsTest, LsidPrintsVersionClusterAndMaster) {
             "My master name is hostm\n");
 }
 
+TEST_F(CommandsTest, LsclustersNamesTheClusterAndItsLsfAdministrators) {
+  EXPECT_EQ(Out("lsclusters", {"-l"}),
+            "CLUSTER_NAME   STATUS   MASTER_HOST               ADMIN    HOSTS  SERVERS\n"
+            "testc          ok       hostm                  lsfadmin        7        7\n"
+            "LSF administrators: lsfadmin\n");
+}
+
 TEST_F(CommandsTest, EveryCommandFailsWithoutLsfConf) {
-  for (const char* command :
-       {"bqueues", "bmgroup", "bugroup", "bhosts", "bjobs", "bkill", "lsload", "lsid"}) {
+  for (const char* command : {"bqueues", "bmgroup", "bugroup", "bhosts", "bjobs", "bkill", "lsload",
+                              "lsid", "lsclusters"}) {
     ProcessResult r = RunProcess(BinDir() + "/" + command, {}, {{"LSF_ENVDIR", std::nullopt}}, "",
                                  std::chrono::seconds(10));
     EXPECT_EQ(r.exit_code, 255) << command;

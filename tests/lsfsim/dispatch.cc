@@ -21,6 +21,7 @@ CommandResult RunLsfCommand(const std::string& name, const Context& ctx,
   if (name == "bkill") return RunBkill(ctx, args);
   if (name == "lsload") return RunLsload(ctx, args);
   if (name == "lsid") return RunLsid(ctx, args);
+  if (name == "lsclusters") return RunLsclusters(ctx, args);
   return CommandResult{.exit_code = 255, .out = "", .err = name + ": not simulated\n"};
 }
 

@@ -284,7 +284,7 @@ TEST_F(JobsTest, CountsEveryInvocation) {
   ProcessResult r = Sim({"counts"});
   EXPECT_EQ(r.out,
             "{\"bhosts\":0,\"bjobs\":0,\"bkill\":0,\"bmgroup\":0,\"bqueues\":2,\"bsub\":1,"
-            "\"bugroup\":0,\"lsid\":0,\"lsload\":0}\n");
+            "\"bugroup\":0,\"lsclusters\":0,\"lsid\":0,\"lsload\":0}\n");
   ASSERT_EQ(Sim({"counts", "--reset"}).exit_code, 0);
   EXPECT_EQ(nlohmann::json::parse(Sim({"counts"}).out)["bqueues"], 0);
 }

@@ -63,7 +63,9 @@ std::optional<long long> LsbNtries() {
   return tries;
 }
 
-bool IsLimCommand(const std::string& name) { return name == "lsid" || name == "lsload"; }
+bool IsLimCommand(const std::string& name) {
+  return name == "lsid" || name == "lsload" || name == "lsclusters";
+}
 
 // Counts the invocation and returns the faults in force for `name`
 // ("all" merged with the command's own entry).
@@ -105,7 +107,7 @@ int SimulateDown(const std::string& name, const std::vector<std::string>& args,
       WriteAll(1, VersionBanner() + "\n");
       WriteAll(2, "ls_getclustername(): LIM is down; try later\n");
     } else {
-      WriteAll(2, "lsload: LIM is down; try later\n");
+      WriteAll(2, name + ": LIM is down; try later\n");
     }
     return 255;
   }
