@@ -462,7 +462,7 @@ TEST_F(HttpServerTest, CapsConnectionsPerRemoteAddressAndReclaimsThatAddresssOwn
   other.Get("/hello");
   res = other.Read();
   ASSERT_TRUE(res);
-  EXPECT_EQ(res->result_int(), 200u);
+  EXPECT_EQ(res->result_int(), 200u) << res->body();
   ASSERT_TRUE(server_->WaitForIdleConnections(1, 5s));
 
   // Once one of 127.0.0.1's is idle, a newcomer from there takes its place,

@@ -54,7 +54,7 @@ class Client {
   // Connects to 127.0.0.1:port from the loopback address `source`
   // ("127.0.0.2": Linux routes all of 127/8 to lo), so that a test can be
   // two different peers on one machine.
-  Client(unsigned short port, const std::string& source) : socket_(ioc_) {
+  Client(unsigned short port, const char* source) : socket_(ioc_) {
     const boost::asio::ip::tcp::endpoint from(boost::asio::ip::make_address_v4(source), 0);
     socket_.open(boost::asio::ip::tcp::v4(), connect_error_);
     if (!connect_error_) socket_.bind(from, connect_error_);
