@@ -1,7 +1,8 @@
-// The lockout attacks of issue 11 against the real bplaced: idle keep-alive
-// connections and a reconnecting slowloris, each while normal clients (TCP
-// from another loopback address, and the Unix socket) are probed. Raw POSIX
-// sockets with poll and deadlines: no fixed sleeps.
+// Issue 11 against the real bplaced: the lockout attacks (idle keep-alive
+// connections, a reconnecting slowloris) while normal clients (TCP from
+// another loopback address, and the Unix socket) are probed; strict framing
+// and 100 Continue with the raw bytes; 401 against 403. Raw POSIX sockets
+// with poll and deadlines: no sleeps that wait for a state.
 //
 // Bounds. A probe is one new connection, `GET /healthz`, the response read.
 // On loopback that takes milliseconds; the failures these tests catch are a
@@ -285,6 +286,115 @@ TEST(ConnectionLimitsTest, ReconnectingSlowlorisCannotLockOutNormalClients) {
   EXPECT_EQ(prober.probes(), 64);
   for (Trickler& t : attack) {
     if (t.fd >= 0) close(t.fd);
+  }
+}
+
+// Sends `raw` on a new connection and returns everything the daemon sends
+// until it closes the connection (or 5 s pass: then "" + what came).
+std::string RawExchange(int port, const std::string& raw) {
+  const int fd = ConnectTcp(port);
+  if (fd < 0) return "";
+  SendAll(fd, raw);
+  std::string data;
+  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(5);
+  while (Clock::now() < deadline) {
+    pollfd ready{fd, POLLIN, 0};
+    if (poll(&ready, 1, 100) <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0 && !(n < 0 && errno == EAGAIN)) break;
+    if (n > 0) data.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(fd);
+  return data;
+}
+
+int Responses(const std::string& data) {
+  int count = 0;
+  for (std::size_t at = data.find("HTTP/1.1 "); at != std::string::npos;
+       at = data.find("HTTP/1.1 ", at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+TEST(StrictFramingTest, TheDaemonRefusesAmbiguousRequestsWithOneAnswerAndCloses) {
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonProcess daemon(sim, DaemonSettings{});
+  const int port = daemon.port();
+  // A body that is a second request: before issue 11 it was answered too.
+  const std::string smuggled = "GET /v1/queues HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (const std::string coding : {"xchunked", "identity", "chunked, identity"}) {
+    const std::string answer = RawExchange(
+        port, "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + daemon.token() +
+                  "\r\nTransfer-Encoding: " + coding + "\r\n\r\n" + smuggled);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 400 ", 0), 0u) << coding << ": " << answer;
+    EXPECT_EQ(Responses(answer), 1) << coding << ": " << answer;
+  }
+  EXPECT_EQ(RawExchange(port, "GET /v1/queues HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 400 ", 0), 0u);
+  EXPECT_EQ(RawExchange(port, "GET /v1/queues HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")
+                .rfind("HTTP/1.1 400 ", 0),
+            0u);
+  EXPECT_EQ(RawExchange(port, "GET /v1/queues HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer " +
+                                  daemon.token() + "\r\nAuthorization: Bearer x\r\n\r\n")
+                .rfind("HTTP/1.1 400 ", 0),
+            0u);
+  EXPECT_EQ(RawExchange(port,
+                        "POST /v1/jobs HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n"
+                        "Content-Length: 2\r\n\r\n{}")
+                .rfind("HTTP/1.1 400 ", 0),
+            0u);
+  EXPECT_EQ(RawExchange(port, "POST /v1/jobs HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer " +
+                                  daemon.token() +
+                                  "\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\n\r\n{}")
+                .rfind("HTTP/1.1 415 ", 0),
+            0u);
+}
+
+TEST(StrictFramingTest, CredentialsAreCheckedBefore100Continue) {
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonProcess daemon(sim, DaemonSettings{});
+  const std::string body = R"({"command":"sleep 1"})";
+  const std::string head =
+      "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Expect: 100-continue\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n";
+  for (const std::string& credentials :
+       {std::string(), std::string("Authorization: Bearer bad\r\n")}) {
+    // Headers only: a client waiting for the go-ahead.
+    const std::string answer = RawExchange(daemon.port(), head + credentials + "\r\n");
+    EXPECT_EQ(answer.rfind("HTTP/1.1 401 ", 0), 0u) << answer;
+    EXPECT_EQ(answer.find(" 100 "), std::string::npos) << answer;
+    EXPECT_NE(answer.find("WWW-Authenticate: Bearer"), std::string::npos) << answer;
+  }
+  // With credentials the go-ahead comes, then the answer to the body (sent
+  // at once here, which a client may do).
+  const std::string go_ahead =
+      RawExchange(daemon.port(), head + "Authorization: Bearer " + daemon.token() +
+                                     "\r\nConnection: close\r\n\r\n" + body);
+  EXPECT_EQ(go_ahead.rfind("HTTP/1.1 100 ", 0), 0u) << go_ahead;
+  EXPECT_NE(go_ahead.find("HTTP/1.1 201 "), std::string::npos) << go_ahead;
+}
+
+TEST(AuthAnswersTest, AnonymousCallsNeedingMoreGet401AndEvery403NamesTheCaller) {
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonSettings settings;
+  settings.token_lines = {TokenHash("bob-read-token") + " bob read"};
+  DaemonProcess daemon(sim, settings);  // anonymous_read = true
+  for (const auto& [method, target] : std::vector<std::pair<std::string, std::string>>{
+           {"POST", "/v1/cache/refresh"}, {"POST", "/v1/jobs"}, {"DELETE", "/v1/jobs/1"}}) {
+    const HttpReply reply = Http(daemon.port(), method, target, "{}");
+    EXPECT_EQ(reply.status, 401) << method << " " << target << ": " << reply.body;
+    const auto challenge = reply.headers.find("www-authenticate");
+    ASSERT_NE(challenge, reply.headers.end()) << target;
+    EXPECT_EQ(challenge->second, "Bearer realm=\"bplace\"") << target;
+  }
+  for (const auto& [method, target] : std::vector<std::pair<std::string, std::string>>{
+           {"POST", "/v1/cache/refresh"}, {"POST", "/v1/jobs"}}) {
+    const HttpReply reply = Http(daemon.port(), method, target, R"({"command":"true"})",
+                                 "application/json", "Bearer bob-read-token");
+    EXPECT_EQ(reply.status, 403) << target << ": " << reply.body;
+    EXPECT_NE(reply.body.find("bob"), std::string::npos) << target << ": " << reply.body;
   }
 }
 
