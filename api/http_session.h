@@ -83,7 +83,9 @@ struct SessionEvents {
 // reading the next, until the client or a deadline ends it or a response
 // closes it. Phases and their deadlines (ServerOptions):
 //   kIdle     waiting for the first byte of a request: header_timeout from
-//             accept for the first request, idle_timeout for later ones;
+//             accept for the first request, idle_timeout for later ones
+//             (while waiting for a later one the server may reclaim the
+//             connection for a new one: SessionEvents, Reclaim);
 //   kHeader   until the end of the headers: header_timeout from the first
 //             byte (from accept for the first request);
 //   kBody     body_timeout (after a 100 Continue if the client asked);

@@ -37,11 +37,13 @@ struct ServerOptions {
   // closes.
   std::uint64_t body_limit_bytes = 1024 * 1024;
   // From accepting a connection (or from the first byte of a later request on
-  // a kept-alive connection) to the end of the request headers. Expiry: the
+  // a kept-alive connection) to the end of the request headers, fixed at its
+  // start: a client trickling a byte a second gains nothing. Expiry: the
   // connection closes without a response (a slow or stalled client; Beast's
   // stream closes the socket when a deadline passes, so no 408 can follow).
   std::chrono::seconds header_timeout{10};
-  // From the end of the headers to the end of the body. Expiry: as above.
+  // From the end of the headers to the end of the body, fixed as above.
+  // Expiry: as above.
   std::chrono::seconds body_timeout{30};
   // How long a kept-alive connection may wait for its next request. Expiry:
   // the connection closes without a response.
