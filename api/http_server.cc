@@ -35,6 +35,10 @@ namespace {
 // instead of spinning.
 constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(100);
 constexpr auto kOverloadLogInterval = std::chrono::seconds(1);
+// Connections being told 503 at once, over all listeners. Each holds an fd
+// for at most the write and a one-second lingering close; beyond this many a
+// flood is closed without a word, which costs the least.
+constexpr std::size_t kMaxTurningAway = 64;
 
 // The accept loop of one listener.
 // Thread safety: used on the listener's strand only (and in the destructor).
@@ -47,10 +51,13 @@ struct AcceptLoop {
     kEnded,           // nothing, for good: the server is stopping
   };
 
-  explicit AcceptLoop(std::unique_ptr<ListeningSocket> listening)
-      : socket(std::move(listening)), retry_timer(socket->acceptor().get_executor()) {}
+  AcceptLoop(std::unique_ptr<ListeningSocket> listening, std::size_t position)
+      : socket(std::move(listening)),
+        index(position),
+        retry_timer(socket->acceptor().get_executor()) {}
 
   const std::unique_ptr<ListeningSocket> socket;
+  const std::size_t index;  // in State::loops, and of State::listener_sessions
   net::steady_timer retry_timer;
   Phase phase = Phase::kIdle;
 };
@@ -58,47 +65,134 @@ struct AcceptLoop {
 }  // namespace
 
 struct HttpServer::State {
-  State(net::io_context& io, ServerOptions options, Handler handler,
+  State(net::io_context& io, ServerOptions options, Handler handler, HeaderCheck before_continue,
         std::vector<std::unique_ptr<AcceptLoop>> accept_loops)
       : ioc(io),
-        shared(std::make_shared<SessionShared>(std::move(options), std::move(handler))),
+        shared(std::make_shared<SessionShared>(std::move(options), std::move(handler),
+                                               std::move(before_continue))),
         loops(std::move(accept_loops)),
-        open_accept_loops(loops.size()) {}
+        open_accept_loops(loops.size()),
+        listener_sessions(loops.size(), 0) {}
 
-  // Takes one of max_connections places counted by `counter` (sessions or
-  // rejecters); false when all are taken. Thread-safe: the listeners accept
-  // concurrently, and a load-then-add would let each of them take the last
-  // place.
-  bool TryReserve(std::atomic<std::size_t>& counter) {
-    const auto limit = static_cast<std::size_t>(shared->options.max_connections);
-    std::size_t n = counter.load();
-    while (n < limit) {
-      if (counter.compare_exchange_weak(n, n + 1)) return true;
+  // A connection being served, as the budgets see it.
+  struct Entry {
+    std::weak_ptr<HttpSession> session;  // empty until StartSession has made it
+    std::size_t listener = 0;            // AcceptLoop::index
+    std::string peer;                    // Peer::address for TCP; "" for Unix
+    bool tcp = false;
+    // 0 while a request is being read, handled or answered (and before the
+    // first); else when it went idle, as a rank: smaller is idle longer.
+    std::uint64_t idle_rank = 0;
+    // Its place was given to a newer connection; it is closing and counts no
+    // more.
+    bool reclaimed = false;
+  };
+
+  // Takes a place for a new connection from `peer` on listener `listener`
+  // (see the class comment of HttpServer for the budgets) and returns its
+  // id. Reclaims the longest idle connection when a budget is full; that
+  // session, if it still exists, is returned in `victim` for the caller to
+  // close outside the mutex. nullopt, with `refusal` saying which budget is
+  // full, when nothing can be reclaimed. Thread-safe.
+  std::optional<std::uint64_t> Reserve(const AcceptLoop& listener, const Peer& peer,
+                                       std::shared_ptr<HttpSession>& victim, std::string& refusal) {
+    const ServerOptions& options = shared->options;
+    const bool tcp = peer.transport == Transport::kTcp;
+    const auto budget =
+        static_cast<std::size_t>(tcp ? options.max_connections : options.max_unix_connections);
+    const auto cap = static_cast<std::size_t>(tcp ? options.max_connections_per_peer : 0);
+    std::lock_guard<std::mutex> lock(mutex);
+    const bool listener_full = listener_sessions[listener.index] >= budget;
+    const auto from_peer = peer_sessions.find(peer.address);
+    const bool peer_full = cap > 0 && from_peer != peer_sessions.end() && from_peer->second >= cap;
+    if (listener_full || peer_full) {
+      auto oldest = live_sessions.end();
+      for (auto it = live_sessions.begin(); it != live_sessions.end(); ++it) {
+        const Entry& e = it->second;
+        if (e.idle_rank == 0 || e.reclaimed) continue;
+        if (listener_full && e.listener != listener.index) continue;
+        if (peer_full && (!e.tcp || e.peer != peer.address)) continue;
+        if (oldest == live_sessions.end() || e.idle_rank < oldest->second.idle_rank) oldest = it;
+      }
+      if (oldest == live_sessions.end()) {
+        refusal = peer_full ? "the cap of " + std::to_string(cap) + " connections from " +
+                                  peer.address + " is reached"
+                            : "the " + std::to_string(budget) + " connections of " +
+                                  listener.socket->address() + " are taken";
+        return std::nullopt;
+      }
+      victim = oldest->second.session.lock();
+      Release(oldest->second);
+      oldest->second.reclaimed = true;
+    }
+    const std::uint64_t id = next_session_id++;
+    Entry& entry = live_sessions[id];
+    entry.listener = listener.index;
+    entry.tcp = tcp;
+    if (tcp) entry.peer = peer.address;
+    ++listener_sessions[listener.index];
+    if (tcp) ++peer_sessions[entry.peer];
+    sessions.fetch_add(1);
+    counts_changed.notify_all();
+    return id;
+  }
+
+  // Gives back the places `entry` holds. Under `mutex`.
+  void Release(const Entry& entry) {
+    --listener_sessions[entry.listener];
+    if (entry.tcp) {
+      const auto it = peer_sessions.find(entry.peer);
+      if (it != peer_sessions.end() && --it->second == 0) peer_sessions.erase(it);
+    }
+    sessions.fetch_sub(1);
+  }
+
+  // Records the session that serves connection `id`. Thread-safe.
+  void Attach(std::uint64_t id, const std::shared_ptr<HttpSession>& session) {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = live_sessions.find(id);
+    if (it != live_sessions.end()) it->second.session = session;
+  }
+
+  // SessionEvents::on_idle of connection `id`. Thread-safe.
+  bool NoteIdle(std::uint64_t id, bool idle) {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = live_sessions.find(id);
+    if (it == live_sessions.end() || it->second.reclaimed) return false;
+    it->second.idle_rank = idle ? next_idle_rank++ : 0;
+    counts_changed.notify_all();
+    return true;
+  }
+
+  // Forgets connection `id`, which has ended, and gives back its places
+  // unless a newer connection has them already. Thread-safe.
+  void EndSession(std::uint64_t id) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      const auto it = live_sessions.find(id);
+      if (it != live_sessions.end()) {
+        if (!it->second.reclaimed) Release(it->second);
+        live_sessions.erase(it);
+      }
+    }
+    OnCountsChanged();
+  }
+
+  // Takes one of kMaxTurningAway places for a 503; false when all are
+  // taken. Thread-safe: the listeners accept concurrently.
+  bool TryReserveRejecter() {
+    std::size_t n = rejecters.load();
+    while (n < kMaxTurningAway) {
+      if (rejecters.compare_exchange_weak(n, n + 1)) return true;
     }
     return false;
   }
 
-  // Gives back a place taken with TryReserve(sessions). Thread-safe.
-  void ReleaseSessionPlace() {
-    sessions.fetch_sub(1);
-    OnCountsChanged();
-  }
-
-  // Forgets session `id`, which has ended, and gives back its place.
-  // Thread-safe.
-  void EndSession(std::uint64_t id) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      live_sessions.erase(id);
-    }
-    ReleaseSessionPlace();
-  }
-
-  // Follows every change of `sessions`, `rejecters`, `open_accept_loops` and
-  // `stopping`: wakes WaitForActiveConnections, and runs the drain callbacks
+  // Follows every change of the sessions, `rejecters`, `open_accept_loops`
+  // and `stopping`: wakes the waits for tests, and runs the drain callbacks
   // (posted to the io_context) once stopping and nothing is left: no accept
-  // loop, no session, no rejected connection still lingering. The last call
-  // sees the final state. Thread-safe.
+  // loop, no session (reclaimed ones included), no rejected connection still
+  // lingering. The last call sees the final state. Thread-safe.
   void OnCountsChanged() {
     std::vector<std::function<void()>> callbacks;
     {
@@ -106,7 +200,9 @@ struct HttpServer::State {
       // Under the mutex, which a waiter holds from its check until it waits,
       // so that no change falls between the two unseen.
       counts_changed.notify_all();
-      if (!shared->stopping || sessions != 0 || rejecters != 0 || open_accept_loops != 0) return;
+      if (!shared->stopping || !live_sessions.empty() || rejecters != 0 || open_accept_loops != 0) {
+        return;
+      }
       callbacks.swap(drain_callbacks);
     }
     for (auto& callback : callbacks) net::post(ioc, std::move(callback));
@@ -114,16 +210,16 @@ struct HttpServer::State {
 
   // Logs that a connection was turned away, at most once per
   // kOverloadLogInterval over all listeners, with the number turned away
-  // since the last line. Thread-safe.
-  void NoteOverload(const char* what) {
+  // since the last line and why the latest was. Thread-safe.
+  void NoteOverload(const std::string& why, const char* how) {
     std::lock_guard<std::mutex> lock(overload_mutex);
     ++overload_unlogged;
     const SteadyClock::time_point now = SteadyClock::now();
     if (now - last_overload_log < kOverloadLogInterval) return;
     spdlog::warn(
-        "http: at the limit of {} connections: turned away {} since the last report, "
-        "the latest {}",
-        shared->options.max_connections, overload_unlogged, what);
+        "http: connection limits: turned away {} since the last report, the latest {} "
+        "because {} and none was idle",
+        overload_unlogged, how, why);
     overload_unlogged = 0;
     last_overload_log = now;
   }
@@ -134,6 +230,8 @@ struct HttpServer::State {
   const std::vector<std::unique_ptr<AcceptLoop>> loops;
 
   std::atomic<bool> started{false};
+  // Connections counted against the budgets (not reclaimed ones); written
+  // under `mutex`, read without it.
   std::atomic<std::size_t> sessions{0};
   std::atomic<std::size_t> rejecters{0};
   std::atomic<std::size_t> open_accept_loops;  // not kEnded yet
@@ -144,8 +242,11 @@ struct HttpServer::State {
 
   std::mutex mutex;  // guards the members below
   std::condition_variable counts_changed;
-  std::unordered_map<std::uint64_t, std::weak_ptr<HttpSession>> live_sessions;
+  std::unordered_map<std::uint64_t, Entry> live_sessions;
+  std::vector<std::size_t> listener_sessions;                  // by AcceptLoop::index
+  std::unordered_map<std::string, std::size_t> peer_sessions;  // TCP, by address
   std::uint64_t next_session_id = 0;
+  std::uint64_t next_idle_rank = 1;
   std::vector<std::function<void()>> drain_callbacks;
 };
 
@@ -153,14 +254,14 @@ namespace {
 
 using State = HttpServer::State;
 
-// A connection over max_connections: gets 503 with Retry-After at once (a
+// A connection no budget has room for: gets 503 with Retry-After at once (a
 // client should get an answer, not a hang) and is closed. Reads nothing of
 // the request except to drain it before closing.
 // Thread safety: runs on the connection's strand only.
 class Rejecter : public std::enable_shared_from_this<Rejecter> {
  public:
-  Rejecter(Socket&& socket, std::shared_ptr<State> state)
-      : state_(std::move(state)), stream_(std::move(socket)) {}
+  Rejecter(Socket&& socket, std::shared_ptr<State> state, std::string why)
+      : state_(std::move(state)), stream_(std::move(socket)), why_(std::move(why)) {}
 
   ~Rejecter() {
     state_->rejecters.fetch_sub(1);
@@ -173,7 +274,7 @@ class Rejecter : public std::enable_shared_from_this<Rejecter> {
 
  private:
   void Write() {
-    response_ = ServerProblem(503, "the server is at its connection limit; retry shortly");
+    response_ = ServerProblem(503, "too many connections: " + why_ + "; retry shortly");
     response_.set(http::field::retry_after, "1");
     response_.set(http::field::server, kServerName);
     response_.set("X-Request-Id", state_->shared->request_ids.Next());
@@ -188,6 +289,7 @@ class Rejecter : public std::enable_shared_from_this<Rejecter> {
 
   const std::shared_ptr<State> state_;
   Stream stream_;
+  const std::string why_;
   beast::flat_buffer buffer_;
   Response response_;
 };
@@ -202,46 +304,45 @@ void EndAccepting(const std::shared_ptr<State>& state, AcceptLoop& loop) {
   state->OnCountsChanged();
 }
 
-// Serves an accepted connection for which a place has been reserved in
-// State::sessions.
-void StartSession(const std::shared_ptr<State>& state, const ListeningSocket& listener,
-                  Socket socket) {
-  std::optional<Peer> peer = listener.IdentifyPeer(socket);
-  if (!peer) {
-    beast::error_code ignored;
-    socket.close(ignored);
-    state->ReleaseSessionPlace();
-    return;
-  }
-  std::uint64_t id = 0;
-  {
-    std::lock_guard<std::mutex> lock(state->mutex);
-    id = state->next_session_id++;
-  }
-  auto session = std::make_shared<HttpSession>(std::move(socket), state->shared, std::move(*peer),
-                                               [state, id] { state->EndSession(id); });
-  {
-    std::lock_guard<std::mutex> lock(state->mutex);
-    state->live_sessions.emplace(id, session);
-  }
+// Serves an accepted connection for which place `id` has been reserved.
+void StartSession(const std::shared_ptr<State>& state, std::uint64_t id, Peer peer, Socket socket) {
+  SessionEvents events;
+  events.on_idle = [state, id](bool idle) { return state->NoteIdle(id, idle); };
+  events.on_closed = [state, id] { state->EndSession(id); };
+  auto session =
+      std::make_shared<HttpSession>(std::move(socket), state->shared, std::move(peer), events);
+  state->Attach(id, session);
   session->Run();
 }
 
-// Serves a new connection, or turns it away when max_connections are being
-// served already.
-void Admit(const std::shared_ptr<State>& state, const ListeningSocket& listener, Socket socket) {
-  if (state->TryReserve(state->sessions)) {
-    state->OnCountsChanged();
-    StartSession(state, listener, std::move(socket));
-  } else if (state->TryReserve(state->rejecters)) {
-    state->NoteOverload("with 503");
-    std::make_shared<Rejecter>(std::move(socket), state)->Run();
+// Serves a new connection, reclaiming an idle one when its budget is full,
+// or turns it away.
+void Admit(const std::shared_ptr<State>& state, const AcceptLoop& loop, Socket socket) {
+  std::optional<Peer> peer = loop.socket->IdentifyPeer(socket);
+  if (!peer) {
+    beast::error_code ignored;
+    socket.close(ignored);
+    return;
+  }
+  std::shared_ptr<HttpSession> victim;
+  std::string why;
+  const std::optional<std::uint64_t> id = state->Reserve(loop, *peer, victim, why);
+  // Outside the mutex: the last reference to the victim may go here, and its
+  // destructor takes the mutex.
+  if (victim) victim->Reclaim();
+  victim.reset();
+  if (id) {
+    StartSession(state, *id, std::move(*peer), std::move(socket));
+  } else if (state->TryReserveRejecter()) {
+    state->NoteOverload(why, "with 503");
+    std::make_shared<Rejecter>(std::move(socket), state, std::move(why))->Run();
   } else {
     // Even the 503s are too many: a flood. Closing costs the least.
-    state->NoteOverload("closed without a response");
+    state->NoteOverload(why, "closed without a response");
     beast::error_code ignored;
     socket.close(ignored);
   }
+  state->OnCountsChanged();
 }
 
 // A failed accept (EMFILE, ENOBUFS) would fail again at once: waits
@@ -274,7 +375,7 @@ void OnAccept(const std::shared_ptr<State>& state, AcceptLoop& loop, beast::erro
     RetryAcceptLater(state, loop);
     return;
   }
-  Admit(state, *loop.socket, std::move(socket));
+  Admit(state, loop, std::move(socket));
   DoAccept(state, loop);
 }
 
@@ -316,11 +417,17 @@ HttpServer::~HttpServer() {
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
                                                        std::vector<ListenerSpec> listeners,
-                                                       ServerOptions options, Handler handler) {
+                                                       ServerOptions options, Handler handler,
+                                                       HeaderCheck before_continue) {
   if (listeners.empty()) return Fail(ErrorCode::kInvalidArgument, "HTTP server: no listener");
   if (!handler) return Fail(ErrorCode::kInvalidArgument, "HTTP server: no handler");
-  if (options.max_connections < 1) {
-    return Fail(ErrorCode::kInvalidArgument, "HTTP server: max_connections must be at least 1");
+  if (options.max_connections < 1 || options.max_unix_connections < 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "HTTP server: max_connections and max_unix_connections must be at least 1");
+  }
+  if (options.max_connections_per_peer < 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "HTTP server: max_connections_per_peer must be 0 (no cap) or more");
   }
   std::vector<std::unique_ptr<AcceptLoop>> loops;
   for (const ListenerSpec& spec : listeners) {
@@ -331,21 +438,23 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
       for (const auto& done : loops) done->socket->ReleaseIfInherited();
       return tl::unexpected(listener.error());
     }
-    loops.push_back(std::make_unique<AcceptLoop>(std::move(*listener)));
+    loops.push_back(std::make_unique<AcceptLoop>(std::move(*listener), loops.size()));
   }
-  auto state =
-      std::make_shared<State>(ioc, std::move(options), std::move(handler), std::move(loops));
+  auto state = std::make_shared<State>(ioc, std::move(options), std::move(handler),
+                                       std::move(before_continue), std::move(loops));
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(state)));
 }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
                                                        std::string_view listen,
-                                                       ServerOptions options, Handler handler) {
+                                                       ServerOptions options, Handler handler,
+                                                       HeaderCheck before_continue) {
   ListenerSpec spec;
   spec.address = std::string(listen);
   std::vector<ListenerSpec> listeners;
   listeners.push_back(std::move(spec));
-  return Create(ioc, std::move(listeners), std::move(options), std::move(handler));
+  return Create(ioc, std::move(listeners), std::move(options), std::move(handler),
+                std::move(before_continue));
 }
 
 void HttpServer::Start() {
@@ -377,7 +486,7 @@ void HttpServer::Stop(std::function<void()> on_drained) {
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     if (on_drained) state_->drain_callbacks.push_back(std::move(on_drained));
-    for (const auto& [id, session] : state_->live_sessions) sessions.push_back(session);
+    for (const auto& [id, entry] : state_->live_sessions) sessions.push_back(entry.session);
   }
   if (first) CloseAcceptors(state_);
   // Outside the mutex: the last reference to a session may be dropped here,
@@ -394,6 +503,17 @@ bool HttpServer::WaitForActiveConnections(std::size_t n, std::chrono::millisecon
   std::unique_lock<std::mutex> lock(state_->mutex);
   return state_->counts_changed.wait_for(lock, timeout,
                                          [this, n] { return state_->sessions.load() == n; });
+}
+
+bool HttpServer::WaitForIdleConnections(std::size_t n, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(state_->mutex);
+  return state_->counts_changed.wait_for(lock, timeout, [this, n] {
+    std::size_t idle = 0;
+    for (const auto& [id, entry] : state_->live_sessions) {
+      if (entry.idle_rank != 0 && !entry.reclaimed) ++idle;
+    }
+    return idle == n;
+  });
 }
 
 }  // namespace bplace::api

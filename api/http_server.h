@@ -72,6 +72,16 @@ using Responder = std::function<void(Response)>;
 // the connection stays usable.
 using Handler = std::function<void(Request&& req, const RequestContext& ctx, Responder respond)>;
 
+// Looks at the headers of a request whose client waits for `100 Continue`
+// before it sends the body (Expect: 100-continue), so that credentials are
+// checked before the client is told to go ahead. nullopt: the server sends
+// the 100 and reads the body, and the Handler answers as usual. A response:
+// it is sent instead of the 100 (401, 403), the body is never read and the
+// connection closes. `ctx.received` is when the headers were read. Same
+// threading rules as Handler; must not block.
+using HeaderCheck =
+    std::function<std::optional<Response>(const Request& header, const RequestContext& ctx)>;
+
 // One listening socket of an HttpServer.
 struct ListenerSpec {
   // "HOST:PORT" or "unix:/ABSOLUTE/PATH", as api::ParseListenAddress takes
@@ -94,13 +104,22 @@ struct ListenerSpec {
 // Accepts connections on one or more listening sockets (TCP, Unix domain,
 // or inherited from systemd) and serves HTTP/1.1 on them with a Handler:
 // keep-alive, pipelining (one request at a time, in order), deadlines on
-// every read and write, a body limit, a connection limit, X-Request-Id, an
-// access log line per request (spdlog, level info) and graceful draining.
-// Each listener and each connection runs on its own strand of the
-// io_context, which may be run by any number of threads. max_connections
-// counts the connections of all listeners together. A Unix-socket
-// connection whose peer credentials cannot be read (SO_PEERCRED) is closed
-// with an error in the log.
+// every read and write, a body limit, strict framing (api/request_framing.h),
+// connection budgets, X-Request-Id, an access log line per request (spdlog,
+// level info) and graceful draining. Each listener and each connection runs
+// on its own strand of the io_context, which may be run by any number of
+// threads. A Unix-socket connection whose peer credentials cannot be read
+// (SO_PEERCRED) is closed with an error in the log.
+//
+// Connection budgets, so that no client can lock the others out: each
+// listener has its own (max_connections for TCP, max_unix_connections for
+// Unix), and TCP connections from one remote address are capped together
+// (max_connections_per_peer). A new connection that finds its budget or its
+// address's cap full first reclaims room: the connection idle longest (kept
+// alive after a response, no byte of a next request yet) within that budget
+// is closed, as nginx and Envoy do; only when none is idle is the new one
+// turned away with 503. Connections reading a request are never reclaimed;
+// the header and body deadlines bound how long they can hold a place.
 //
 // Thread safety: Start, Stop, LocalEndpoint, BoundAddresses,
 // ActiveConnections and WaitForActiveConnections may be called from any
@@ -132,7 +151,8 @@ class HttpServer {
   //
   // Errors (all start-up errors the caller should treat as fatal; listeners
   // already set up are closed again, and their socket files removed):
-  //   kInvalidArgument: no listener, no handler, max_connections < 1, a
+  //   kInvalidArgument: no listener, no handler, max_connections or
+  //     max_unix_connections < 1, max_connections_per_peer < 0, a
   //     malformed address (the message names it), socket_mode above 07777,
   //     an unknown socket_group ("unknown group 'x'"), an inherited fd that
   //     is not open or "inherited fd 3 is not a listening stream socket";
@@ -141,15 +161,20 @@ class HttpServer {
   //     "unix:/p: another process is listening there", "unix:/p: exists and
   //     is not a socket; not removing it", "unix:/p: directory /d does not
   //     exist", chmod or chown failing.
+  //
+  // `before_continue`, when set, vets requests that ask for 100 Continue (see
+  // HeaderCheck); without it every such request gets the 100.
   static Result<std::unique_ptr<HttpServer>> Create(boost::asio::io_context& ioc,
                                                     std::vector<ListenerSpec> listeners,
-                                                    ServerOptions options, Handler handler);
+                                                    ServerOptions options, Handler handler,
+                                                    HeaderCheck before_continue = {});
 
   // The same with one listener, `listen` as ListenerSpec::address (TCP or
   // "unix:/PATH" with mode 0666 and the process's group).
   static Result<std::unique_ptr<HttpServer>> Create(boost::asio::io_context& ioc,
                                                     std::string_view listen, ServerOptions options,
-                                                    Handler handler);
+                                                    Handler handler,
+                                                    HeaderCheck before_continue = {});
 
   // Stops accepting (see Stop) without waiting for connections.
   ~HttpServer();
@@ -189,6 +214,10 @@ class HttpServer {
   // not be called on a thread the io_context needs to get there (its only
   // thread, say).
   bool WaitForActiveConnections(std::size_t n, std::chrono::milliseconds timeout) const;
+
+  // Connections kept alive and waiting for their next request: the ones a
+  // full budget would reclaim. For tests, with the same rules as above.
+  bool WaitForIdleConnections(std::size_t n, std::chrono::milliseconds timeout) const;
 
   // The accept loops, the connection counts and the drain, shared with every
   // pending operation; defined in http_server.cc. (The listening sockets are

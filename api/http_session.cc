@@ -15,6 +15,7 @@
 #include <boost/beast/http/write.hpp>
 
 #include "api/problem.h"
+#include "api/request_framing.h"
 
 #ifndef BPLACE_VERSION
 #define BPLACE_VERSION "dev"
@@ -76,9 +77,9 @@ void LingeringClose(std::shared_ptr<void> owner, Stream& stream, beast::flat_buf
 }
 
 HttpSession::HttpSession(Socket&& socket, std::shared_ptr<SessionShared> shared, Peer peer,
-                         std::function<void()> on_closed)
+                         SessionEvents events)
     : shared_(std::move(shared)),
-      on_closed_(std::move(on_closed)),
+      events_(std::move(events)),
       stream_(std::move(socket)),
       handler_timer_(stream_.get_executor()),
       remote_(std::move(peer.remote)),
@@ -87,7 +88,7 @@ HttpSession::HttpSession(Socket&& socket, std::shared_ptr<SessionShared> shared,
       accepted_(SteadyClock::now()) {}
 
 HttpSession::~HttpSession() {
-  if (on_closed_) on_closed_();
+  if (events_.on_closed) events_.on_closed();
 }
 
 void HttpSession::Run() {
@@ -99,15 +100,28 @@ void HttpSession::NotifyStop() {
   net::post(stream_.get_executor(), [self = shared_from_this()] { self->OnStop(); });
 }
 
+void HttpSession::Reclaim() {
+  net::post(stream_.get_executor(), [self = shared_from_this()] {
+    if (self->phase_ != Phase::kIdle) return;  // on_idle(false) closes it
+    spdlog::debug("http: {} idle connection closed to make room for a new one", self->remote_);
+    self->CloseIdle();
+  });
+}
+
 void HttpSession::OnStop() {
   // Requests being read or handled finish (their response says close);
   // a connection between requests has nothing in flight and goes now.
-  if (phase_ == Phase::kIdle) {
-    phase_ = Phase::kClosing;
-    beast::error_code ec;
-    stream_.socket().shutdown(net::socket_base::shutdown_both, ec);
-    stream_.close();
-  }
+  if (phase_ == Phase::kIdle) CloseIdle();
+}
+
+// Closes a connection on which no byte of a request has come: there is
+// nothing to answer and nothing unread, so no lingering close is needed. The
+// pending read completes with an error and ends the session.
+void HttpSession::CloseIdle() {
+  phase_ = Phase::kClosing;
+  beast::error_code ec;
+  stream_.socket().shutdown(net::socket_base::shutdown_both, ec);
+  stream_.close();
 }
 
 void HttpSession::WaitForRequest() {
@@ -130,6 +144,8 @@ void HttpSession::WaitForRequest() {
     header_deadline_ = accepted_ + shared_->options.header_timeout;
     stream_.expires_at(header_deadline_);
   } else {
+    // Kept alive after a response: from now on a full budget may reclaim it.
+    if (events_.on_idle) events_.on_idle(true);
     stream_.expires_after(shared_->options.idle_timeout);
   }
   stream_.async_read_some(
@@ -145,6 +161,12 @@ void HttpSession::OnFirstBytes(beast::error_code ec, std::size_t bytes) {
       spdlog::debug("http: {} closed after {} without a request", remote_,
                     first_request_ ? "header_timeout" : "idle_timeout");
     }
+    return;
+  }
+  if (!first_request_ && events_.on_idle && !events_.on_idle(false)) {
+    // Reclaimed just as the client began a request; it sees the connection
+    // close unanswered, as in any keep-alive race (RFC 9112 §9.3.1).
+    CloseIdle();
     return;
   }
   buffer_.commit(bytes);
@@ -169,6 +191,7 @@ void HttpSession::OnHeader(beast::error_code ec, std::size_t) {
     OnReadError(ec, "headers");
     return;
   }
+  if (!CheckHeader()) return;
   if (parser_->is_done()) {
     CallHandler();
     return;
@@ -179,6 +202,15 @@ void HttpSession::OnHeader(beast::error_code ec, std::size_t) {
     // curl sends this for large bodies and waits (1 s) for the go-ahead.
     // A body over the limit never gets here: its Content-Length already
     // failed the header read with 413.
+    if (shared_->before_continue) {
+      TakeRequestLine();
+      if (std::optional<Response> refusal = shared_->before_continue(req, MakeContext())) {
+        // The body stays unread: the connection cannot serve another
+        // request, and the lingering close discards what still comes.
+        Send(std::move(*refusal), true);
+        return;
+      }
+    }
     continue_.emplace(http::status::continue_, 11);
     stream_.expires_after(shared_->options.write_timeout);
     http::async_write(
@@ -207,6 +239,22 @@ void HttpSession::OnBody(beast::error_code ec, std::size_t) {
     return;
   }
   CallHandler();
+}
+
+// Applies CheckFraming to the headers just read; on a violation sends its
+// 400 or 415 and returns false. The request is not handed on: its framing
+// is in doubt, so the connection closes without reading further.
+bool HttpSession::CheckHeader() {
+  std::optional<FramingError> error = CheckFraming(parser_->get());
+  if (!error) return true;
+  TakeRequestLine();
+  spdlog::info("http: {} request {} refused: {}", remote_, request_id_, error->detail);
+  Send(ServerProblem(error->status, error->detail), true);
+  return false;
+}
+
+RequestContext HttpSession::MakeContext() const {
+  return RequestContext{request_id_, remote_, SteadyClock::now(), transport_, credentials_};
 }
 
 // Decides what a failed read deserves. A response is sent only when the
@@ -260,7 +308,7 @@ void HttpSession::TakeRequestLine() {
 void HttpSession::CallHandler() {
   phase_ = Phase::kHandling;
   TakeRequestLine();
-  RequestContext ctx{request_id_, remote_, SteadyClock::now(), transport_, credentials_};
+  const RequestContext ctx = MakeContext();
   Request req = parser_->release();
   parser_.reset();
 

@@ -35,11 +35,15 @@ extern const char kServerName[];
 // Thread safety: constant after construction, except `stopping` (atomic) and
 // `request_ids` (thread-safe).
 struct SessionShared {
-  SessionShared(ServerOptions server_options, Handler request_handler)
-      : options(std::move(server_options)), handler(std::move(request_handler)) {}
+  SessionShared(ServerOptions server_options, Handler request_handler,
+                HeaderCheck continue_check = {})
+      : options(std::move(server_options)),
+        handler(std::move(request_handler)),
+        before_continue(std::move(continue_check)) {}
 
   const ServerOptions options;
   const Handler handler;
+  const HeaderCheck before_continue;  // may be empty
   RequestIdGenerator request_ids;
   // Set by the server when it stops; never cleared. A session reads it when
   // it decides whether to keep a connection open.
@@ -61,12 +65,27 @@ Response ServerProblem(unsigned status, std::string_view detail);
 // stream's strand; returns at once.
 void LingeringClose(std::shared_ptr<void> owner, Stream& stream, boost::beast::flat_buffer& buffer);
 
+// What a session tells the server that keeps the connection budgets
+// (api/http_server.cc). Both are called on the session's strand.
+struct SessionEvents {
+  // Called with true when the connection starts waiting for a later request
+  // after a response (it is idle: reclaimable), with false when the first
+  // byte of that request has come. Returns false when the server has
+  // reclaimed the connection meanwhile: the session must close it.
+  std::function<bool(bool idle)> on_idle;
+  // Runs once, in the destructor: the connection is closed or about to be,
+  // and no Responder can reach the session any more.
+  std::function<void()> on_closed;
+};
+
 // One HTTP/1.1 connection: reads requests one at a time (pipelined ones wait
 // in the buffer), hands each to the Handler and writes its response before
 // reading the next, until the client or a deadline ends it or a response
 // closes it. Phases and their deadlines (ServerOptions):
 //   kIdle     waiting for the first byte of a request: header_timeout from
-//             accept for the first request, idle_timeout for later ones;
+//             accept for the first request, idle_timeout for later ones
+//             (while waiting for a later one the server may reclaim the
+//             connection for a new one: SessionEvents, Reclaim);
 //   kHeader   until the end of the headers: header_timeout from the first
 //             byte (from accept for the first request);
 //   kBody     body_timeout (after a 100 Continue if the client asked);
@@ -74,7 +93,9 @@ void LingeringClose(std::shared_ptr<void> owner, Stream& stream, boost::beast::f
 //   kWriting  write_timeout;
 //   kClosing  the lingering close (see LingeringClose).
 // A body over body_limit_bytes gets 413, headers over 16 KiB get 431, a
-// malformed request 400, and the connection closes after each of them. An
+// malformed request 400, headers that break CheckFraming (request_framing.h)
+// 400 or 415, a request the server's HeaderCheck refuses before its
+// 100 Continue that refusal, and the connection closes after each of them. An
 // expired read deadline closes the connection without a response. Every
 // response written is logged (spdlog, info) as one access log line.
 //
@@ -85,11 +106,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   // Takes over `socket`, accepted just now (the first header deadline runs
   // from here), whose executor must be a strand; `peer` says who is at the
-  // other end. `on_closed` runs once, in the destructor: the connection is
-  // closed or about to be, and no Responder can reach the session any more.
+  // other end; `events` (either may be empty) keep the server informed.
   // Call Run next.
   HttpSession(Socket&& socket, std::shared_ptr<SessionShared> shared, Peer peer,
-              std::function<void()> on_closed);
+              SessionEvents events);
 
   ~HttpSession();
 
@@ -104,10 +124,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // response says `Connection: close`. Thread-safe; returns at once.
   void NotifyStop();
 
+  // Closes the connection if it is still idle between requests; the server
+  // calls it for a connection whose on_idle(true) it has answered by
+  // reclaiming it. Thread-safe; returns at once.
+  void Reclaim();
+
  private:
   enum class Phase { kIdle, kHeader, kBody, kHandling, kWriting, kClosing };
 
   void OnStop();
+  void CloseIdle();
+  bool CheckHeader();
+  RequestContext MakeContext() const;
   void WaitForRequest();
   void OnFirstBytes(boost::beast::error_code ec, std::size_t bytes);
   void ReadHeader();
@@ -128,7 +156,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void Close();
 
   const std::shared_ptr<SessionShared> shared_;
-  const std::function<void()> on_closed_;
+  const SessionEvents events_;
   Stream stream_;
   boost::asio::steady_timer handler_timer_;
   const std::string remote_;

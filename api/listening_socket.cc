@@ -403,6 +403,15 @@ std::optional<Peer> ListeningSocket::IdentifyPeer(Socket& socket) const {
   beast::error_code ec;
   const std::optional<tcp::endpoint> remote = ToTcp(socket.remote_endpoint(ec));
   peer.remote = ec || !remote ? std::string("?") : EndpointText(*remote);
+  if (!ec && remote) {
+    net::ip::address address = remote->address();
+    // A dual-stack listener sees IPv4 clients as ::ffff:a.b.c.d; the cap
+    // counts them with the same client on an IPv4 listener.
+    if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+      address = net::ip::make_address_v4(net::ip::v4_mapped, address.to_v6());
+    }
+    peer.address = address.to_string();
+  }
   return peer;
 }
 

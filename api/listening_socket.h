@@ -26,6 +26,9 @@ using Socket = Protocol::socket;
 // reports it.
 struct Peer {
   std::string remote;
+  // TCP: the remote address without the port ("127.0.0.1", "::1"), which the
+  // per-peer connection cap counts by; "" for Unix and when unknown.
+  std::string address;
   Transport transport = Transport::kTcp;
   std::optional<PeerCredentials> credentials;
 };

@@ -37,11 +37,13 @@ struct ServerOptions {
   // closes.
   std::uint64_t body_limit_bytes = 1024 * 1024;
   // From accepting a connection (or from the first byte of a later request on
-  // a kept-alive connection) to the end of the request headers. Expiry: the
+  // a kept-alive connection) to the end of the request headers, fixed at its
+  // start: a client trickling a byte a second gains nothing. Expiry: the
   // connection closes without a response (a slow or stalled client; Beast's
   // stream closes the socket when a deadline passes, so no 408 can follow).
   std::chrono::seconds header_timeout{10};
-  // From the end of the headers to the end of the body. Expiry: as above.
+  // From the end of the headers to the end of the body, fixed as above.
+  // Expiry: as above.
   std::chrono::seconds body_timeout{30};
   // How long a kept-alive connection may wait for its next request. Expiry:
   // the connection closes without a response.
@@ -50,9 +52,23 @@ struct ServerOptions {
   // connection closes. (Not in the original brief: every write needs a
   // deadline too, or a client that never reads pins a connection.)
   std::chrono::seconds write_timeout{30};
-  // Connections served at once. Above it a new connection gets 503 with
-  // `Retry-After: 1` and is closed.
-  int max_connections = 256;
+  // Connections served at once by each TCP listener. When a new connection
+  // finds them all taken, the one idle longest between requests on that
+  // listener is closed to make room; when none is idle, the new one gets 503
+  // with `Retry-After: 1` and is closed. 512 with max_unix_connections and
+  // the 503s in flight stays under the 1024 open files systemd allows a
+  // service by default.
+  int max_connections = 512;
+  // The same for each Unix-socket listener, counted apart from TCP so that
+  // nothing arriving over the network can take the room local users have.
+  // Each request of a local client (bplace CLI, curl) holds one while it
+  // runs; idle keep-alive ones are reclaimed as above.
+  int max_unix_connections = 256;
+  // TCP connections from one remote address, over all TCP listeners. At the
+  // cap, the address's own connection idle longest is closed for the new
+  // one, else the new one gets 503. A workflow engine's pool (aiohttp keeps
+  // up to 100) fits; one host cannot fill a listener. 0: no cap.
+  int max_connections_per_peer = 128;
   // How long a handler may take to call its Responder. Expiry means a bug (a
   // lost Responder) or a hung backend: the client gets 500 and the connection
   // closes, with an error in the log.

@@ -83,7 +83,12 @@ Response BuildProblem(unsigned status, std::string_view type, std::string_view t
   if (extra.is_object()) {
     for (const auto& [key, value] : extra.items()) body[key] = value;
   }
-  return MakeResponse(status, "application/problem+json", Dump(body), version, keep_alive);
+  Response response =
+      MakeResponse(status, "application/problem+json", Dump(body), version, keep_alive);
+  // RFC 9110 §11.6.1: a 401 must say how to authenticate. Here, for every
+  // 401 wherever it is made.
+  if (status == 401) response.set(http::field::www_authenticate, kBearerChallenge);
+  return response;
 }
 
 }  // namespace

@@ -32,6 +32,10 @@ unsigned HttpStatusFor(ErrorCode code);
 // `version` is 10 or 11; with keep_alive false the response asks to close the
 // connection. Strings that are not valid UTF-8 are repaired (U+FFFD), never
 // thrown on. The body ends with a newline.
+// The WWW-Authenticate header of every 401 (RFC 9110 §11.6.1; bearer tokens
+// as RFC 6750 describes them).
+inline constexpr char kBearerChallenge[] = "Bearer realm=\"bplace\"";
+
 Response MakeProblem(unsigned status, std::string_view title, std::string_view detail,
                      const nlohmann::json& extra = {}, unsigned version = 11,
                      bool keep_alive = true);

@@ -18,6 +18,10 @@ bool Has(const Caller& caller, Access access) {
   switch (access) {
     case Access::kIdentified:
       return true;
+    case Access::kAuthenticated:
+      // Anonymous callers are the only ones without a name: the caller made
+      // without an Authenticator is the daemon's user.
+      return caller.method != AuthMethod::kAnonymous || !caller.user.empty();
     case Access::kRead:
       return caller.can_read;
     case Access::kAdmin:
@@ -59,14 +63,18 @@ std::string DescribeCaller(const Caller& caller) {
 }
 
 Response Unauthenticated(const Error& error) {
-  Response problem = MakeProblem(error);
-  problem.set(http::field::www_authenticate, "Bearer realm=\"bplace\"");
-  return problem;
+  // MakeProblem adds WWW-Authenticate to every 401.
+  return MakeProblem(error);
 }
 
 std::optional<Error> AccessError(const Result<Caller>& caller, Access access) {
   if (!caller) return caller.error();
   if (Has(*caller, access)) return std::nullopt;
+  if (access == Access::kAuthenticated) {
+    return Error{ErrorCode::kUnauthenticated,
+                 "anonymous callers may not do this; send a bearer token (the `submit` scope "
+                 "submits and cancels), or use the Unix socket"};
+  }
   const std::string scope = "`" + std::string(ScopeName(access)) + "` scope";
   if (caller->method == AuthMethod::kAnonymous) {
     return Error{ErrorCode::kUnauthenticated,
@@ -114,6 +122,31 @@ RouteHandler GuardedAsync(const Services& services, Access access, AsyncRoute ro
                 respond(Stamped(std::move(response), version, keep_alive));
               });
       };
+}
+
+HeaderCheck AccessCheck(const Services& services, Access access, RefusalHook on_refused) {
+  return [s = &services, access, on_refused = std::move(on_refused)](
+             const Request& header, const RequestContext& ctx) -> std::optional<Response> {
+    const Result<Caller> caller = IdentifyCaller(*s, header, ctx);
+    std::optional<Error> error = AccessError(caller, access);
+    if (!error) return std::nullopt;
+    if (on_refused) on_refused(caller ? &*caller : nullptr, ctx, error->message);
+    // The body is left unread, so the connection cannot go on.
+    return Stamped(RefusalFor(*error), header.version(), false);
+  };
+}
+
+void AddGuarded(Router& router, http::verb method, std::string_view pattern,
+                const Services& services, Access access, Route route) {
+  router.Add(method, pattern, Guarded(services, access, std::move(route)),
+             AccessCheck(services, access));
+}
+
+void AddGuardedAsync(Router& router, http::verb method, std::string_view pattern,
+                     const Services& services, Access access, AsyncRoute route,
+                     RefusalHook on_refused) {
+  router.Add(method, pattern, GuardedAsync(services, access, std::move(route), on_refused),
+             AccessCheck(services, access, on_refused));
 }
 
 RouteHandler Public(const Services& services, PublicRoute route) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/beast/http/verb.hpp>
+
 #include "api/auth.h"
 #include "api/http_server.h"
 #include "api/router.h"
@@ -23,6 +25,11 @@ namespace bplace::api {
 enum class Access {
   // Any identified caller, anonymous included; the route decides the rest.
   kIdentified,
+  // A caller who said who they are: a Unix-socket peer or a bearer token
+  // (and, without an Authenticator, the daemon's user). Anonymous callers
+  // get 401: a token could help. For routes that act on someone's behalf
+  // (submitting, cancelling); the route decides the rest.
+  kAuthenticated,
   // The `read` scope: every peer, tokens with it, anonymous callers when
   // anonymous_read.
   kRead,
@@ -94,5 +101,21 @@ RouteHandler GuardedAsync(const Services& services, Access access, AsyncRoute ro
 
 // Adapts a public route to the router; nobody is identified.
 RouteHandler Public(const Services& services, PublicRoute route);
+
+// The access check alone, for the headers of a request that waits for
+// 100 Continue (HeaderCheck): the refusal AccessRefusal gives, so that a
+// caller without credentials hears 401 before sending a body; nullopt lets
+// the body come. `on_refused` as for GuardedAsync.
+HeaderCheck AccessCheck(const Services& services, Access access, RefusalHook on_refused = {});
+
+// Adds `route` to `router` as Guarded does, with AccessCheck for its
+// requests that ask for 100 Continue: the access is named once.
+void AddGuarded(Router& router, boost::beast::http::verb method, std::string_view pattern,
+                const Services& services, Access access, Route route);
+
+// The same for an asynchronous route, as GuardedAsync.
+void AddGuardedAsync(Router& router, boost::beast::http::verb method, std::string_view pattern,
+                     const Services& services, Access access, AsyncRoute route,
+                     RefusalHook on_refused = {});
 
 }  // namespace bplace::api

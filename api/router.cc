@@ -160,11 +160,12 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseQuery(std::string_
   return pairs;
 }
 
-void Router::Add(http::verb method, std::string_view pattern, RouteHandler handler) {
+void Router::Add(http::verb method, std::string_view pattern, RouteHandler handler,
+                 HeaderCheck before_continue) {
   if (pattern.empty() || pattern.front() != '/') {
     throw std::invalid_argument("route pattern must start with '/': " + std::string(pattern));
   }
-  Entry entry{method, std::string(pattern), {}, std::move(handler)};
+  Entry entry{method, std::string(pattern), {}, std::move(handler), std::move(before_continue)};
   const std::vector<std::string_view> parts = SplitPath(pattern);
   for (std::string_view part : parts) {
     Segment segment;
@@ -275,10 +276,28 @@ void Router::Dispatch(Request&& req, const RequestContext& ctx, Responder respon
   match.route->handler(std::move(req), ctx, params, std::move(respond));
 }
 
+std::optional<Response> Router::CheckHeader(const Request& header,
+                                            const RequestContext& ctx) const {
+  const std::string_view target(header.target().data(), header.target().size());
+  if (target.empty() || target.front() != '/') return std::nullopt;
+  auto segments = DecodePath(SplitTarget(target).path);
+  if (!segments) return std::nullopt;
+  const Match match = FindRoute(header.method(), *segments);
+  if (match.route == nullptr || !match.route->before_continue) return std::nullopt;
+  return match.route->before_continue(header, ctx);
+}
+
 Handler Router::AsHandler() const {
   auto table = std::make_shared<const Router>(*this);
   return [table](Request&& req, const RequestContext& ctx, Responder respond) {
     table->Dispatch(std::move(req), ctx, std::move(respond));
+  };
+}
+
+HeaderCheck Router::AsHeaderCheck() const {
+  auto table = std::make_shared<const Router>(*this);
+  return [table](const Request& header, const RequestContext& ctx) {
+    return table->CheckHeader(header, ctx);
   };
 }
 

@@ -52,7 +52,10 @@ class Router {
   // [A-Za-z0-9_]+ and unique within the pattern, and no other route may have
   // the same method and the same pattern shape. A violation is a programming
   // error and throws std::invalid_argument (start-up, caught in main).
-  void Add(boost::beast::http::verb method, std::string_view pattern, RouteHandler handler);
+  // `before_continue`, when set, vets the route's requests that ask for
+  // 100 Continue before their body is sent (HeaderCheck, api/http_server.h).
+  void Add(boost::beast::http::verb method, std::string_view pattern, RouteHandler handler,
+           HeaderCheck before_continue = {});
 
   // Calls the matching route's handler with the decoded parameters, or
   // responds itself (problem+json): 400 when the target is not a path or has
@@ -65,6 +68,15 @@ class Router {
   // table; later Add calls do not change it, and the Router may be destroyed.
   Handler AsHandler() const;
 
+  // Runs the before_continue check of the route `header` matches; nullopt
+  // when it has none, or when no route matches (Dispatch answers those once
+  // the body is in). Thread-safe once the table is built.
+  std::optional<Response> CheckHeader(const Request& header, const RequestContext& ctx) const;
+
+  // Returns a HeaderCheck for HttpServer that runs CheckHeader on a copy of
+  // the current table, as AsHandler does.
+  HeaderCheck AsHeaderCheck() const;
+
  private:
   struct Segment {
     std::string text;  // the literal, or the parameter name
@@ -75,6 +87,7 @@ class Router {
     std::string pattern;
     std::vector<Segment> segments;
     RouteHandler handler;
+    HeaderCheck before_continue;  // may be empty
   };
   // What the table holds for a path: the route for the method, if any, and
   // the methods of the other routes whose patterns fit the path.

@@ -222,7 +222,7 @@ Result<void> Listen(Wiring& wiring, const config::Config& config, const DaemonOp
   auto listeners = Listeners(config.server);
   if (!listeners) return tl::unexpected(listeners.error());
   auto server = api::HttpServer::Create(wiring.ioc, std::move(*listeners), HttpOptionsFor(config),
-                                        wiring.router.AsHandler());
+                                        wiring.router.AsHandler(), wiring.router.AsHeaderCheck());
   if (!server) return Fail(server.error().code, "cannot listen: " + server.error().message);
   wiring.server = std::move(*server);
   const auto endpoint = wiring.server->LocalEndpoint();

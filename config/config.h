@@ -36,7 +36,7 @@ struct LogConfig {
 // field is the schema table of config_loader.cc, the one list of keys.
 struct Config {
   ServerConfig server;              // [server] listen, socket_mode, socket_group, threads
-  api::ServerOptions http;          // [server] body_limit_bytes, *_timeout_s, max_connections
+  api::ServerOptions http;          // [server] body_limit_bytes, *_timeout_s, max_*connections*
   api::ApiOptions api;              // [server] max_staleness_s; [submit] max_slots
   lsf::InvokerOptions lsf;          // [lsf] bin_dir, env_dir, command_timeout_s
   CacheOptions refresh;             // [lsf] load_refresh_s, topology_refresh_s

@@ -404,6 +404,10 @@ const KeySpec kServerKeys[] = {
     {"idle_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.idle_timeout); }},
     {"max_connections",
      [](const Field& f, Config& c) { ReadInteger(f, 1, 100000, c.http.max_connections); }},
+    {"max_unix_connections",
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 100000, c.http.max_unix_connections); }},
+    {"max_connections_per_peer",
+     [](const Field& f, Config& c) { ReadInteger(f, 0, 100000, c.http.max_connections_per_peer); }},
     {"threads", [](const Field& f, Config& c) { ReadInteger(f, 1, 64, c.server.threads); }},
 };
 

@@ -345,12 +345,14 @@ TEST_F(HandlersTest, AccessErrorIs401ForAnonymousAnd403NamingAnIdentifiedCaller)
   const Caller anonymous;  // without anonymous_read: may not even read
   EXPECT_EQ(AccessError(anonymous, Access::kRead)->code, ErrorCode::kUnauthenticated);
   EXPECT_FALSE(AccessError(anonymous, Access::kIdentified));
+  EXPECT_EQ(AccessError(anonymous, Access::kAuthenticated)->code, ErrorCode::kUnauthenticated);
   Caller peer;
   peer.method = AuthMethod::kPeerCredentials;
   peer.uid = 1001;
   peer.user = "alice";
   peer.can_read = true;
   EXPECT_FALSE(AccessError(peer, Access::kRead));
+  EXPECT_FALSE(AccessError(peer, Access::kAuthenticated));
   const std::optional<Error> admin = AccessError(peer, Access::kAdmin);
   ASSERT_TRUE(admin);
   EXPECT_EQ(admin->code, ErrorCode::kPermissionDenied);
@@ -494,8 +496,63 @@ TEST_F(HandlersTest, SubmissionByATokenUserIsTheirsAndAReadOnlyTokenIs403) {
   const Response refused = Call(read_only);
   EXPECT_EQ(refused.result_int(), 403u);
   EXPECT_THAT(Detail(refused), HasSubstr("lacks the `submit` scope"));
-  // Anonymous callers may read here, never submit.
-  EXPECT_EQ(Call(PostJob(R"({"command":"true"})")).result_int(), 403u);
+  // Anonymous callers may read here, never submit: a token could help, so 401.
+  const Response anonymous = Call(PostJob(R"({"command":"true"})"));
+  EXPECT_EQ(anonymous.result_int(), 401u);
+  EXPECT_EQ(Header(anonymous, http::field::www_authenticate), "Bearer realm=\"bplace\"");
+}
+
+TEST_F(HandlersTest, AnonymousCancelIs401WithWwwAuthenticateNot403) {
+  Ready();
+  UseAuth(true);  // anonymous reads on: anonymous callers are identified
+  for (Request req : {MakeRequest(http::verb::delete_, "/v1/jobs/1"),
+                      MakeRequest(http::verb::post, "/v1/jobs:cancel")}) {
+    const std::string target(req.target());
+    const Response response = Call(std::move(req));
+    EXPECT_EQ(response.result_int(), 401u) << target << ": " << response.body();
+    EXPECT_EQ(Header(response, http::field::www_authenticate), "Bearer realm=\"bplace\"");
+    EXPECT_THAT(Detail(response), StartsWith("anonymous callers may not do this"));
+  }
+}
+
+TEST_F(HandlersTest, EveryRefusalOfAnIdentifiedCallerNamesIt) {
+  Ready();
+  UseAuth(false);
+  // Read scope missing, admin scope missing, submit scope missing.
+  EXPECT_THAT(Detail(Get("/v1/queues", kBobSubmitToken)), HasSubstr("bob"));
+  EXPECT_THAT(Detail(Call(MakeRequest(http::verb::post, "/v1/cache/refresh", kBobReadToken))),
+              HasSubstr("bob"));
+  Request submit = PostJob(R"({"command":"true"})");
+  submit.set(http::field::authorization, kBobReadToken);
+  const Response refused = Call(submit);
+  EXPECT_EQ(refused.result_int(), 403u);
+  EXPECT_THAT(Detail(refused), HasSubstr("bob"));
+}
+
+TEST_F(HandlersTest, HeaderCheckRefusesMissingCredentialsBeforeTheBodyComes) {
+  Ready();
+  UseAuth(false);
+  const HeaderCheck check = router_.AsHeaderCheck();
+  RequestContext ctx;
+  ctx.request_id = "rid-1";
+  ctx.remote = "127.0.0.1:40000";
+  Request header = MakeRequest(http::verb::post, "/v1/jobs");
+  header.set(http::field::expect, "100-continue");
+  std::optional<Response> refusal = check(header, ctx);
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->result_int(), 401u);
+  EXPECT_EQ(Header(*refusal, http::field::www_authenticate), "Bearer realm=\"bplace\"");
+  EXPECT_FALSE(refusal->keep_alive());
+  header.set(http::field::authorization, "Bearer no-such-token");
+  refusal = check(header, ctx);
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->result_int(), 401u);
+  // A token that may submit is let through to send its body.
+  header.set(http::field::authorization, kAliceToken);
+  EXPECT_FALSE(check(header, ctx));
+  // Public routes and unknown paths are left to the handler.
+  EXPECT_FALSE(check(MakeRequest(http::verb::get, "/healthz"), ctx));
+  EXPECT_FALSE(check(MakeRequest(http::verb::post, "/nowhere"), ctx));
 }
 
 TEST_F(HandlersTest, SubmissionWithoutASnapshotIs503WithRetryAfter) {

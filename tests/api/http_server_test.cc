@@ -85,8 +85,9 @@ class HttpServerTest : public ::testing::Test {
                 });
   }
 
-  void StartServer(ServerOptions options = {}) {
-    auto server = HttpServer::Create(ioc_, "127.0.0.1:0", options, router_.AsHandler());
+  void StartServer(ServerOptions options = {}, HeaderCheck before_continue = {}) {
+    auto server = HttpServer::Create(ioc_, "127.0.0.1:0", options, router_.AsHandler(),
+                                     std::move(before_continue));
     ASSERT_TRUE(server) << server.error().message;
     server_ = std::move(*server);
     server_->Start();
@@ -347,12 +348,13 @@ TEST_F(HttpServerTest, TurnsAwayConnectionsOverTheLimitWith503ThenRecovers) {
   ServerOptions options;
   options.max_connections = 4;
   StartServer(options);
+  // Each in the middle of its headers: busy, so none can be reclaimed.
   std::vector<std::unique_ptr<Client>> held;
   for (int i = 0; i < 4; ++i) {
     held.push_back(std::make_unique<Client>(Port()));
-    held.back()->Get("/hello");
-    ASSERT_TRUE(held.back()->Read());
+    held.back()->Send("GET /hello HTTP/1.1\r\nHost: t\r\n");
   }
+  ASSERT_TRUE(WaitForConnections(4));
   for (int i = 0; i < 5; ++i) {
     Client extra(Port());
     extra.Get("/hello");
@@ -374,6 +376,224 @@ TEST_F(HttpServerTest, TurnsAwayConnectionsOverTheLimitWith503ThenRecovers) {
   auto res = client.Read();
   ASSERT_TRUE(res);
   EXPECT_EQ(res->result_int(), 200u);
+}
+
+TEST_F(HttpServerTest, FullBudgetReclaimsTheConnectionIdleLongest) {
+  ServerOptions options;
+  options.max_connections = 2;
+  StartServer(options);
+  Client oldest(Port());
+  oldest.Get("/hello");
+  ASSERT_TRUE(oldest.Read());
+  ASSERT_TRUE(server_->WaitForIdleConnections(1, 5s));
+  Client newer(Port());
+  newer.Get("/hello");
+  ASSERT_TRUE(newer.Read());
+  ASSERT_TRUE(server_->WaitForIdleConnections(2, 5s));
+
+  Client third(Port());
+  third.Get("/hello");
+  auto res = third.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+  EXPECT_TRUE(oldest.WaitClosed(3s));
+  // The newer idle one was left alone and still serves.
+  newer.Get("/hello");
+  res = newer.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+  EXPECT_EQ(server_->ActiveConnections(), 2u);
+}
+
+TEST_F(HttpServerTest, ReclaimsNoConnectionWithARequestInProgress) {
+  ServerOptions options;
+  options.max_connections = 2;
+  StartServer(options);
+  Client idle(Port());
+  idle.Get("/hello");
+  ASSERT_TRUE(idle.Read());
+  ASSERT_TRUE(server_->WaitForIdleConnections(1, 5s));
+  Client reading(Port());
+  reading.Send("GET /hello HTTP/1.1\r\nHost: t\r\n");  // headers unfinished
+  ASSERT_TRUE(WaitForConnections(2));
+
+  Client first(Port());  // takes the idle one's place
+  first.Get("/hello");
+  auto res = first.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+  EXPECT_TRUE(idle.WaitClosed(3s));
+
+  // Now one is mid-request and `first` is idle again: it goes next, never
+  // the one reading.
+  ASSERT_TRUE(server_->WaitForIdleConnections(1, 5s));
+  Client second(Port());
+  second.Get("/hello");
+  res = second.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+  EXPECT_TRUE(first.WaitClosed(3s));
+  reading.Send("\r\n");
+  res = reading.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+}
+
+TEST_F(HttpServerTest, CapsConnectionsPerRemoteAddressAndReclaimsThatAddresssOwn) {
+  ServerOptions options;
+  options.max_connections = 100;
+  options.max_connections_per_peer = 2;
+  StartServer(options);
+  Client a(Port()), b(Port());
+  a.Send("GET /hello HTTP/1.1\r\nHost: t\r\n");
+  b.Send("GET /hello HTTP/1.1\r\nHost: t\r\n");
+  ASSERT_TRUE(WaitForConnections(2));
+
+  // A third from 127.0.0.1 finds its address at the cap with nothing idle.
+  Client refused(Port());
+  refused.Get("/hello");
+  auto res = refused.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 503u);
+  EXPECT_NE(Body(*res)["detail"].get<std::string>().find("from 127.0.0.1"), std::string::npos);
+
+  // Another address is not held back by it.
+  Client other(Port(), "127.0.0.2");
+  other.Get("/hello");
+  res = other.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u) << res->body();
+  ASSERT_TRUE(server_->WaitForIdleConnections(1, 5s));
+
+  // Once one of 127.0.0.1's is idle, a newcomer from there takes its place,
+  // not 127.0.0.2's (idle longer, but another address).
+  a.Send("\r\n");
+  ASSERT_TRUE(a.Read());
+  ASSERT_TRUE(server_->WaitForIdleConnections(2, 5s));
+  Client again(Port());
+  again.Get("/hello");
+  res = again.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+  EXPECT_TRUE(a.WaitClosed(3s));
+  other.Get("/hello");
+  res = other.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+}
+
+// --- Strict framing: raw bytes in, the raw answer read back -----------------
+
+// Sends `raw` on a new connection and returns the status of the one response
+// that comes back, after checking that the connection then closes (nothing
+// else is answered, in particular not a body read as a second request).
+unsigned StatusThenClosed(unsigned short port, const std::string& raw) {
+  Client client(port);
+  client.Send(raw);
+  auto res = client.Read();
+  if (!res) return 0;
+  EXPECT_FALSE(res->keep_alive()) << raw;
+  EXPECT_TRUE(client.WaitClosed(3s)) << raw;
+  return res->result_int();
+}
+
+TEST_F(HttpServerTest, TransferEncodingOtherThanASingleChunkedIs400AndCloses) {
+  StartServer();
+  // The body is a whole second request: taken as "no body", it would be.
+  const std::string smuggled = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n";
+  for (const std::string coding : {"xchunked", "identity", "chunked, identity", "gzip, chunked",
+                                   "chunked\r\nTransfer-Encoding: chunked"}) {
+    EXPECT_EQ(StatusThenClosed(Port(), "POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: " +
+                                           coding + "\r\n\r\n" + smuggled),
+              400u)
+        << coding;
+  }
+  EXPECT_EQ(StatusThenClosed(Port(),
+                             "POST /upload HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n"
+                             "0\r\n\r\n"),
+            400u);
+  // Chunked itself, in any case, is fine.
+  Client client(Port());
+  client.Send(
+      "POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: Chunked\r\n\r\n"
+      "5\r\nhello\r\n0\r\n\r\n");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+  EXPECT_EQ(Body(*res)["bytes"], 5);
+}
+
+TEST_F(HttpServerTest, HostMustBeThereOnceInHttp11) {
+  StartServer();
+  EXPECT_EQ(StatusThenClosed(Port(), "GET /hello HTTP/1.1\r\n\r\n"), 400u);
+  EXPECT_EQ(StatusThenClosed(Port(), "GET /hello HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"), 400u);
+  EXPECT_EQ(StatusThenClosed(Port(), "GET /hello HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n"), 400u);
+  // HTTP/1.0 may leave it out (Http10RequestGetsHttp10ResponseAndClose).
+}
+
+TEST_F(HttpServerTest, DuplicateAuthorizationOrContentLengthIs400) {
+  StartServer();
+  EXPECT_EQ(StatusThenClosed(Port(),
+                             "GET /hello HTTP/1.1\r\nHost: t\r\n"
+                             "Authorization: Bearer a\r\nAuthorization: Bearer b\r\n\r\n"),
+            400u);
+  EXPECT_EQ(StatusThenClosed(Port(),
+                             "POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n"
+                             "Content-Length: 5\r\n\r\nhello"),
+            400u);
+  EXPECT_EQ(StatusThenClosed(Port(),
+                             "POST /upload HTTP/1.1\r\nHost: t\r\n"
+                             "Content-Length: 5, 5\r\n\r\nhello"),
+            400u);
+}
+
+TEST_F(HttpServerTest, ContentEncodingOtherThanIdentityIs415) {
+  StartServer();
+  EXPECT_EQ(StatusThenClosed(Port(),
+                             "POST /upload HTTP/1.1\r\nHost: t\r\n"
+                             "Content-Encoding: gzip\r\nContent-Length: 2\r\n\r\n{}"),
+            415u);
+  EXPECT_EQ(StatusThenClosed(Port(),
+                             "POST /upload HTTP/1.1\r\nHost: t\r\n"
+                             "Content-Encoding: identity, br\r\nContent-Length: 2\r\n\r\n{}"),
+            415u);
+  Client client(Port());
+  client.Send(
+      "POST /upload HTTP/1.1\r\nHost: t\r\nContent-Encoding: identity\r\n"
+      "Content-Length: 2\r\n\r\n{}");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 200u);
+}
+
+TEST_F(HttpServerTest, HeaderCheckAnswersInsteadOf100ContinueAndTheBodyIsNotRead) {
+  std::atomic<int> checked{0};
+  StartServer({}, [&checked](const Request& header, const RequestContext&) {
+    ++checked;
+    if (header[http::field::authorization] == "Bearer good") return std::optional<Response>();
+    return std::optional<Response>(MakeProblem(401, "", "no credentials"));
+  });
+  Client client(Port());
+  client.Send(
+      "POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n");
+  auto res = client.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->result_int(), 401u);  // not 100
+  EXPECT_FALSE(res->keep_alive());
+  EXPECT_TRUE(client.WaitClosed(3s));
+
+  Client good(Port());
+  good.Send(
+      "POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nAuthorization: Bearer good\r\n"
+      "Expect: 100-continue\r\n\r\n");
+  auto interim = good.Read();
+  ASSERT_TRUE(interim);
+  EXPECT_EQ(interim->result_int(), 100u);
+  good.Send("hello");
+  res = good.Read();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(Body(*res)["bytes"], 5);
+  EXPECT_EQ(checked.load(), 2);
 }
 
 TEST_F(HttpServerTest, DeliversResponseGivenLaterFromAnotherThread) {

@@ -51,6 +51,17 @@ class Client {
     }
   }
 
+  // Connects to 127.0.0.1:port from the loopback address `source`
+  // ("127.0.0.2": Linux routes all of 127/8 to lo), so that a test can be
+  // two different peers on one machine.
+  Client(unsigned short port, const char* source) : socket_(ioc_) {
+    const boost::asio::ip::tcp::endpoint from(boost::asio::ip::make_address_v4(source), 0);
+    socket_.open(boost::asio::ip::tcp::v4(), connect_error_);
+    if (!connect_error_) socket_.bind(from, connect_error_);
+    if (!connect_error_) socket_.connect(LoopbackEndpoint(port), connect_error_);
+    EXPECT_FALSE(connect_error_) << connect_error_.message();
+  }
+
   boost::beast::error_code connect_error() const { return connect_error_; }
 
   void Send(std::string_view raw) {

@@ -34,6 +34,8 @@ const std::set<std::string> kAllKeys = {
     "server.body_timeout_s",
     "server.idle_timeout_s",
     "server.max_connections",
+    "server.max_unix_connections",
+    "server.max_connections_per_peer",
     "server.threads",
     "lsf.bin_dir",
     "lsf.env_dir",
@@ -100,6 +102,8 @@ void ExpectSameConfig(const Config& actual, const Config& expected) {
   EXPECT_EQ(actual.http.body_timeout, expected.http.body_timeout);
   EXPECT_EQ(actual.http.idle_timeout, expected.http.idle_timeout);
   EXPECT_EQ(actual.http.max_connections, expected.http.max_connections);
+  EXPECT_EQ(actual.http.max_unix_connections, expected.http.max_unix_connections);
+  EXPECT_EQ(actual.http.max_connections_per_peer, expected.http.max_connections_per_peer);
   EXPECT_EQ(actual.server.threads, expected.server.threads);
   EXPECT_EQ(actual.lsf.bin_dir, expected.lsf.bin_dir);
   EXPECT_EQ(actual.lsf.env_dir, expected.lsf.env_dir);
@@ -168,6 +172,8 @@ header_timeout_s = 5
 body_timeout_s = 20
 idle_timeout_s = 90
 max_connections = 1000
+max_unix_connections = 300
+max_connections_per_peer = 0
 threads = 8
 
 [lsf]
@@ -254,6 +260,8 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.http.body_timeout, seconds(20));
   EXPECT_EQ(config.http.idle_timeout, seconds(90));
   EXPECT_EQ(config.http.max_connections, 1000);
+  EXPECT_EQ(config.http.max_unix_connections, 300);
+  EXPECT_EQ(config.http.max_connections_per_peer, 0);
   EXPECT_EQ(config.server.threads, 8);
   EXPECT_EQ(config.lsf.bin_dir, "/opt/lsf/10.1/linux3.10-glibc2.17-x86_64/bin");
   EXPECT_EQ(config.lsf.env_dir, "/opt/lsf/conf");
@@ -457,6 +465,8 @@ INSTANTIATE_TEST_SUITE_P(
                       RangeCase{"server", "idle_timeout_s", "0", "1 and 604800 seconds"},
                       RangeCase{"server", "max_connections", "0", "1 and 100000"},
                       RangeCase{"server", "max_connections", "100001", "1 and 100000"},
+                      RangeCase{"server", "max_unix_connections", "0", "1 and 100000"},
+                      RangeCase{"server", "max_connections_per_peer", "-1", "0 and 100000"},
                       RangeCase{"server", "threads", "0", "1 and 64"},
                       RangeCase{"server", "threads", "65", "1 and 64"},
                       RangeCase{"lsf", "command_timeout_s", "0", "1 and 604800 seconds"},

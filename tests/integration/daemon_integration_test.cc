@@ -530,8 +530,11 @@ TEST_F(MultiUserTest, TokensActForTheirOwnUserOnly) {
       Http(daemon_->port(), "POST", "/v1/jobs", job, "application/json", "Bearer nouser-token");
   EXPECT_EQ(no_account.status, 403) << no_account.body;
   EXPECT_THAT(no_account.body, ::testing::HasSubstr("not in the passwd database"));
-  // Anonymous TCP callers may read (anonymous_read) but never submit.
-  EXPECT_EQ(Http(daemon_->port(), "POST", "/v1/jobs", job).status, 403);
+  // Anonymous TCP callers may read (anonymous_read) but never submit: 401,
+  // since a token could help.
+  const HttpReply anonymous = Http(daemon_->port(), "POST", "/v1/jobs", job);
+  EXPECT_EQ(anonymous.status, 401) << anonymous.body;
+  EXPECT_EQ(anonymous.headers.at("www-authenticate"), "Bearer realm=\"bplace\"");
 }
 
 TEST(ServiceAccountTest, AnotherUidOnTheSocketMayReadButNotSubmit) {

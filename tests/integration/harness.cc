@@ -252,7 +252,8 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
     std::ofstream config(config_path);
     config << "[server]\nlisten = [\"127.0.0.1:0\""
            << (settings.unix_socket.empty() ? "" : ", \"unix:" + settings.unix_socket + "\"")
-           << "]\nmax_staleness_s = " << settings.max_staleness_s << "\n\n[lsf]\nbin_dir = \""
+           << "]\nmax_staleness_s = " << settings.max_staleness_s << "\n"
+           << settings.server_config << "\n\n[lsf]\nbin_dir = \""
            << (settings.bin_dir.empty() ? std::string(LSFSIM_BIN_DIR) : settings.bin_dir)
            << "\"\nenv_dir = \"" << (sim.dir() / "lsf").string()
            << "\"\ncommand_timeout_s = " << settings.command_timeout_s
