@@ -72,6 +72,14 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+# A signal ends the script through the EXIT trap, which kills what runs
+# inside the root. The long commands run in the background under `wait`,
+# which a signal interrupts (a foreground command would be waited for).
+trap 'exit 130' INT TERM HUP
+waited() { # waited OUTFILE COMMAND...: runs it, output to OUTFILE; its status
+  "${@:2}" >"$1" 2>&1 &
+  wait $!
+}
 
 in_root() { chroot "$target" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
   TERM=dumb "$@"; }
@@ -154,9 +162,10 @@ run_as() { # run_as root|user WHO-LABEL
   fi
   say "$who: tools/test.sh (builds everything, runs every test; long)"
   set +e
-  text=$(run "nice tools/test.sh" 2>&1)
+  waited "$work/out" run "nice tools/test.sh"
   rc=$?
   set -e
+  text=$(cat "$work/out")
   printf '%s\n' "$text" >>"$log"
   grep -E '\*\*\*Skipped| Skipped |\[  SKIPPED \]' <<<"$text" | sed "s/^/  $who skipped: /" >>"$result" || true
   if [ $rc -eq 0 ]; then
@@ -168,8 +177,10 @@ run_as() { # run_as root|user WHO-LABEL
   # The newest checker from this checkout (it checks; it is not checked).
   install -m 755 "$repo/tools/demo-check.sh" "$target$dir/tools/demo-check.sh"
   set +e
-  text=$(run "nice tools/demo-check.sh $(free_port)" 2>>"$log")
+  waited "$work/out" run "nice tools/demo-check.sh $(free_port)"
   set -e
+  text=$(grep -E '^(PASS|FAIL):' "$work/out")
+  grep -vE '^(PASS|FAIL):' "$work/out" >>"$log"
   while IFS= read -r line; do
     case "$line" in
       PASS:*) record PASS "as $who: ${line#PASS: }" ;;
