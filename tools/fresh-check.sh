@@ -11,9 +11,14 @@
 #            removed on exit, whatever happens. FRESH_CHECK_KEEP=1 keeps it.
 #   FRESH_CHECK_MIRROR=URL overrides the mirror.
 # The checkout (working tree, without build/) and ../shared beside it are
-# copied in. A ccache inside the root (not this machine's) lets the ordinary
-# user's builds reuse root's. The summary goes to stdout and to
-# build/fresh-check/result.txt; the full log to build/fresh-check/log.txt.
+# copied in. Compiles go through ccache (installed in the root; it changes
+# how fast, not what is built or tested): by default this machine's cache
+# (`ccache -k cache_dir`; the root's compiler is the same Debian package, so
+# its entries match), bind-mounted, written by root's builds and read-only
+# for the ordinary user's; FRESH_CHECK_CCACHE=DIR names another,
+# FRESH_CHECK_CCACHE=none keeps a cache inside the root.
+# The summary goes to stdout and to build/fresh-check/result.txt; the full
+# log to build/fresh-check/log.txt.
 # Exit status: 0 when every check passed, 1 otherwise, 2 on bad usage.
 set -euo pipefail
 # Everything in one block: bash parses it whole before running any of it, so
@@ -64,10 +69,14 @@ cleanup() {
     [ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$target" ] && kill -KILL "$pid" 2>/dev/null
   done
   sleep 1
-  for mount in dev/pts dev sys proc; do
+  for mount in var/cache/fresh-ccache dev/pts dev sys proc; do
     mountpoint -q "$target/$mount" && umount -R -l "$target/$mount"
   done
-  if [ "${FRESH_CHECK_KEEP:-0}" != 1 ] && [ -d "$work" ]; then
+  # Never remove through a mount left behind (the bind-mounted cache is on
+  # the same file system, which --one-file-system would not stop).
+  if grep -qF " $work/" /proc/mounts; then
+    echo "fresh-check: mounts remain under $work; not removing it" >&2
+  elif [ "${FRESH_CHECK_KEEP:-0}" != 1 ] && [ -d "$work" ]; then
     rm -rf --one-file-system "$work"
   fi
 }
@@ -130,14 +139,22 @@ for command in tools/test.sh tools/run-demo.sh; do
   fi
 done
 
-# A compiler cache inside the root, shared by root's and the user's builds
-# (base_dir / makes their paths relative). Not part of what is checked.
+# The compiler cache (see the header). base_dir is the directory above each
+# checkout, so that paths inside it are relative, as on this machine.
 in_root apt-get update -qq >>"$log" 2>&1
 DEBIAN_FRONTEND=noninteractive in_root apt-get install -y -qq --no-install-recommends ccache >>"$log" 2>&1
 mkdir -p "$target/var/cache/fresh-ccache"
 chmod 1777 "$target/var/cache/fresh-ccache"
-cache_env="CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR=/var/cache/fresh-ccache CCACHE_BASEDIR=/ CCACHE_UMASK=000"
-
+host_cache=${FRESH_CHECK_CCACHE:-$(ccache -k cache_dir 2>/dev/null || echo none)}
+if [ "$host_cache" != none ] && [ -d "$host_cache" ]; then
+  mount --bind "$host_cache" "$target/var/cache/fresh-ccache"
+  say "compiler cache: $host_cache (bind-mounted; read-only for $user)"
+  user_cache_env="CCACHE_READONLY=1"
+else
+  say "compiler cache: inside the root only"
+  user_cache_env="CCACHE_UMASK=000"
+fi
+cache_env="CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR=/var/cache/fresh-ccache CCACHE_NOHASHDIR=1"
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -155,10 +172,10 @@ run_as() { # run_as root|user WHO-LABEL
   local who=$1 dir run text rc
   if [ "$who" = root ]; then
     dir=/root/x/bplace
-    run() { in_root bash -c "cd $dir && $cache_env $1"; }
+    run() { in_root bash -c "cd $dir && $cache_env CCACHE_BASEDIR=/root/x $1"; }
   else
     dir="/home/$user/src/bplace"
-    run() { as_user "cd $dir && $cache_env $1"; }
+    run() { as_user "cd $dir && $cache_env CCACHE_BASEDIR=/home/$user/src $user_cache_env $1"; }
   fi
   say "$who: tools/test.sh (builds everything, runs every test; long)"
   set +e
