@@ -10,7 +10,7 @@
 # Prints one PASS:/FAIL: line per check on stdout, the demo's output on
 # stderr. Exit status: the number of failed checks (0: all passed).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 [ $# -eq 1 ] || { echo "usage: tools/demo-check.sh PORT" >&2; exit 2; }
 port=$1
 export BPLACE_LISTEN=127.0.0.1:$port

@@ -62,11 +62,11 @@ mirror() {
 }
 
 cleanup() {
-  local pid
+  local proc mount
   set +e
   # Whatever still runs inside the root (a demo daemon, a volclava daemon).
-  for pid in $(ls /proc | grep -E '^[0-9]+$'); do
-    [ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$target" ] && kill -KILL "$pid" 2>/dev/null
+  for proc in /proc/[0-9]*; do
+    [ "$(readlink "$proc/root" 2>/dev/null)" = "$target" ] && kill -KILL "${proc#/proc/}" 2>/dev/null
   done
   sleep 1
   for mount in var/cache/fresh-ccache dev/pts dev sys proc; do
@@ -169,7 +169,7 @@ suite_summary() { # suite_summary OUTPUT
 }
 
 run_as() { # run_as root|user WHO-LABEL
-  local who=$1 dir run text rc
+  local who=$1 dir text rc
   if [ "$who" = root ]; then
     dir=/root/x/bplace
     run() { in_root bash -c "cd $dir && $cache_env CCACHE_BASEDIR=/root/x $1"; }
