@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages bplace builds and tests with. Skips apt when
-# everything is already there; uses sudo when not run as root.
+# everything is already there, so an ordinary user needs no privileges once
+# the packages are in. Otherwise it needs root: as root it runs apt-get; as
+# an ordinary user it uses sudo when sudo is installed, and without sudo (a
+# minimal Debian has none) it prints the command to run as root and exits 1.
 set -euo pipefail
 
 packages=(
@@ -27,10 +30,22 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
-sudo=""
+sudo=()
 if [ "$(id -u)" -ne 0 ]; then
-  sudo="sudo"
+  if ! command -v sudo >/dev/null 2>&1; then
+    self=$(printf '%q' "$(cd "$(dirname "$0")" && pwd)/$(basename "$0")")
+    cat >&2 <<MSG
+install-deps: missing Debian packages: ${missing[*]}
+install-deps: installing them needs root, and there is no sudo here. As root, run
+    su -c $self
+  (it asks for the root password), or have an administrator run
+    apt-get install --no-install-recommends ${missing[*]}
+  then run your command again as yourself.
+MSG
+    exit 1
+  fi
+  sudo=(sudo)
 fi
 echo "install-deps: installing ${missing[*]}" >&2
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -5,19 +5,68 @@
 #    $LSF_BINDIR), it serves that cluster. BPLACE_CONFIG=FILE uses your own
 #    config instead of the defaults.
 #  - Without LSF, it starts the bundled LSF simulator on the demo cluster
-#    (config/demo/cluster.toml), state in build/demo/lsf.
+#    (config/demo/cluster.toml), state in build/demo/lsf, and prints how to
+#    use it: curl, a bearer token, how to make the simulator run the jobs.
+#
+# Run again while that demo daemon runs, it changes nothing and prints the
+# same hints (the token stays valid); stop the daemon (Ctrl-C or kill) to
+# restart it on a new build. The token is kept across restarts
+# (build/demo/token, mode 600).
+#
+# As root, bplaced runs as `nobody` (it refuses root in service-account
+# mode): the script gives "others" search permission on the directories above
+# the checkout where it is missing (tools/make-reachable.sh, one line each),
+# so that nobody can reach the build tree. Ordinary users need no root once
+# the Debian packages are in (tools/install-deps.sh says how without sudo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-tools/install-deps.sh
-
 build_dir=build/release
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBPLACE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build_dir" -j"$(nproc)" --target bplaced lsfsim
-
 listen=${BPLACE_LISTEN:-127.0.0.1:8080}
 bplaced="$build_dir/bplaced/bplaced"
+sim_bin="$root/$build_dir/lsfsim/bin"
+demo="$root/build/demo"
+state="$demo/lsf"
+config="$demo/bplaced.toml"
+pidfile="$demo/bplaced.pid"
+hints="$demo/hints"
+
+# The pid of the demo daemon an earlier run started from this checkout, if
+# it still runs: its command line names our config (the pid file alone could
+# name a recycled pid).
+running_demo_pid() {
+  local pid
+  pid=$(cat "$pidfile" 2>/dev/null) || return 1
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "--config $config " || return 1
+  echo "$pid"
+}
+
+# Whether something accepts connections on $listen (HOST:PORT, [V6]:PORT).
+listen_in_use() {
+  local host=${listen%:*} port=${listen##*:}
+  host=${host#[}
+  host=${host%]}
+  timeout 2 bash -c ": <>/dev/tcp/$host/$port" 2>/dev/null
+}
+
+if pid=$(running_demo_pid); then
+  echo "run-demo: the demo daemon is already running (pid $pid); reusing it." >&2
+  echo "  To restart it on a new build: kill $pid (or Ctrl-C in its terminal), then run tools/run-demo.sh again." >&2
+  cat "$hints" >&2 2>/dev/null || echo "run-demo: ($hints is not readable by you)" >&2
+  exit 0
+fi
+if listen_in_use; then
+  echo "run-demo: $listen is in use by another program (not this checkout's demo);" \
+       "pick another address: BPLACE_LISTEN=127.0.0.1:9090 tools/run-demo.sh" >&2
+  exit 1
+fi
+
+tools/install-deps.sh
+
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBPLACE_BUILD_BENCH=OFF >/dev/null
+cmake --build "$build_dir" -j"$(nproc)" --target bplaced lsfsim
 
 have_lsf=0
 if [ -n "${LSF_ENVDIR:-}" ] && [ -f "${LSF_ENVDIR}/lsf.conf" ]; then
@@ -34,46 +83,59 @@ if [ "$have_lsf" = 1 ]; then
   exec "$bplaced" --listen "$listen"
 fi
 
-sim_bin="$root/$build_dir/lsfsim/bin"
-state="$root/build/demo/lsf"
-mkdir -p "$root/build/demo"
-if [ ! -f "$state/lsf.conf" ]; then
-  "$sim_bin/lsfsim" init --cluster config/demo/cluster.toml --state "$state" >/dev/null
-fi
 # bplaced never runs as root in service-account mode: as root, the demo runs
 # it as `nobody` (which then owns the demo's jobs); otherwise as you.
 run_as=()
 service_user=$(id -un)
+mkdir -p "$demo"
+# Earlier versions of this script left build/demo world-writable.
+chmod o-w "$demo"
 if [ "$(id -u)" -eq 0 ]; then
   service_user=nobody
-  run_as=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
-  # (not the state directory: its files must stay private to the daemon)
-  find "$root/build/demo" -path "$root/build/demo/state" -prune -o -exec chmod a+rwX {} +
-  if ! "${run_as[@]}" test -x "$root/$build_dir/bplaced/bplaced"; then
-    echo "run-demo: user nobody cannot reach $root/$build_dir; make the directories above it" \
-         "searchable (chmod o+x) or run as an ordinary user" >&2
+  service_group=$(id -gn nobody)
+  run_as=(setpriv --reuid=nobody --regid="$service_group" --clear-groups --)
+  tools/make-reachable.sh "$root/$build_dir" "user nobody"
+  if ! "${run_as[@]}" test -x "$root/$bplaced"; then
+    echo "run-demo: user nobody cannot reach $root/$build_dir even after chmod o+x on the" \
+         "directories above it (a file system that ignores modes?); run as an ordinary user" >&2
     exit 1
   fi
+  # nobody creates the Unix socket here; sticky, so it cannot replace the
+  # files root writes (the config).
+  chown "root:$service_group" "$demo"
+  chmod 1775 "$demo"
 fi
 
-# A bearer token for TCP callers (tools/bplace-token); reads need none.
-tokens="$root/build/demo/tokens"
-rm -f "$tokens"
-token=$(tools/bplace-token --append "$tokens" "$service_user" read,submit,admin 2>/dev/null)
-if [ "$(id -u)" -eq 0 ]; then
-  chown nobody "$tokens"
+# The simulator's state: `init` makes it mode 0777 (every user, as one LSF
+# cluster serves every user; see tests/lsfsim/README.md).
+if [ ! -f "$state/lsf.conf" ]; then
+  "$sim_bin/lsfsim" init --cluster config/demo/cluster.toml --state "$state" >/dev/null
 fi
-socket="$root/build/demo/bplace.sock"
+
+# A bearer token for TCP callers (tools/bplace-token); reads need none. The
+# token (build/demo/token, yours, mode 600) and its hash line
+# (build/demo/tokens, the daemon's, mode 600) are kept across runs.
+tokens="$demo/tokens"
+token_file="$demo/token"
+token=$(cat "$token_file" 2>/dev/null || true)
+if [ -z "$token" ] || ! grep -qxF "$(tools/bplace-token --hash <<<"$token") $service_user read,submit,admin" \
+    "$tokens" 2>/dev/null; then
+  rm -f "$tokens" "$token_file"
+  token=$(tools/bplace-token --append "$tokens" "$service_user" read,submit,admin 2>/dev/null)
+  (umask 077 && printf '%s\n' "$token" >"$token_file")
+fi
+socket="$demo/bplace.sock"
 # The durable state (submissions promised, jobs followed): kept across runs.
-state_dir="$root/build/demo/state"
+state_dir="$demo/state"
 mkdir -p "$state_dir"
 chmod 700 "$state_dir"
 if [ "$(id -u)" -eq 0 ]; then
-  chown nobody "$state_dir"
+  chown nobody "$tokens"
+  chown -R nobody "$state_dir"
 fi
 
-config="$root/build/demo/bplaced.toml"
-cat >"$config" <<TOML
+rm -f "$config.new"
+cat >"$config.new" <<TOML
 # Written by tools/run-demo.sh: bplaced against the bundled LSF simulator.
 [server]
 listen = ["$listen", "unix:$socket"]
@@ -102,13 +164,28 @@ refresh_s = 5
 [state]
 dir = "$state_dir"
 TOML
-cat >&2 <<MSG
-run-demo: no LSF here; using the LSF simulator (demo cluster), bplaced as $service_user.
-  Simulator commands:  LSF_ENVDIR=$state $sim_bin/bjobs -u all -w
-  Try:                 curl 'http://$listen/v1/placement?host=node007'
-  Submit over TCP:     export TOKEN=$token
-                       curl -X POST http://$listen/v1/jobs -H "Authorization: Bearer \$TOKEN" \\
-                            -H 'Content-Type: application/json' -d '{"command":"sleep 60"}'
-  Unix socket:         curl --unix-socket $socket http://localhost/v1/queues
+chmod 644 "$config.new"
+mv -f "$config.new" "$config"
+
+sim="LSF_ENVDIR=$state $sim_bin"
+rm -f "$hints"
+(umask 077 && cat >"$hints") <<MSG
+  Try:               curl 'http://$listen/v1/placement?host=node007'
+  Unix socket:       curl --unix-socket $socket http://localhost/v1/queues
+  Submit over TCP:   export TOKEN=$token
+                     curl -X POST http://$listen/v1/jobs -H "Authorization: Bearer \$TOKEN" \\
+                          -H 'Content-Type: application/json' -d '{"command":"sleep 60"}'
+  List those jobs:   curl -H "Authorization: Bearer \$TOKEN" http://$listen/v1/jobs
+  Run them:          the simulator dispatches only when told (LSF's mbatchd would by itself):
+                     $sim/lsfsim schedule           # PEND -> RUN
+                     $sim/lsfsim schedule --finish  # RUN -> DONE, then dispatch more
+                     (bplaced sees the change within [jobs] refresh_s = 5 s)
+  LSF's view:        $sim/bjobs -u all -w
 MSG
+cat >&2 <<MSG
+run-demo: no LSF here; using the LSF simulator (demo cluster), bplaced as $service_user (pid $$).
+$(cat "$hints")
+  Stop:              Ctrl-C; run tools/run-demo.sh again meanwhile and it reuses this daemon.
+MSG
+echo "$$" >"$pidfile"
 exec "${run_as[@]}" "$bplaced" --config "$config"

@@ -13,19 +13,10 @@ tools/check-layering
 # Local users alice and bob for the multi-user tests (only as root; those
 # tests skip otherwise).
 tools/test-users.sh
-if [ "$(id -u)" -eq 0 ]; then
-  # The integration tests run bplaced as bplace-sys and LSF commands as alice
-  # and bob: they must be able to reach the build tree. Give "others" search
-  # (x, not read) on the directories above the checkout where it is missing.
-  dir=$(pwd)
-  while [ "$dir" != "/" ]; do
-    if [ "$(( $(stat -c '%a' "$dir" | sed 's/^/0/') & 1 ))" -eq 0 ]; then
-      echo "test.sh: chmod o+x $dir (the test users must reach the build tree)" >&2
-      chmod o+x "$dir"
-    fi
-    dir=$(dirname "$dir")
-  done
-fi
+# As root, the integration tests run bplaced as bplace-sys and LSF commands as
+# alice and bob: they must reach the build tree (a checkout in /root, mode
+# 700, would stop them).
+tools/make-reachable.sh . "the test users"
 
 build_dir=build/test
 sanitize=OFF

@@ -77,8 +77,11 @@ ProcessResult RunProcess(const std::string& path, const std::vector<std::string>
   std::string* sinks[2] = {&result.out, &result.err};
   int open_count = 2;
   while (open_count > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    // Rounded up: rounded down, the last sub-millisecond before the deadline
+    // became 0 and the command was killed as timed out before `timeout` had
+    // passed (callers assert that a hung command took at least `timeout`).
+    auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       ::kill(-pid, SIGKILL);
