@@ -66,9 +66,12 @@ struct ServerOptions {
   int max_unix_connections = 256;
   // TCP connections from one remote address, over all TCP listeners. At the
   // cap, the address's own connection idle longest is closed for the new
-  // one, else the new one gets 503. A workflow engine's pool (aiohttp keeps
-  // up to 100) fits; one host cannot fill a listener. 0: no cap.
-  int max_connections_per_peer = 128;
+  // one, else the new one gets 503. 0 (the default): no cap. On the default
+  // listener (127.0.0.1) every client has the same address, so a cap would
+  // only cap all local clients together (200 pollers of a workflow engine
+  // got 503 at 128); a site listening on a routable address sets it (128
+  // fits a workflow engine's pool: aiohttp keeps up to 100).
+  int max_connections_per_peer = 0;
   // How long a handler may take to call its Responder. Expiry means a bug (a
   // lost Responder) or a hung backend: the client gets 500 and the connection
   // closes, with an error in the log.

@@ -601,10 +601,10 @@ TEST(LimitsTest, SubmissionsBeyondTheBurstGet429WithRetryAfter) {
 TEST(OverloadTest, ServiceResumesAfterMoreConnectionsThanTheLimit) {
   SimCluster sim(DEMO_CLUSTER);
   DaemonSettings settings;
-  settings.extra_config = "";
+  settings.server_config = "max_connections = 200\n";
   DaemonProcess daemon(sim, settings);
-  // Far more idle connections than server.max_connections (256): the ones
-  // beyond it are answered 503 and closed; the rest are held open.
+  // Far more silent connections than server.max_connections (200 here): the
+  // ones beyond it are answered 503 and closed; the rest are held open.
   std::vector<int> held;
   int refused = 0;
   for (int i = 0; i < 300; ++i) {

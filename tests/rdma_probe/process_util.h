@@ -56,8 +56,9 @@ std::string ReadUntil(int fd, std::chrono::milliseconds timeout, Pred pred) {
   std::string text;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!pred(text)) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    // Rounded up, so that the wait never ends before `timeout` passed.
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) break;
     pollfd p{fd, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;

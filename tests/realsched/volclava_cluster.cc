@@ -101,7 +101,8 @@ bool Drain(int out_fd, int err_fd, Clock::time_point deadline, std::string& out,
   int open_count = 2;
   char buffer[8192];
   while (open_count > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    // Rounded up, so that the deadline is never declared before it passed.
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return false;
     int ready = poll(fds, 2, static_cast<int>(left.count()));
     if (ready < 0) {
