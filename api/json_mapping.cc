@@ -161,7 +161,8 @@ json CandidateJson(const Candidate& candidate) {
   body["slots"] = candidate.slots;
   body["starts_now"] = candidate.starts_now;
   body["free_slots"] = candidate.free_slots ? json(*candidate.free_slots) : json();
-  body["limited_by"] = candidate.limited_by.empty() ? json() : json(candidate.limited_by);
+  body["limited_by"] =
+      candidate.limited_by.empty() ? json() : json(std::string(candidate.limited_by));
   body["capacity"] = candidate.capacity;
   body["slots_to_free"] = candidate.slots_to_free();
   if (!candidate.lands_in.empty()) body["lands_in"] = candidate.lands_in;

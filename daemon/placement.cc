@@ -1,6 +1,7 @@
 #include "daemon/placement.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <tuple>
 
@@ -75,6 +76,8 @@ struct HostFacts {
   // With require_ib: why the host may not be chosen (unhealthy, or unknown
   // without allow_unknown); every queue that admits it is out for it.
   std::optional<Reason> ib_refusal;
+  // The slots the requesting user's followed jobs hold (for JL/U), or null.
+  const UserSlotUsage* usage = nullptr;
 };
 
 // The host check: unknown host is kNotFound. With require_ib, an unhealthy
@@ -83,6 +86,7 @@ struct HostFacts {
 Result<HostFacts> CheckHost(const ClusterSnapshot& snapshot, const PlacementContext& context,
                             const PlacementRequest& request) {
   HostFacts facts;
+  if (snapshot.slot_usage) facts.usage = Lookup(snapshot.slot_usage.get(), request.user);
   if (!request.host) return facts;
   const std::string& host = *request.host;
   facts.status = snapshot.load->FindHost(host);
@@ -132,9 +136,8 @@ std::optional<Reason> UserExclusion(const Topology& topology, const PlacementCon
 
 // Whether the asked-for host takes new work, or (without a host) the queue
 // has a host that does.
-std::optional<Reason> HostExclusion(const ClusterSnapshot& snapshot,
-                                    const PlacementRequest& request, const QueueTopology& queue,
-                                    const HostFacts& host) {
+std::optional<Reason> HostExclusion(const PlacementRequest& request, const QueueTopology& queue,
+                                    const QueueHostCounts* counts, const HostFacts& host) {
   if (request.host && host.status == nullptr) {
     return Reason{ExclusionCode::kHostUnavailable,
                   "host " + *request.host +
@@ -145,7 +148,6 @@ std::optional<Reason> HostExclusion(const ClusterSnapshot& snapshot,
                   "host " + *request.host + " is " + host.status->status + " (bhosts -w)"};
   }
   if (request.host) return std::nullopt;
-  const QueueHostCounts* counts = Lookup(&snapshot.host_counts, queue.definition.name);
   if (counts == nullptr || counts->usable != 0) return std::nullopt;
   if (queue.has_remote_hosts && counts->admitted == 0) {
     return Reason{ExclusionCode::kRemoteOnly, "HOSTS lists only MultiCluster remote hosts"};
@@ -198,12 +200,11 @@ QueueLimits LimitsOf(const QueueTopology& queue, const lsf::QueueLoad* counters)
   return {queue.definition.max, queue.definition.jl_u};
 }
 
-// Slots `user`'s followed jobs hold in `key` (a queue or a host) of `map`.
-std::int64_t SlotsHeld(const ClusterSnapshot& snapshot, const std::string& user,
+// Slots the user's followed jobs (`usage`, may be null) hold in `key` (a
+// queue or a host) of `map`.
+std::int64_t SlotsHeld(const UserSlotUsage* usage,
                        std::unordered_map<std::string, std::int64_t> UserSlotUsage::*map,
                        const std::string& key) {
-  if (!snapshot.slot_usage) return 0;
-  const UserSlotUsage* usage = Lookup(snapshot.slot_usage.get(), user);
   if (usage == nullptr) return 0;
   const std::int64_t* held = Lookup(&(usage->*map), key);
   return held ? *held : 0;
@@ -216,21 +217,21 @@ std::string SlotsText(std::int64_t slots) {
 // The limit the job's slots exceed for good, or nullopt: the queue's MAX or
 // JL/U (bsub refuses the job), the asked-for host's MAX (refused) or JL/U
 // (it would never start), or the total MAX of every host the job may use.
-std::optional<Reason> LimitExclusion(const ClusterSnapshot& snapshot,
-                                     const PlacementContext& context,
+std::optional<Reason> LimitExclusion(const PlacementContext& context,
                                      const PlacementRequest& request, const QueueTopology& queue,
+                                     const lsf::QueueLoad* counters, const QueueHostCounts* counts,
                                      const HostFacts& host) {
-  const std::string& name = queue.definition.name;
   const std::int64_t slots = request.slots;
-  const std::string asks = "the job asks for " + SlotsText(slots);
-  const QueueLimits limits = LimitsOf(queue, Lookup(&snapshot.load->queues, name));
+  const QueueLimits limits = LimitsOf(queue, counters);
+  // Sentences are made only for a queue that is out: this runs for every queue.
+  const auto asks = [slots] { return "the job asks for " + SlotsText(slots); };
   auto exceeds = [](std::string text) { return Reason{ExclusionCode::kExceedsLimit, text}; };
   if (limits.max && slots > *limits.max) {
-    return exceeds(asks + " and the queue's MAX is " + std::to_string(*limits.max) +
+    return exceeds(asks() + " and the queue's MAX is " + std::to_string(*limits.max) +
                    " (bqueues): bsub would refuse it (Too many processors requested)");
   }
   if (limits.jl_u && slots > *limits.jl_u) {
-    return exceeds(asks + ", more than the queue lets one user run (JL/U " +
+    return exceeds(asks() + ", more than the queue lets one user run (JL/U " +
                    std::to_string(*limits.jl_u) +
                    ", bqueues): bsub would refuse it (Queue does not have enough per-user job "
                    "slots)");
@@ -238,22 +239,21 @@ std::optional<Reason> LimitExclusion(const ClusterSnapshot& snapshot,
   if (request.host) {
     const lsf::HostStatus* status = host.status;
     if (status && status->max && slots > *status->max) {
-      return exceeds(asks + " and host " + *request.host + " has MAX " +
+      return exceeds(asks() + " and host " + *request.host + " has MAX " +
                      std::to_string(*status->max) +
                      " (bhosts -w): bsub would refuse it (Too many processors requested)");
     }
     if (status && status->jl_u && slots > *status->jl_u) {
-      return exceeds(asks + " and host " + *request.host + " runs at most " +
+      return exceeds(asks() + " and host " + *request.host + " runs at most " +
                      SlotsText(*status->jl_u) +
                      " per user (JL/U, bhosts -w): the job would never start");
     }
     return std::nullopt;
   }
-  const QueueHostCounts* counts = Lookup(&snapshot.host_counts, name);
   if (counts == nullptr) return std::nullopt;
   const HostSlots eligible = EligibleSlots(*counts, context, request);
   if (eligible.unlimited == 0 && slots > eligible.max) {
-    return exceeds(asks + " and the " + std::to_string(EligibleHosts(*counts, context, request)) +
+    return exceeds(asks() + " and the " + std::to_string(EligibleHosts(*counts, context, request)) +
                    " hosts it may use have " + SlotsText(eligible.max) +
                    " in all (MAX, bhosts -w): the job would never start");
   }
@@ -267,16 +267,31 @@ struct SlotLimit {
   const char* name = "";
 };
 
+// The limits that apply to one candidate (at most four: queue MAX and
+// JL/U, and the hosts' slots or the asked-for host's MAX and JL/U).
+class SlotLimits {
+ public:
+  void push_back(const SlotLimit& limit) { items_[size_++] = limit; }
+  bool empty() const { return size_ == 0; }
+  const SlotLimit& front() const { return items_[0]; }
+  const SlotLimit* begin() const { return items_.data(); }
+  const SlotLimit* end() const { return items_.data() + size_; }
+
+ private:
+  std::array<SlotLimit, 4> items_{};
+  std::size_t size_ = 0;
+};
+
 // Sets what ranks `candidate` by when the job can start: its free slots
 // under the tightest limit, the queue's capacity, and whether the job
 // starts now. `counters` are the bqueues -w counters of the queue the job
 // waits in (the rewritten one for a known esub rewrite), null when unknown.
-void RankByStart(const ClusterSnapshot& snapshot, const PlacementContext& context,
-                 const PlacementRequest& request, const QueueTopology& queue,
-                 const lsf::QueueLoad* counters, const QueueHostCounts* counts,
-                 const HostFacts& host, Candidate& candidate) {
+void RankByStart(const PlacementContext& context, const PlacementRequest& request,
+                 const QueueTopology& queue, const lsf::QueueLoad* counters,
+                 const QueueHostCounts* counts, const HostFacts& host, Candidate& candidate) {
   const std::string& waits_in = candidate.lands_in.empty() ? candidate.queue : candidate.lands_in;
-  std::vector<SlotLimit> limits;
+  // At most four limits apply; no allocation per candidate.
+  SlotLimits limits;
   const QueueLimits queue_limits = candidate.lands_in.empty()
                                        ? LimitsOf(queue, counters)
                                        : QueueLimits{counters ? counters->max : std::nullopt,
@@ -286,7 +301,7 @@ void RankByStart(const ClusterSnapshot& snapshot, const PlacementContext& contex
     limits.push_back({*queue_limits.max - dispatched, *queue_limits.max, "queue_max"});
   }
   if (queue_limits.jl_u) {
-    const std::int64_t held = SlotsHeld(snapshot, request.user, &UserSlotUsage::by_queue, waits_in);
+    const std::int64_t held = SlotsHeld(host.usage, &UserSlotUsage::by_queue, waits_in);
     limits.push_back({*queue_limits.jl_u - held, *queue_limits.jl_u, "user_limit"});
   }
   std::int64_t hosts = 1;
@@ -295,8 +310,7 @@ void RankByStart(const ClusterSnapshot& snapshot, const PlacementContext& contex
       limits.push_back({*host.status->max - host.status->njobs, *host.status->max, "host_max"});
     }
     if (host.status && host.status->jl_u) {
-      const std::int64_t held =
-          SlotsHeld(snapshot, request.user, &UserSlotUsage::by_host, *request.host);
+      const std::int64_t held = SlotsHeld(host.usage, &UserSlotUsage::by_host, *request.host);
       limits.push_back({*host.status->jl_u - held, *host.status->jl_u, "host_user_limit"});
     }
   } else if (counts) {
@@ -328,12 +342,13 @@ void RankByStart(const ClusterSnapshot& snapshot, const PlacementContext& contex
 // The candidate with the numbers that rank it. A queue known to be
 // rewritten to another (context.rewrites) is ranked by the counters of the
 // queue its jobs land in: that is where the job will wait.
+// `counters` are the queue's own (bqueues -w; null when absent).
 Candidate MakeCandidate(const ClusterSnapshot& snapshot, const PlacementContext& context,
                         const PlacementRequest& request, const QueueTopology& queue,
-                        const lsf::QueueStatus& status, const QueueHostCounts* counts,
-                        const HostFacts& host, std::optional<HostAdmission> admission) {
+                        const lsf::QueueStatus& status, const lsf::QueueLoad* counters,
+                        const QueueHostCounts* counts, const HostFacts& host,
+                        std::optional<HostAdmission> admission) {
   const std::string& name = queue.definition.name;
-  const lsf::QueueLoad* counters = Lookup(&snapshot.load->queues, name);
   Candidate candidate;
   candidate.queue = name;
   candidate.status = status.text;
@@ -354,7 +369,7 @@ Candidate MakeCandidate(const ClusterSnapshot& snapshot, const PlacementContext&
     candidate.inflight = *slots;
   }
   candidate.admission = std::move(admission);
-  RankByStart(snapshot, context, request, queue, counters, counts, host, candidate);
+  RankByStart(context, request, queue, counters, counts, host, candidate);
   return candidate;
 }
 
@@ -362,18 +377,17 @@ Candidate MakeCandidate(const ClusterSnapshot& snapshot, const PlacementContext&
 // requested, site exclusion, open, host in HOSTS, the host's InfiniBand,
 // user permitted, refused before, host usable, queue has usable (and
 // InfiniBand-eligible) hosts, the job's slots within the limits. nullopt
-// when none applies.
-std::optional<Exclusion> AdmissionExclusion(const ClusterSnapshot& snapshot,
-                                            const PlacementContext& context,
-                                            const PlacementRequest& request,
-                                            const std::unordered_set<std::string>& requested,
-                                            const QueueTopology& queue,
-                                            const lsf::QueueStatus& status, const HostFacts& host,
-                                            std::optional<HostAdmission>& admission) {
+// when none applies. `counters` and `counts` are the queue's (null when
+// absent), looked up once by Place.
+std::optional<Exclusion> AdmissionExclusion(
+    const ClusterSnapshot& snapshot, const PlacementContext& context,
+    const PlacementRequest& request, const std::unordered_set<std::string>& requested,
+    const QueueTopology& queue, const lsf::QueueStatus& status, const lsf::QueueLoad* counters,
+    const QueueHostCounts* counts, const HostFacts& host, std::optional<HostAdmission>& admission) {
   const std::string& name = queue.definition.name;
   const Topology& topology = *snapshot.topology;
   auto out = [&](ExclusionCode code, std::string reason) {
-    return Exclusion{name, code, std::move(reason), std::nullopt};
+    return Exclusion{name, code, std::move(reason), nullptr};
   };
   auto out_for = [&](Reason reason) { return out(reason.code, std::move(reason.text)); };
   if (!requested.empty() && !requested.contains(name)) {
@@ -402,14 +416,14 @@ std::optional<Exclusion> AdmissionExclusion(const ClusterSnapshot& snapshot,
   if (auto refusal = UserExclusion(topology, context, request, queue)) return out_for(*refusal);
   if (const RememberedRefusal* refusal = Lookup(context.rejections, name)) {
     Exclusion exclusion = out(ExclusionCode::kRejectedByLsf, refusal->reason);
-    exclusion.refusal = *refusal;
+    exclusion.refusal = std::make_shared<const RememberedRefusal>(*refusal);
     return exclusion;
   }
-  if (auto unusable = HostExclusion(snapshot, request, queue, host)) return out_for(*unusable);
-  if (auto ib = IbExclusion(Lookup(&snapshot.host_counts, name), context, request)) {
-    return out_for(*ib);
+  if (auto unusable = HostExclusion(request, queue, counts, host)) return out_for(*unusable);
+  if (auto ib = IbExclusion(counts, context, request)) return out_for(*ib);
+  if (auto limit = LimitExclusion(context, request, queue, counters, counts, host)) {
+    return out_for(*limit);
   }
-  if (auto limit = LimitExclusion(snapshot, context, request, queue, host)) return out_for(*limit);
   return std::nullopt;
 }
 
@@ -433,20 +447,22 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
   Placement placement;
   placement.permission_source = context.permitted_queues ? "lsf" : "users_line";
   placement.host_ib = host->ib;
+  placement.candidates.reserve(snapshot.topology->queues().size());
+  placement.excluded.reserve(snapshot.topology->queues().size());
   for (const QueueTopology& queue : snapshot.topology->queues()) {
     const std::string& name = queue.definition.name;
     const lsf::QueueLoad* counters = Lookup(&snapshot.load->queues, name);
     // The load tier is fresher than the topology tier; prefer its status.
     const lsf::QueueStatus& status = counters ? counters->status : queue.definition.status;
+    const QueueHostCounts* counts = Lookup(&snapshot.host_counts, name);
     std::optional<HostAdmission> admission;
     if (auto exclusion = AdmissionExclusion(snapshot, context, request, requested, queue, status,
-                                            *host, admission)) {
+                                            counters, counts, *host, admission)) {
       placement.excluded.push_back(std::move(*exclusion));
       continue;
     }
     placement.candidates.push_back(MakeCandidate(snapshot, context, request, queue, status,
-                                                 Lookup(&snapshot.host_counts, name), *host,
-                                                 std::move(admission)));
+                                                 counters, counts, *host, std::move(admission)));
   }
   std::sort(placement.candidates.begin(), placement.candidates.end(), RanksBefore);
   return placement;

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -90,7 +92,7 @@ struct Candidate {
   // inflight) and its own.
   std::int64_t slots = 1;
   std::optional<std::int64_t> free_slots;
-  std::string limited_by;
+  std::string_view limited_by;  // a static name, or empty
   std::int64_t capacity = 0;
   bool starts_now = false;
 
@@ -125,8 +127,9 @@ struct Exclusion {
   std::string queue;
   ExclusionCode code;
   std::string reason;  // a sentence for people
-  // kRejectedByLsf: the refusal remembered, with its cause and until when.
-  std::optional<RememberedRefusal> refusal;
+  // kRejectedByLsf: the refusal remembered, with its cause and until when
+  // (shared: most exclusions have none, and placements are copied).
+  std::shared_ptr<const RememberedRefusal> refusal;
 };
 
 // The ranked answer: candidates best first, and every other queue with why.

@@ -586,7 +586,7 @@ TEST_F(HandlersTest, SubmissionResponseOfAnErrorIsItsProblemWithTheRequestMember
   conflict.error = Error{ErrorCode::kConflict, "no queue may take the job"};
   conflict.placement = Placement{};
   conflict.placement->excluded.push_back(
-      {"qa", ExclusionCode::kQueueClosed, "qa is closed", std::nullopt});
+      {"qa", ExclusionCode::kQueueClosed, "qa is closed", nullptr});
   const Response response = SubmissionResponse(conflict, CallOf("rid-7", "alice"));
   EXPECT_EQ(response.result_int(), 409u);
   const json body = Body(response);
