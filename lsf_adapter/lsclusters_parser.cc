@@ -49,7 +49,7 @@ Result<std::vector<ClusterAdministrators>> ParseLsclusters(std::string_view text
   // GCC 12 sees a maybe-uninitialized read through it.)
   constexpr std::size_t kNoColumn = std::string_view::npos;
   std::size_t admin_column = kNoColumn;
-  bool table_has_names = false;             // the table has CLUSTER_NAME (else a block's row)
+  bool table_has_names = false;  // the table has CLUSTER_NAME (else a block's row)
   for (const Line& line : SplitLines(text)) {
     const std::string_view trimmed = Trim(line.text);
     const std::vector<std::string_view> fields = SplitFields(trimmed);
