@@ -9,6 +9,7 @@
 
 #include "common/text.h"
 #include "lsf_adapter/bsub_command.h"
+#include "lsf_adapter/bsub_script.h"
 
 namespace bplace::api {
 namespace {
@@ -304,6 +305,93 @@ Result<void> ReadName(const json& v, std::string_view key, const JobRequestLimit
   return Store(GetString(v, key, l.max_name_bytes, Text::kName), job.*kField);
 }
 
+Result<void> ReadJobName(const json& v, std::string_view key, const JobRequestLimits& l,
+                         JobRequest& job) {
+  auto name = GetString(v, key, l.max_string_bytes, Text::kOptionValue);
+  if (!name) return tl::unexpected(name.error());
+  if (name->find_first_of("[]") != std::string::npos) {
+    // LSF reads "name[1-1000000]" as a job array: only `array` makes one.
+    return tl::unexpected(
+        Bad(key, "holds [ or ] (LSF would make a job array of it; use the `array` field)"));
+  }
+  job.job_name = std::move(*name);
+  return {};
+}
+
+// One item of an LSF index list: i, start-end or start-end:step.
+struct IndexItem {
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::int64_t step = 1;
+};
+
+// The largest index bplace passes on; LSF's own bound is its
+// MAX_JOB_ARRAY_SIZE, which it checks.
+constexpr std::int64_t kMaxArrayIndex = 2147483646;
+
+std::optional<std::int64_t> ReadIndex(std::string_view s) {
+  if (!AllDigits(s) || s.size() > 10) return std::nullopt;
+  const std::int64_t n = std::stoll(std::string(s));
+  if (n < 1 || n > kMaxArrayIndex) return std::nullopt;
+  return n;
+}
+
+std::optional<IndexItem> ReadIndexItem(std::string_view item) {
+  IndexItem parsed;
+  const std::size_t colon = item.find(':');
+  if (colon != std::string_view::npos) {
+    const auto step = ReadIndex(item.substr(colon + 1));
+    if (!step) return std::nullopt;
+    parsed.step = *step;
+    item = item.substr(0, colon);
+  }
+  const std::size_t dash = item.find('-');
+  const auto start = ReadIndex(item.substr(0, dash));
+  if (!start) return std::nullopt;
+  parsed.start = parsed.end = *start;
+  if (dash != std::string_view::npos) {
+    const auto end = ReadIndex(item.substr(dash + 1));
+    if (!end || *end < *start) return std::nullopt;
+    parsed.end = *end;
+  } else if (colon != std::string_view::npos) {
+    return std::nullopt;  // a step needs a range
+  }
+  return parsed;
+}
+
+// `array`: an LSF index list (bsub -J "name[LIST]", LSF 10.1): items
+// separated by commas, each start[-end[:step]], indices from 1. Elements
+// are counted per item (an index in two items counts twice: the count is
+// never below what LSF makes).
+Result<void> ReadArray(const json& v, std::string_view key, const JobRequestLimits& l,
+                       JobRequest& job) {
+  auto text = GetString(v, key, l.max_name_bytes, Text::kName);
+  if (!text) return tl::unexpected(text.error());
+  std::int64_t elements = 0;
+  std::string_view rest = *text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    const auto parsed = ReadIndexItem(item);
+    if (!parsed) {
+      return tl::unexpected(Bad(key, "`" + std::string(item) +
+                                         "` is not start[-end[:step]] with indices from 1 to " +
+                                         std::to_string(kMaxArrayIndex) +
+                                         " and start <= end (e.g. \"1-100\", \"1-9:2,20\")"));
+    }
+    elements += (parsed->end - parsed->start) / parsed->step + 1;
+    if (elements > l.max_array_elements) {
+      return tl::unexpected(Bad(key, "more than submit.max_array_elements (" +
+                                         std::to_string(l.max_array_elements) + ") elements"));
+    }
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  job.array = std::move(*text);
+  job.array_elements = elements;
+  return {};
+}
+
 Result<void> ReadSlots(const json& v, std::string_view key, const JobRequestLimits& l,
                        JobRequest& job) {
   if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > l.max_slots) {
@@ -414,7 +502,10 @@ const Field kFields[] = {
      ReadCommand},
     {{"argv", "command string", "array of strings", "each word shell-quoted by bplace"}, ReadArgv},
     {{"script", "stdin", "string", "job script fed to bsub on stdin"}, ReadScript},
-    {{"job_name", "-J", "string", ""}, ReadOptionValue<&JobRequest::job_name>},
+    {{"job_name", "-J", "string", "no [ ]: arrays come from `array`"}, ReadJobName},
+    {{"array", "-J \"NAME[LIST]\"", "string",
+      "LSF index list, e.g. \"1-100\"; at most submit.max_array_elements elements"},
+     ReadArray},
     {{"slots", "-n", "integer", "1..submit.max_slots"}, ReadSlots},
     {{"resources", "-R", "string", "brackets [ ] ( ) { } and quotes must balance"}, ReadResources},
     {{"output", "-o", "string", "path on the execution host"},
@@ -434,6 +525,28 @@ const Field kFields[] = {
       "default [ib] require_ib"},
      ReadRequireIb},
 };
+
+// The #BSUB lines of `job.script` (bsub applies them; lsf::ParseEmbeddedOptions),
+// checked as extra_args and the fields are; the script's -n is counted.
+Result<void> CheckScript(const JobRequestLimits& limits, JobRequest& job) {
+  auto lines = lsf::ParseEmbeddedOptions(*job.script);
+  if (!lines) return tl::unexpected(Bad("script", lines.error().message));
+  auto found = lsf::CheckEmbeddedOptions(*lines, limits.max_slots);
+  if (!found) return tl::unexpected(Bad("script", found.error().message));
+  if (found->slots && job.slots) {
+    // bsub would take the command line's -n and drop the script's quietly.
+    return tl::unexpected(Bad("script", "line " + std::to_string(found->slots_line) +
+                                            ": #BSUB -n and the `slots` field both set the "
+                                            "slots; give one"));
+  }
+  if (found->job_name_line != 0 && job.array) {
+    return tl::unexpected(Bad("script", "line " + std::to_string(found->job_name_line) +
+                                            ": #BSUB -J with the `array` field; give the "
+                                            "array's name in `job_name`"));
+  }
+  job.script_slots = found->slots;
+  return {};
+}
 
 const Field* FindField(std::string_view key) {
   for (const Field& field : kFields) {
@@ -487,6 +600,9 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
     return Fail(ErrorCode::kInvalidArgument,
                 "command: give exactly one of `command` (a command string), `argv` (an array) "
                 "or `script` (fed to bsub on stdin)");
+  }
+  if (job.script) {
+    if (auto checked = CheckScript(limits, job); !checked) return tl::unexpected(checked.error());
   }
   return job;
 }

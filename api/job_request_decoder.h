@@ -46,6 +46,13 @@ std::vector<JobRequestField> JobRequestFields();
 // - walltime or memory is not in a form bsub -W / -M takes;
 // - none or more than one of command/argv/script is given;
 // - extra_args holds a refused option (lsf::CheckExtraArgs);
+// - `script` has a #BSUB line bplace refuses (lsf::ParseEmbeddedOptions,
+//   lsf::CheckEmbeddedOptions: "script: line 3: #BSUB -q is set by bplace
+//   (use the queues field)"), or a #BSUB -n as well as `slots`, or a #BSUB
+//   -J as well as `array`; a #BSUB -n is kept in script_slots;
+// - job_name holds [ or ] (LSF would make an array: use `array`);
+// - `array` is not an LSF index list (start[-end[:step]], commas; indices
+//   from 1) or has more than max_array_elements elements (counted per item);
 // - require_ib is not a JSON boolean.
 // Paths (output, error, cwd) are plain strings for the execution host: no
 // expansion, no check that they exist. `script` may hold any byte but NUL.

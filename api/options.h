@@ -16,6 +16,10 @@ namespace bplace::api {
 // Bounds on a job request. Sizes are in bytes of UTF-8.
 struct JobRequestLimits {
   std::int64_t max_slots = 100000;
+  // [submit] max_array_elements: the most elements of one `array` (LSF's
+  // own MAX_JOB_ARRAY_SIZE defaults to 1000 too). Each element is one
+  // submission for the user's [limits] bucket.
+  std::int64_t max_array_elements = 1000;
   // job_name, resources, output, error, cwd and each extra_args word.
   std::size_t max_string_bytes = 4096;
   // command, each argv word, the argv words once quoted into one command

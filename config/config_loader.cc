@@ -425,6 +425,10 @@ const KeySpec kSubmitKeys[] = {
      [](const Field& f, Config& c) { ReadInteger(f, 1, 100, c.submit.max_attempts); }},
     {"max_slots",
      [](const Field& f, Config& c) { ReadInteger(f, 1, 10000000, c.api.request.max_slots); }},
+    {"max_array_elements",
+     [](const Field& f, Config& c) {
+       ReadInteger(f, 1, 1000000, c.api.request.max_array_elements);
+     }},
     {"check_lsf_for_key",
      [](const Field& f, Config& c) { ReadBool(f, c.exactly_once.check_lsf_for_key); }},
     {"esub_refusal_memory_s",

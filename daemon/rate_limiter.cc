@@ -17,6 +17,7 @@ constexpr int kMaxBurst = 1000000;
 
 RateLimiter::RateLimiter(const RateLimiterOptions& limits, std::size_t max_users)
     : submit_rate_(MakeRate(limits.submit_per_minute, limits.submit_burst)),
+      submit_burst_(std::clamp(limits.submit_burst, 1, kMaxBurst)),
       lsf_rate_(MakeRate(limits.lsf_calls_per_minute, limits.lsf_calls_burst)),
       max_users_(std::max<std::size_t>(max_users, 1)) {}
 
@@ -30,23 +31,34 @@ RateLimiter::Rate RateLimiter::MakeRate(double per_minute, int burst) {
   return Rate{interval, interval * (burst - 1)};
 }
 
-RateLimiter::Decision RateLimiter::Admit(const Rate& rate, FullAt& full_at, Clock::time_point now) {
+RateLimiter::Decision RateLimiter::Admit(const Rate& rate, FullAt& full_at, Clock::time_point now,
+                                         std::int64_t tokens) {
   // A bucket whose full-again time has passed is simply full: no credit is
   // carried beyond the burst.
   const Clock::time_point from = std::max(full_at, now);
+  // N tokens at once are admitted when the last of them would be (GCRA with
+  // a quantity): the bucket's full-again time moves N intervals.
+  // Compared as "ahead > tolerance - extra" so that nothing overflows.
+  tokens = std::clamp<std::int64_t>(tokens, 1, kMaxBurst + 1);
+  const Clock::duration extra = rate.interval * (tokens - 1);
+  if (extra > rate.tolerance) {
+    // More than the burst: no wait ever admits it (callers refuse it first).
+    return Decision{false, std::chrono::ceil<std::chrono::seconds>(rate.tolerance + rate.interval)};
+  }
   const Clock::duration ahead = from - now;
-  if (ahead > rate.tolerance) {
+  if (ahead > rate.tolerance - extra) {
     // Refusals take nothing, so a client hammering a refused bucket does not
     // push its own recovery further out.
-    const Clock::duration wait = ahead - rate.tolerance;
+    const Clock::duration wait = ahead - (rate.tolerance - extra);
     const auto seconds = std::chrono::ceil<std::chrono::seconds>(wait);
     return Decision{false, std::max(seconds, std::chrono::seconds(1))};
   }
-  full_at = from + rate.interval;
+  full_at = from + rate.interval * tokens;
   return Decision{true, std::chrono::seconds(0)};
 }
 
-RateLimiter::Decision RateLimiter::AdmitSubmission(std::string_view user, Clock::time_point now) {
+RateLimiter::Decision RateLimiter::AdmitSubmission(std::string_view user, Clock::time_point now,
+                                                   std::int64_t tokens) {
   std::lock_guard lock(mutex_);
   if (now >= last_sweep_ + kSweepInterval) SweepLocked(now);
 
@@ -66,7 +78,7 @@ RateLimiter::Decision RateLimiter::AdmitSubmission(std::string_view user, Clock:
     }
     it = users_.emplace(std::string(user), FullAt::min()).first;
   }
-  return Admit(submit_rate_, it->second, now);
+  return Admit(submit_rate_, it->second, now, tokens);
 }
 
 RateLimiter::Decision RateLimiter::AdmitLsfCall(Clock::time_point now) {

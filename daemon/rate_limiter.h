@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -55,10 +56,17 @@ class RateLimiter {
   // into those ranges. `max_users` (at least 1) caps the tracked user buckets.
   explicit RateLimiter(const RateLimiterOptions& limits, std::size_t max_users = kDefaultMaxUsers);
 
-  // Takes one submission token from `user`'s bucket at `now` if it has one.
-  // Refused requests take nothing. Users are independent; the empty name is
-  // a user like any other.
-  Decision AdmitSubmission(std::string_view user, Clock::time_point now);
+  // Takes `tokens` (at least 1: a job array costs its element count)
+  // submission tokens from `user`'s bucket at `now` if it holds that many.
+  // Refused requests take nothing. A request of more tokens than
+  // SubmitBurst() is never admitted: callers refuse it before (a 400, not
+  // an eternal 429). Users are independent; the empty name is a user like
+  // any other.
+  Decision AdmitSubmission(std::string_view user, Clock::time_point now, std::int64_t tokens = 1);
+
+  // The capacity of a user's bucket ([limits] submit_burst, clamped as the
+  // constructor says): the most tokens one request can ever get.
+  std::int64_t SubmitBurst() const { return submit_burst_; }
 
   // Takes one token from the global bucket of LSF commands at `now` if it has
   // one. Call once per LSF command a request makes run (each bsub attempt),
@@ -87,10 +95,12 @@ class RateLimiter {
   };
 
   static Rate MakeRate(double per_minute, int burst);
-  static Decision Admit(const Rate& rate, FullAt& full_at, Clock::time_point now);
+  static Decision Admit(const Rate& rate, FullAt& full_at, Clock::time_point now,
+                        std::int64_t tokens = 1);
   void SweepLocked(Clock::time_point now);
 
   const Rate submit_rate_;
+  const std::int64_t submit_burst_;
   const Rate lsf_rate_;
   const std::size_t max_users_;
 

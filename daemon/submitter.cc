@@ -17,6 +17,7 @@ lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue, con
   options.host = job.host;
   options.description = DescriptionTag(tag);
   options.job_name = job.job_name;
+  options.array = job.array;
   options.slots = job.slots;
   options.resources = job.resources;
   if (ib_select != nullptr) options.daemon_resources = ib_select;
@@ -202,6 +203,17 @@ void Submitter::Submit(JobRequest job, SubmitContext context,
   if (run->context.tag.empty()) run->context.tag = run->context.request_id;
   run->done = std::move(done);
   run->result.host = run->job.host;
+  if (limiter_ != nullptr && run->job.array_elements > limiter_->SubmitBurst()) {
+    // The bucket can never hold that many tokens: a 429 would never end.
+    run->result.error =
+        Error{ErrorCode::kInvalidArgument,
+              "array: " + std::to_string(run->job.array_elements) +
+                  " elements, more than [limits] submit_burst (" +
+                  std::to_string(limiter_->SubmitBurst()) +
+                  "), the most submissions one user may make at once; split the array"};
+    Finish(std::move(run));
+    return;
+  }
   run->permissions = cache_.Permissions(run->context.user);
   if (run->permissions) {
     Attempt(std::move(run));
@@ -227,17 +239,20 @@ void Submitter::Submit(JobRequest job, SubmitContext context,
 
 bool Submitter::AdmitSubmission(Run& run) {
   if (limiter_ == nullptr || run.submission_admitted) return true;
+  // A job array is as many submissions as it has elements.
+  const std::int64_t cost = run.job.array_elements;
   const RateLimiter::Decision decision =
-      limiter_->AdmitSubmission(run.context.user, clock_.SteadyNow());
+      limiter_->AdmitSubmission(run.context.user, clock_.SteadyNow(), cost);
   if (decision.allowed) {
     run.submission_admitted = true;
     return true;
   }
   run.result.retry_after = decision.retry_after;
-  run.result.error =
-      Error{ErrorCode::kRateLimited, "more than [limits] submit_burst submissions by " +
-                                         run.context.user + " in a short time; retry after " +
-                                         std::to_string(decision.retry_after.count()) + " s"};
+  run.result.error = Error{
+      ErrorCode::kRateLimited,
+      "more than [limits] submit_burst submissions by " + run.context.user + " in a short time" +
+          (cost > 1 ? " (this array counts " + std::to_string(cost) + ")" : std::string()) +
+          "; retry after " + std::to_string(decision.retry_after.count()) + " s"};
   return false;
 }
 
@@ -267,7 +282,7 @@ std::optional<Submitter::Choice> Submitter::Choose(Run& run) {
   request.user = run.context.user;
   request.host = run.job.host;
   request.queues = run.job.queues;
-  request.slots = run.job.slots.value_or(1);
+  request.slots = run.job.SlotsPerElement();
   request.require_ib = run.job.require_ib.value_or(options_.ib.require_ib);
   std::lock_guard lock(place_mutex_);
   auto placement = PlaceLocked(request, &run.permissions->queues, run.tried);
@@ -288,8 +303,9 @@ std::optional<Submitter::Choice> Submitter::Choose(Run& run) {
   Choice choice{best.queue, 0, request.require_ib};
   // Charge the queue the job will wait in (known esub rewrite), so the next
   // placement sees it at once.
+  // An array's elements all pend at once: PEND grows by elements x slots.
   choice.ticket = ledger_.Reserve(best.lands_in.empty() ? best.queue : best.lands_in,
-                                  run.job.slots.value_or(1));
+                                  run.job.array_elements * run.job.SlotsPerElement());
   result.placement = std::move(*placement);
   return choice;
 }

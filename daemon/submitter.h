@@ -34,7 +34,14 @@ struct JobRequest {
   std::optional<std::vector<std::string>> argv;  // quoted by us into one command string
   std::optional<std::string> script;             // fed to bsub on stdin
   std::optional<std::string> job_name;
+  // A job array's LSF index list ("1-100", "1-9:2,20"): bsub -J
+  // "NAME[LIST]"; `array_elements` is its element count (1 without one).
+  std::optional<std::string> array;
+  std::int64_t array_elements = 1;
   std::optional<std::int64_t> slots;
+  // The slots the script's `#BSUB -n` asks for (its max), when `slots` is
+  // not given: placed and counted, never put on the command line.
+  std::optional<std::int64_t> script_slots;
   std::optional<std::string> resources;
   std::optional<std::string> output;
   std::optional<std::string> error;
@@ -49,6 +56,10 @@ struct JobRequest {
   // The client's tags of the job (a workflow's name, a step): GET /v1/jobs
   // lists and POST /v1/jobs:cancel cancels by them. Never passed to bsub.
   std::map<std::string, std::string> labels;
+
+  // Slots of one job (or one array element): `slots`, else the script's
+  // #BSUB -n, else 1.
+  std::int64_t SlotsPerElement() const { return slots.value_or(script_slots.value_or(1)); }
 };
 
 // Who asks, and the tag that marks the job (-Jd bplace:<tag>).
@@ -152,7 +163,11 @@ inline constexpr char kIbSelectOrUnknown[] = "select[!defined(ib_ok) || ib_ok==1
 // moment a queue is chosen. The user's submission token ([limits]
 // submit_burst) is taken only when the first bsub is about to run: a
 // request answered without one (no queue, bad request) costs nothing.
-// Thread-safe.
+// A job array takes as many tokens as it has elements; one larger than the
+// bucket (submit_burst) ends with kInvalidArgument before anything runs.
+// Placement judges one element's slots against the queues' limits (LSF
+// checks -n per element); the ledger charges elements x slots, since every
+// element pends at once. Thread-safe.
 class Submitter {
  public:
   // All references must outlive the submitter. `limiter` holds the users'

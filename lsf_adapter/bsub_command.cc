@@ -55,17 +55,26 @@ constexpr AllowedOption kAllowed[] = {
     {"-wa", true},       {"-wt", true},
     {"-s", true},
 };
-constexpr std::string_view kDaemonOwned[] = {"-q", "-m",   "-Jd", "-J", "-n", "-R",  "-o",
-                                             "-e", "-cwd", "-W",  "-M", "-P", "-app"};
+// Options the daemon sets on every command line (or from the placement),
+// with the request field that chooses them.
+constexpr BsubOptionRule kDaemonSet[] = {
+    {"-q", BsubOptionUse::kDaemon, true, "use the queues field"},
+    {"-m", BsubOptionUse::kDaemon, true, "use the host field"},
+    {"-Jd", BsubOptionUse::kDaemon, true, "it tags every job bplace:<tag>"},
+};
+// Options that have a request field: refused in extra_args (the field says
+// it), accepted in a script's #BSUB lines with the checks of their field.
+constexpr BsubOptionRule kHasField[] = {
+    {"-J", BsubOptionUse::kField, true, "job_name"},  {"-n", BsubOptionUse::kField, true, "slots"},
+    {"-R", BsubOptionUse::kField, true, "resources"}, {"-o", BsubOptionUse::kField, true, "output"},
+    {"-e", BsubOptionUse::kField, true, "error"},     {"-cwd", BsubOptionUse::kField, true, "cwd"},
+    {"-W", BsubOptionUse::kField, true, "walltime"},  {"-M", BsubOptionUse::kField, true, "memory"},
+    {"-P", BsubOptionUse::kField, true, "project"},   {"-app", BsubOptionUse::kField, true, "app"},
+};
+// Options that make bsub wait or take a terminal (-I*, -K, -tty, -XF), or
+// replace the submission (-pack, -h, -V, -Zs).
 constexpr std::string_view kBlocking[] = {"-I", "-Ip",  "-Is", "-IS",   "-ISp", "-ISs", "-IX",
                                           "-K", "-tty", "-XF", "-pack", "-h",   "-V",   "-Zs"};
-
-const AllowedOption* FindAllowed(std::string_view flag) {
-  for (const auto& option : kAllowed) {
-    if (option.flag == flag) return &option;
-  }
-  return nullptr;
-}
 
 // Words a POSIX shell (or bash, LSF's usual job shell) reads as syntax when
 // they stand bare in command position: "if x" is a syntax error, "time x"
@@ -81,12 +90,32 @@ bool Contains(const std::string_view (&list)[N], std::string_view flag) {
 
 }  // namespace
 
+BsubOptionRule FindBsubOption(std::string_view flag) {
+  for (const BsubOptionRule& rule : kDaemonSet) {
+    if (rule.flag == flag) return rule;
+  }
+  for (const BsubOptionRule& rule : kHasField) {
+    if (rule.flag == flag) return rule;
+  }
+  if (Contains(kBlocking, flag)) return {flag, BsubOptionUse::kBlocking, false, ""};
+  for (const AllowedOption& option : kAllowed) {
+    if (option.flag == flag) return {flag, BsubOptionUse::kPassed, option.takes_value, ""};
+  }
+  return {flag, BsubOptionUse::kUnknown, false, ""};
+}
+
 std::vector<std::string> BuildBsubArgv(const std::string& bsub_path, const BsubOptions& options) {
   std::vector<std::string> argv{bsub_path, "-q", options.queue};
   Add(argv, "-m", options.host);
   argv.emplace_back("-Jd");
   argv.push_back(options.description);
-  Add(argv, "-J", options.job_name);
+  if (options.array) {
+    // LSF 10.1 job array: -J "name[index_list]".
+    argv.emplace_back("-J");
+    argv.push_back(options.job_name.value_or(kDefaultArrayName) + "[" + *options.array + "]");
+  } else {
+    Add(argv, "-J", options.job_name);
+  }
   if (options.slots) Add(argv, "-n", std::to_string(*options.slots));
   Add(argv, "-R", options.resources);
   Add(argv, "-R", options.daemon_resources);
@@ -146,25 +175,25 @@ Result<void> CheckExtraArgs(const std::vector<std::string>& extra_args) {
                       ": not a bsub option (bsub would take it as the job command; put the "
                       "command in `command`, `argv` or `script`)");
     }
-    if (Contains(kDaemonOwned, arg)) {
+    const BsubOptionRule rule = FindBsubOption(arg);
+    if (rule.use == BsubOptionUse::kDaemon || rule.use == BsubOptionUse::kField) {
       return Fail(ErrorCode::kInvalidArgument,
                   where +
                       ": set by bplace itself or by a request field (queue/host placement, "
                       "job_name, slots, resources, output, error, cwd, walltime, memory, "
                       "project, app)");
     }
-    if (Contains(kBlocking, arg)) {
+    if (rule.use == BsubOptionUse::kBlocking) {
       return Fail(ErrorCode::kInvalidArgument,
                   where +
                       ": makes bsub wait, take a terminal or not submit; not allowed "
                       "through the daemon");
     }
-    const AllowedOption* option = FindAllowed(arg);
-    if (option == nullptr) {
+    if (rule.use == BsubOptionUse::kUnknown) {
       return Fail(ErrorCode::kInvalidArgument,
                   where + ": not a bsub option bplace passes on (see README, extra_args)");
     }
-    if (option->takes_value) {
+    if (rule.takes_value) {
       if (i + 1 >= extra_args.size()) {
         return Fail(ErrorCode::kInvalidArgument, where + ": needs a value after it");
       }

@@ -14,10 +14,13 @@ namespace bplace::lsf {
 // out. Exactly one of `command` (LSF's command string, run by the user's
 // shell on the execution host) and `script_on_stdin` is used.
 struct BsubOptions {
-  std::string queue;                     // -q
-  std::optional<std::string> host;       // -m
-  std::string description;               // -Jd, e.g. "bplace:6f1c..."
-  std::optional<std::string> job_name;   // -J
+  std::string queue;                    // -q
+  std::optional<std::string> host;      // -m
+  std::string description;              // -Jd, e.g. "bplace:6f1c..."
+  std::optional<std::string> job_name;  // -J
+  // A job array's index list ("1-100", "1-9:2,20"): -J "NAME[LIST]", NAME
+  // being job_name or kDefaultArrayName. Checked before (ParseArrayIndexList).
+  std::optional<std::string> array;
   std::optional<std::int64_t> slots;     // -n
   std::optional<std::string> resources;  // -R
   // A second -R the daemon adds (e.g. "select[ib_ok==1]"); LSF 10.1 merges
@@ -34,6 +37,34 @@ struct BsubOptions {
   std::optional<std::string> command;   // the job's command string
   bool script_on_stdin = false;         // the job script is fed on stdin
 };
+
+// The job name of an array whose request gave no job_name: LSF 10.1 needs
+// a name before the index list.
+inline constexpr char kDefaultArrayName[] = "bplace";
+
+// What bplace does with one bsub option (LSF 10.1 bsub(1)).
+enum class BsubOptionUse {
+  kPassed,    // a caller may give it (extra_args, #BSUB lines)
+  kField,     // a request field sets it (job_name -J, slots -n, ...): refused
+              // in extra_args, allowed in #BSUB lines with the field's checks
+  kDaemon,    // the daemon sets it (-q -m -Jd): refused everywhere
+  kBlocking,  // makes bsub wait, take a terminal or not submit: refused
+  kUnknown,   // not a bsub option bplace knows: refused
+};
+
+// One bsub option as bplace treats it. `hint` says what to use instead
+// (kDaemon: "use the queues field") or names the field (kField: "slots").
+struct BsubOptionRule {
+  std::string_view flag;
+  BsubOptionUse use = BsubOptionUse::kUnknown;
+  bool takes_value = false;
+  std::string_view hint;
+};
+
+// Looks `flag` ("-q", "-env") up in THE table of bsub options that
+// CheckExtraArgs and the #BSUB checks (bsub_script.h) both read. Matched
+// whole: "-qnormal" is kUnknown here (the caller splits glued values).
+BsubOptionRule FindBsubOption(std::string_view flag);
 
 // The argv of one bsub call: `bsub_path` first, then -q, -m, -Jd and the
 // options in a fixed order, then the command string as ONE argument (bsub

@@ -44,6 +44,7 @@ const std::set<std::string> kAllKeys = {
     "lsf.topology_refresh_s",
     "submit.max_attempts",
     "submit.max_slots",
+    "submit.max_array_elements",
     "submit.check_lsf_for_key",
     "submit.esub_refusal_memory_s",
     "placement.exclude_queues",
@@ -112,6 +113,7 @@ void ExpectSameConfig(const Config& actual, const Config& expected) {
   EXPECT_EQ(actual.refresh.topology_interval, expected.refresh.topology_interval);
   EXPECT_EQ(actual.submit.max_attempts, expected.submit.max_attempts);
   EXPECT_EQ(actual.api.request.max_slots, expected.api.request.max_slots);
+  EXPECT_EQ(actual.api.request.max_array_elements, expected.api.request.max_array_elements);
   EXPECT_EQ(actual.submit.excluded_queues, expected.submit.excluded_queues);
   EXPECT_EQ(actual.submit.esub_refusal_memory, expected.submit.esub_refusal_memory);
   EXPECT_EQ(actual.server.socket_mode, expected.server.socket_mode);
@@ -186,6 +188,7 @@ topology_refresh_s = 900
 [submit]
 max_attempts = 5
 max_slots = 4096
+max_array_elements = 50
 check_lsf_for_key = true
 esub_refusal_memory_s = 90
 
@@ -270,6 +273,7 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.refresh.topology_interval, seconds(900));
   EXPECT_EQ(config.submit.max_attempts, 5);
   EXPECT_EQ(config.api.request.max_slots, 4096);
+  EXPECT_EQ(config.api.request.max_array_elements, 50);
   EXPECT_TRUE(config.exactly_once.check_lsf_for_key);
   EXPECT_EQ(config.submit.esub_refusal_memory, std::chrono::seconds(90));
   EXPECT_EQ(config.submit.excluded_queues, (std::vector<std::string>{"admin", "interactive"}));
@@ -476,6 +480,8 @@ INSTANTIATE_TEST_SUITE_P(
                       RangeCase{"submit", "max_attempts", "101", "1 and 100"},
                       RangeCase{"submit", "max_slots", "0", "1 and 10000000"},
                       RangeCase{"submit", "max_slots", "10000001", "1 and 10000000"},
+                      RangeCase{"submit", "max_array_elements", "0", "1 and 1000000"},
+                      RangeCase{"submit", "max_array_elements", "1000001", "1 and 1000000"},
                       RangeCase{"submit", "max_slots", "9223372036854775807", "1 and 10000000"}));
 
 TEST(ParseConfigErrorTest, TopologyRefreshShorterThanLoadRefresh) {

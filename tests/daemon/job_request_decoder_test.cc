@@ -667,6 +667,98 @@ TEST(DecodeJobRequestTest, LabelsAreBoundedTagsOfTheJob) {
             "labels: expected an object of strings, got array");
 }
 
+// What DecodeJobRequest says about `body`, "" when it accepts it.
+std::string DecodeError(std::string_view body, const JobRequestLimits& limits = {}) {
+  const auto job = Decode(body, limits);
+  return job ? "" : job.error().message;
+}
+
+std::string ScriptBody(std::string_view script, std::string_view more = "") {
+  return R"({"script": )" + nlohmann::json(std::string(script)).dump() + std::string(more) + "}";
+}
+
+TEST(DecodeJobRequestTest, RefusesEachEmbeddedOptionHoleNamingTheScriptLine) {
+  EXPECT_EQ(DecodeError(ScriptBody("#!/bin/sh\n#BSUB -W 10\n#BSUB -q night\necho\n")),
+            "script: line 3: #BSUB -q is set by bplace (use the queues field)");
+  EXPECT_EQ(DecodeError(ScriptBody("#BSUB -m node001\necho\n")),
+            "script: line 1: #BSUB -m is set by bplace (use the host field)");
+  EXPECT_THAT(DecodeError(ScriptBody("#BSUB -I\necho\n")),
+              StartsWith("script: line 1: #BSUB -I makes bsub wait"));
+  EXPECT_THAT(DecodeError(ScriptBody("#BSUB -K\necho\n")),
+              StartsWith("script: line 1: #BSUB -K makes bsub wait"));
+  EXPECT_THAT(DecodeError(ScriptBody("#BSUB -Jd x\necho\n")),
+              StartsWith("script: line 1: #BSUB -Jd is set by bplace"));
+  EXPECT_EQ(DecodeError(ScriptBody("#BSUB -n 99999999\necho\n")),
+            "script: line 1: #BSUB -n 99999999: more than submit.max_slots (100000) slots");
+  EXPECT_THAT(DecodeError(ScriptBody("#BSUB -J arr[1-1000000]\necho\n")),
+              HasSubstr("use the `array` field"));
+  EXPECT_THAT(DecodeError(ScriptBody("#BSUB -J \"abc\necho\n")),
+              StartsWith("script: line 1: a quote"));
+}
+
+TEST(DecodeJobRequestTest, CountsTheScriptsSlotsAgainstMaxSlots) {
+  JobRequestLimits limits;
+  limits.max_slots = 16;
+  EXPECT_THAT(DecodeError(ScriptBody("#BSUB -n 17\necho\n"), limits),
+              HasSubstr("more than submit.max_slots (16)"));
+  const auto job = Decode(ScriptBody("#BSUB -n 2,8\n#BSUB -W 10\necho\n"), limits);
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_FALSE(job->slots);
+  EXPECT_EQ(job->script_slots, 8);
+  EXPECT_EQ(job->SlotsPerElement(), 8);
+}
+
+TEST(DecodeJobRequestTest, RefusesSlotsInBothTheBodyAndTheScript) {
+  EXPECT_EQ(DecodeError(ScriptBody("echo\n#BSUB -n 2\n", R"(, "slots": 2)")),
+            "script: line 2: #BSUB -n and the `slots` field both set the slots; give one");
+}
+
+TEST(DecodeJobRequestTest, RefusesArraySyntaxInJobName) {
+  EXPECT_EQ(DecodeError(R"({"command": "x", "job_name": "arr[1-1000000]"})"),
+            "job_name: holds [ or ] (LSF would make a job array of it; use the `array` field)");
+  EXPECT_THAT(DecodeError(R"({"command": "x", "job_name": "a]"})"), StartsWith("job_name: holds"));
+}
+
+TEST(DecodeJobRequestTest, DecodesArrayIndexListsAndCountsElements) {
+  const auto job = Decode(R"({"command": "x", "job_name": "sweep", "array": "1-100"})");
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_EQ(job->array, "1-100");
+  EXPECT_EQ(job->array_elements, 100);
+  EXPECT_EQ(Decode(R"({"command": "x", "array": "1-9:2,20,30-31"})")->array_elements, 8);
+  EXPECT_EQ(Decode(R"({"command": "x", "array": "7"})")->array_elements, 1);
+  EXPECT_EQ(Decode(R"({"command": "x"})")->array_elements, 1);
+}
+
+TEST(DecodeJobRequestTest, RefusesBadArrayIndexLists) {
+  for (const char* list :
+       {"0-5", "5-1", "1-", "1,,2", "a", "1-5:0", "3:2", "1-5%2", "99999999999", ","}) {
+    const std::string body = nlohmann::json{{"command", "x"}, {"array", list}}.dump();
+    EXPECT_THAT(DecodeError(body), StartsWith("array: `")) << list;
+  }
+  EXPECT_THAT(DecodeError(R"({"command": "x", "array": "-3"})"), StartsWith("array: starts with"));
+  EXPECT_THAT(DecodeError(R"({"command": "x", "array": "1- 3"})"), StartsWith("array: contains"));
+  EXPECT_EQ(DecodeError(R"({"command": "x", "array": 5})"), "array: expected a string, got number");
+}
+
+TEST(DecodeJobRequestTest, BoundsTheArrayByMaxArrayElements) {
+  JobRequestLimits limits;
+  limits.max_array_elements = 10;
+  EXPECT_EQ(DecodeError(R"({"command": "x", "array": "1-11"})", limits),
+            "array: more than submit.max_array_elements (10) elements");
+  EXPECT_EQ(DecodeError(R"({"command": "x", "array": "1-5,1-5"})", limits), "");
+  EXPECT_THAT(DecodeError(R"({"command": "x", "array": "1-6,1-5"})", limits),
+              HasSubstr("max_array_elements"))
+      << "an index in two items counts twice";
+  EXPECT_THAT(DecodeError(R"({"command": "x", "array": "1-1000000"})"),
+              HasSubstr("more than submit.max_array_elements (1000)"));
+}
+
+TEST(DecodeJobRequestTest, RefusesAScriptJobNameNextToArray) {
+  EXPECT_EQ(DecodeError(ScriptBody("#BSUB -J n\necho\n", R"(, "array": "1-5")")),
+            "script: line 1: #BSUB -J with the `array` field; give the array's name in "
+            "`job_name`");
+}
+
 // The README's field table lists exactly the fields the decoder reads, in
 // its order: one list, checked, so the two cannot drift.
 TEST(DecodeJobRequestTest, ReadmeFieldTableIsTheDecodersTable) {

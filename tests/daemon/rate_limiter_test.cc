@@ -206,6 +206,35 @@ TEST(RateLimiterTest, ClampsOutOfRangeConfig) {
   EXPECT_FALSE(limiter.AdmitLsfCall(kT0).allowed);
 }
 
+TEST(RateLimiterTest, AnArrayTakesAsManyTokensAsItHasElements) {
+  // 30 per minute: a token every 2 s; a bucket of 10.
+  RateLimiter limiter(Limits(30, 10));
+  EXPECT_TRUE(limiter.AdmitSubmission("alice", kT0, 7).allowed);
+  const RateLimiter::Decision refused = limiter.AdmitSubmission("alice", kT0, 4);
+  EXPECT_FALSE(refused.allowed);
+  EXPECT_EQ(refused.retry_after, 2s) << "one token short: one interval";
+  EXPECT_TRUE(limiter.AdmitSubmission("alice", kT0, 3).allowed) << "a refusal takes nothing";
+  EXPECT_FALSE(limiter.AdmitSubmission("alice", kT0).allowed);
+  EXPECT_EQ(limiter.AdmitSubmission("alice", kT0 + 8s, 5).retry_after, 2s);
+  EXPECT_TRUE(limiter.AdmitSubmission("alice", kT0 + 10s, 5).allowed);
+}
+
+TEST(RateLimiterTest, MoreTokensThanTheBurstAreNeverAdmitted) {
+  RateLimiter limiter(Limits(30, 10));
+  EXPECT_EQ(limiter.SubmitBurst(), 10);
+  EXPECT_TRUE(limiter.AdmitSubmission("alice", kT0, 10).allowed);
+  EXPECT_FALSE(limiter.AdmitSubmission("bob", kT0, 11).allowed);
+  EXPECT_FALSE(limiter.AdmitSubmission("bob", kT0 + 24h, 11).allowed);
+  EXPECT_TRUE(limiter.AdmitSubmission("bob", kT0, 10).allowed) << "the refusal took nothing";
+}
+
+TEST(RateLimiterTest, ALargeCostAtTheSlowestRateDoesNotOverflow) {
+  RateLimiter limiter(Limits(0.01, 1000000));
+  EXPECT_TRUE(limiter.AdmitSubmission("alice", kT0, 1000000).allowed);
+  EXPECT_FALSE(limiter.AdmitSubmission("alice", kT0, 1000000).allowed);
+  EXPECT_FALSE(limiter.AdmitSubmission("alice", kT0, 1).allowed);
+}
+
 TEST(RateLimiterTest, AdmitsExactlyTheBurstAcrossThreads) {
   RateLimiter limiter(Limits(1, 100, 1, 100));
   std::vector<std::thread> threads;

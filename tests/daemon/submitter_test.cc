@@ -279,6 +279,30 @@ TEST_F(SubmitterTest, FeedsScriptOnStdinWithoutCommandArgument) {
   EXPECT_EQ(calls[0].argv, (std::vector<std::string>{"bsub", "-q", "qa", "-Jd", "bplace:r3"}));
 }
 
+TEST_F(SubmitterTest, AnArrayGetsItsIndexListInTheJobNameAndChargesEveryElementsSlots) {
+  JobRequest job = Command("./step.sh");
+  job.job_name = "sweep";
+  job.array = "1-5";
+  job.array_elements = 5;
+  job.slots = 2;
+  const SubmissionResult result = Submit(job, "r4");
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_THAT(result.bsub_argv, ElementsAre("bsub", "-q", "qa", "-Jd", "bplace:r4", "-J",
+                                            "sweep[1-5]", "-n", "2", "./step.sh"));
+  // Every element pends at once: 5 x 2 slots.
+  EXPECT_THAT(ledger_.Counts(), UnorderedElementsAre(Pair("qa", 10)));
+}
+
+TEST_F(SubmitterTest, PlacesAndChargesTheScriptsSlotsWithoutAddingMinusN) {
+  JobRequest job;
+  job.script = "#BSUB -n 3\necho hi\n";
+  job.script_slots = 3;
+  const SubmissionResult result = Submit(job, "r5");
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_EQ(result.bsub_argv, (std::vector<std::string>{"bsub", "-q", "qa", "-Jd", "bplace:r5"}));
+  EXPECT_THAT(ledger_.Counts(), UnorderedElementsAre(Pair("qa", 3)));
+}
+
 TEST_F(SubmitterTest, TriesNextQueueAfterQueueRejectionAndRemembersIt) {
   BsubReplies("qa", FakeCommandRunner::Output(
                         "", "qa: User cannot use the queue. Job not submitted.\n", 255));

@@ -1,5 +1,6 @@
 #include "tests/lsfsim/bsub_options.h"
 
+#include <cctype>
 #include <set>
 
 namespace bplace::lsfsim {
@@ -82,6 +83,73 @@ BsubRequest ParseBsub(const std::vector<std::string>& args) {
   }
   for (; i < args.size(); ++i) request.command_words.push_back(args[i]);
   return request;
+}
+
+namespace {
+
+bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+// The words of one (joined) script line when it is a #BSUB line.
+void AddDirectiveWords(const std::string& line, std::vector<std::string>* words) {
+  size_t i = 0;
+  const auto skip = [&] {
+    while (i < line.size() && IsSpace(line[i])) ++i;
+  };
+  skip();
+  if (i >= line.size() || line[i] != '#') return;
+  ++i;
+  skip();
+  if (line.compare(i, 4, "BSUB") != 0) return;
+  i += 4;
+  skip();
+  if (i >= line.size() || line[i] != '-') return;
+  while (true) {
+    skip();
+    if (i >= line.size() || line[i] == '#') return;
+    if (line[i] == '\'' || line[i] == '"') {
+      const size_t close = line.find(line[i], i + 1);
+      if (close == std::string::npos) return;
+      words->push_back(line.substr(i + 1, close - i - 1));
+      i = close + 1;
+      continue;
+    }
+    const size_t start = i;
+    while (i < line.size() && !IsSpace(line[i])) ++i;
+    words->push_back(line.substr(start, i - start));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> EmbeddedBsubArgs(const std::string& script) {
+  std::vector<std::string> words;
+  std::string line;
+  size_t start = 0;
+  while (start < script.size()) {
+    const size_t end = script.find('\n', start);
+    line += script.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? script.size() : end + 1;
+    const bool continued = !line.empty() && line[0] == '#' &&
+                           line.find("BSUB") != std::string::npos && line.back() == '\\';
+    if (continued && end != std::string::npos) {
+      line.pop_back();
+      continue;
+    }
+    AddDirectiveWords(line, &words);
+    line.clear();
+  }
+  return words;
+}
+
+void ApplyEmbedded(BsubRequest* request, const BsubRequest& embedded) {
+  for (const auto& [option, value] : embedded.options) {
+    if (option == "-R") continue;
+    request->options.emplace(option, value);
+  }
+  if (request->res_reqs.empty() && !embedded.res_reqs.empty()) {
+    request->res_reqs = embedded.res_reqs;
+    request->options["-R"] = embedded.res_reqs.back();
+  }
 }
 
 }  // namespace bplace::lsfsim

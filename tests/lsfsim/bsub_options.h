@@ -29,4 +29,19 @@ bool BsubOptionIsFlag(const std::string& option);
 // command. An unknown option or a missing value sets bad_usage.
 BsubRequest ParseBsub(const std::vector<std::string>& args);
 
+// The words of the `#BSUB` lines of a job script bsub reads on stdin, in
+// order, as LSF 10.1 bsub reads them (bsub(1), argument `command`; the rules
+// of parseScript/parseLine in OpenLava's lsbatch/lib/lsb.sub.c): every line,
+// '#', blanks, "BSUB", blanks, then '-'; words split at blanks, a word may
+// be in single or double quotes, a word starting with '#' ends the line; a
+// line starting with '#' that holds "BSUB" and ends in a backslash goes on
+// at the next line. An unclosed quote ends the line's words there, as in
+// bsub.
+std::vector<std::string> EmbeddedBsubArgs(const std::string& script);
+
+// Applies the options of `embedded` (ParseBsub of EmbeddedBsubArgs) that
+// `request` does not have: bsub's command line wins over the script. The
+// script's -R options are used only when the command line has none.
+void ApplyEmbedded(BsubRequest* request, const BsubRequest& embedded);
+
 }  // namespace bplace::lsfsim

@@ -102,5 +102,40 @@ TEST_F(BsubTest, EnvAllIsAnOptionNotTheCommand) {
   EXPECT_EQ(job["name"], "exact name");
 }
 
+TEST(EmbeddedBsubArgsTest, ReadsEveryBsubLineAsBsubDoes) {
+  EXPECT_EQ(EmbeddedBsubArgs("#!/bin/sh\n#BSUB -W 10\n# BSUB -J 'a b'\necho\n#BSUB-q x # c\n"),
+            (std::vector<std::string>{"-W", "10", "-J", "a b", "-q", "x"}));
+  EXPECT_EQ(EmbeddedBsubArgs("#BSUB note\n#BSUBX -q a\necho #BSUB -q b\n"),
+            std::vector<std::string>{});
+  EXPECT_EQ(EmbeddedBsubArgs("#BSUB -W 10 \\\n -n 2\r\n"),
+            (std::vector<std::string>{"-W", "10", "-n", "2"}));
+}
+
+TEST_F(BsubTest, AppliesTheScriptsOptionsNotOnTheCommandLine) {
+  ProcessResult r =
+      Lsf("bsub", {"-q", "short", "-J", "cli"},
+          "#!/bin/sh\n#BSUB -q normal\n#BSUB -J script -W 10\n#BSUB -R span[hosts=1]\necho hi\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Job <1> is submitted to queue <short>.\n");
+  nlohmann::json job = OnlyJob();
+  EXPECT_EQ(job["name"], "cli");
+  EXPECT_EQ(job["options"]["-W"], "10");
+  EXPECT_EQ(job["res_reqs"], nlohmann::json::array({"span[hosts=1]"}));
+}
+
+TEST_F(BsubTest, ScriptMayChooseTheQueueAndMakeAnArray) {
+  ProcessResult r = Lsf("bsub", {}, "#BSUB -q normal -J \"arr[1-3]\"\necho hi\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Job <1> is submitted to queue <normal>.\n");
+  nlohmann::json jobs = nlohmann::json::parse(Sim({"jobs"}).out)["jobs"];
+  EXPECT_EQ(jobs.size(), 3u);
+}
+
+TEST_F(BsubTest, ABadScriptOptionIsBadUsage) {
+  ProcessResult r = Lsf("bsub", {"-q", "short"}, "#BSUB -nosuch\necho hi\n");
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_EQ(r.err.rfind("bsub: illegal option -- nosuch\n", 0), 0u) << r.err;
+}
+
 }  // namespace
 }  // namespace bplace::lsfsim::testing

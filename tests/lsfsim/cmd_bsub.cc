@@ -188,6 +188,20 @@ tl::expected<SubmitPlan, CommandResult> PlanSubmit(const ClusterDef& cluster,
                                                    const std::string& stdin_script) {
   SubmitPlan plan;
   plan.request = ParseBsub(args);
+  if (!plan.request.bad_usage && plan.request.command_words.empty()) {
+    // A script on stdin: bsub applies its #BSUB options not on the command line.
+    BsubRequest embedded = ParseBsub(EmbeddedBsubArgs(stdin_script));
+    if (embedded.bad_usage || !embedded.command_words.empty()) {
+      return tl::unexpected(CommandResult{
+          .exit_code = 255,
+          .out = "",
+          .err =
+              (embedded.bad_usage ? embedded.usage_error
+                                  : "bsub: bad #BSUB option " + embedded.command_words[0] + "\n") +
+              kBsubUsage});
+    }
+    ApplyEmbedded(&plan.request, embedded);
+  }
   const BsubRequest& request = plan.request;
   if (request.bad_usage) {
     return tl::unexpected(
