@@ -132,9 +132,9 @@ TEST_F(BsubTest, ScriptMayChooseTheQueueAndMakeAnArray) {
 }
 
 TEST_F(BsubTest, ABadScriptOptionIsBadUsage) {
-  ProcessResult r = Lsf("bsub", {"-q", "short"}, "#BSUB -nosuch\necho hi\n");
+  ProcessResult r = Lsf("bsub", {"-q", "short"}, "#BSUB -yes\necho hi\n");
   EXPECT_EQ(r.exit_code, 255);
-  EXPECT_EQ(r.err.rfind("bsub: illegal option -- nosuch\n", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("bsub: illegal option -- yes\n", 0), 0u) << r.err;
 }
 
 }  // namespace
