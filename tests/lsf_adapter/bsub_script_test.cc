@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "lsf_adapter/bsub_command.h"
+
 namespace bplace::lsf {
 namespace {
 
@@ -151,6 +153,27 @@ TEST(CheckEmbeddedOptionsTest, RefusesUnknownOptionsBareWordsAndMissingValues) {
   EXPECT_THAT(CheckError("#BSUB -n 0\n"), HasSubstr("expected min[,max] slots"));
   EXPECT_THAT(CheckError("#BSUB -n 4,2\n"), HasSubstr("expected min[,max] slots"));
   EXPECT_THAT(CheckError("#BSUB -n 2,200000\n"), HasSubstr("more than submit.max_slots"));
+}
+
+TEST(CheckEmbeddedOptionsTest, RefusesInAScriptWhatExtraArgsRefusesButTheFieldOptions) {
+  // One table: every option extra_args refuses is refused in a #BSUB line
+  // too, except those with a request field, which a script may set.
+  for (const char* flag : {"-q", "-m", "-Jd", "-I", "-Ip", "-Is", "-IS", "-ISp", "-ISs", "-IX",
+                           "-K", "-tty", "-XF", "-pack", "-h", "-V", "-Zs", "-yes"}) {
+    ASSERT_FALSE(CheckExtraArgs({flag, "v"})) << flag;
+    EXPECT_THAT(CheckError(std::string("#BSUB ") + flag + " v\n"), HasSubstr("line 1: #BSUB"))
+        << flag;
+  }
+  for (const char* flag : {"-J", "-n", "-R", "-o", "-e", "-cwd", "-W", "-M", "-P", "-app"}) {
+    ASSERT_FALSE(CheckExtraArgs({flag, "1"})) << flag;
+    EXPECT_EQ(CheckError(std::string("#BSUB ") + flag + " 1\n"), "") << flag;
+  }
+  for (const char* flag : {"-G", "-x", "-u", "-env", "-B"}) {
+    const BsubOptionRule rule = FindBsubOption(flag);
+    EXPECT_EQ(rule.use, BsubOptionUse::kPassed) << flag;
+    const std::string line = std::string("#BSUB ") + flag + (rule.takes_value ? " v\n" : "\n");
+    EXPECT_EQ(CheckError(line), "") << flag;
+  }
 }
 
 TEST(CheckEmbeddedOptionsTest, ChecksAContinuedLineAsOne) {
