@@ -65,6 +65,13 @@ class RateLimiter {
   // not for the daemon's own refreshes.
   Decision AdmitLsfCall(Clock::time_point now);
 
+  // Replaces the rates and bursts with those of `limits` (clamped as in the
+  // constructor), at `now`, for every bucket at once (SIGHUP reloads
+  // [limits]). Each bucket keeps the tokens it has spent: a bucket that had
+  // spent n tokens has spent n of the new ones, so a larger burst admits at
+  // once and a faster rate refills sooner. Buckets themselves are kept.
+  void SetLimits(const RateLimiterOptions& limits, Clock::time_point now);
+
   // Number of user buckets currently held (for tests and metrics).
   std::size_t TrackedUsers() const;
 
@@ -88,13 +95,16 @@ class RateLimiter {
 
   static Rate MakeRate(double per_minute, int burst);
   static Decision Admit(const Rate& rate, FullAt& full_at, Clock::time_point now);
+  // Moves a bucket's full-again time so that it has spent as many tokens of
+  // `to` as it had of `from`.
+  static void Rescale(FullAt& full_at, const Rate& from, const Rate& to, Clock::time_point now);
   void SweepLocked(Clock::time_point now);
 
-  const Rate submit_rate_;
-  const Rate lsf_rate_;
   const std::size_t max_users_;
 
   mutable std::mutex mutex_;
+  Rate submit_rate_;  // guarded by mutex_, as every field below
+  Rate lsf_rate_;
   std::unordered_map<std::string, FullAt, StringHash, std::equal_to<>> users_;
   FullAt lsf_full_at_ = FullAt::min();
   Clock::time_point last_sweep_ = Clock::time_point::min();
