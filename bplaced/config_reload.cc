@@ -49,7 +49,7 @@ ReloadOutcome ApplyReload(const config::Config& running, const Result<config::Co
   if (!outcome.running.auth.tokens_file.empty()) {
     auto loaded = targets.reload_tokens(outcome.running.auth.tokens_file);
     if (loaded) {
-      tokens = "; " + std::to_string(*loaded) + " tokens";
+      tokens = "; " + std::to_string(*loaded) + (*loaded == 1 ? " token" : " tokens");
     } else {
       outcome.log.push_back(
           {ReloadLogLine::Level::kError, "previous tokens kept: " + loaded.error().message});

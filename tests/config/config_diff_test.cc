@@ -1,6 +1,8 @@
 // DiffConfigs, MergeReloadable and ReloadOf (config/config.h): which keys a
 // re-read file changes and which of them SIGHUP applies.
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -124,6 +126,57 @@ TEST(ReloadOfTest, NamesTheClassOfEachKey) {
   EXPECT_EQ(ReloadOf("server.nope"), std::nullopt);
   EXPECT_EQ(ReloadOf("nope.listen"), std::nullopt);
   EXPECT_EQ(ReloadOf("listen"), std::nullopt);
+}
+
+// The keys a row of README's configuration table names: every `backticked`
+// name of its first cell, a short one ("submit_burst") in the table of the
+// row's first ("limits.submit_per_minute").
+std::vector<std::string> RowKeys(const std::string& cell) {
+  std::vector<std::string> keys;
+  std::string table;
+  for (std::size_t open = cell.find('`'); open != std::string::npos;
+       open = cell.find('`', open + 1)) {
+    const std::size_t close = cell.find('`', open + 1);
+    if (close == std::string::npos) break;
+    std::string name = cell.substr(open + 1, close - open - 1);
+    open = close;
+    const std::size_t dot = name.find('.');
+    if (dot != std::string::npos) {
+      table = name.substr(0, dot);
+    } else {
+      name = table + "." + name;
+    }
+    keys.push_back(name);
+  }
+  return keys;
+}
+
+TEST(ReloadOfTest, ReadmeMarksExactlyTheKeysThatReload) {
+  std::ifstream file(std::string(BPLACE_SOURCE_DIR) + "/README.md");
+  const std::string readme((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
+  const std::size_t section = readme.find("\n## Configuration\n");
+  ASSERT_NE(section, std::string::npos);
+  std::size_t rows = 0;
+  std::size_t at = section;
+  while ((at = readme.find("\n| `", at)) != std::string::npos &&
+         at < readme.find("\n## ", section + 1)) {
+    const std::size_t start = at + 2;
+    const std::size_t end = readme.find('|', start);
+    const std::string cell = readme.substr(start, end - start);
+    at = end;
+    const bool marked = cell.find("(reloads)") != std::string::npos;
+    for (const std::string& key : RowKeys(cell)) {
+      const auto reload = ReloadOf(key);
+      ASSERT_TRUE(reload) << key << " in README is not a key of the schema";
+      EXPECT_EQ(marked, *reload != KeyReload::kRestart)
+          << key
+          << (marked ? " is marked (reloads) but needs a restart"
+                     : " reloads but README does not mark it (reloads)");
+    }
+    ++rows;
+  }
+  EXPECT_GT(rows, 20u);
 }
 
 }  // namespace

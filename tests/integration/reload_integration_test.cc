@@ -121,8 +121,9 @@ bool LogShows(const DaemonProcess& daemon, const std::string& text,
   return false;
 }
 
-// Opens a TCP connection, sends the start of a request and closes it: the
-// daemon logs that at debug level only.
+// Sends the start of a request, ends the sending side and waits (at most
+// 5 s) until the daemon closes the connection: by then it has logged
+// "connection ended while reading headers", at debug level only.
 void SendHalfARequest(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in to{};
@@ -132,6 +133,13 @@ void SendHalfARequest(int port) {
   if (connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0) {
     const char partial[] = "GET /healthz HTTP/1.1\r\n";
     (void)!write(fd, partial, sizeof partial - 1);
+    shutdown(fd, SHUT_WR);
+    const auto deadline = Clock::now() + std::chrono::seconds(5);
+    char buffer[512];
+    while (Clock::now() < deadline) {
+      pollfd ready{fd, POLLIN, 0};
+      if (poll(&ready, 1, 100) > 0 && read(fd, buffer, sizeof buffer) <= 0) break;
+    }
   }
   close(fd);
 }
