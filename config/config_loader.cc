@@ -505,6 +505,8 @@ const KeySpec kLsfKeys[] = {
      BPLACE_FIELD(lsf.env_dir)},
     {"command_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.lsf.command_timeout); },
      kRestart, BPLACE_FIELD(lsf.command_timeout)},
+    // The intervals are restart-only: they also size the permission cache's
+    // lifetime, the IB verdicts' age limit and the staleness bounds.
     {"load_refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.load_interval); },
      kRestart, BPLACE_FIELD(refresh.load_interval)},
     {"topology_refresh_s",

@@ -255,5 +255,29 @@ TEST(ReloadTest, ABrokenFileIsRefusedAndTheRunningConfigKept) {
   EXPECT_EQ(daemon.Terminate(), 0);
 }
 
+TEST(ReloadTest, SighupReadsTheTokensFileAgain) {
+  SimCluster sim(DEMO_CLUSTER);
+  NotifySocket notify(sim.dir() / "notify");
+  DaemonSettings settings;
+  settings.env = {{"NOTIFY_SOCKET", notify.path()}};
+  DaemonProcess daemon(sim, settings);
+  ASSERT_TRUE(notify.WaitFor(Contains("READY=1"), std::chrono::seconds(10)));
+  const std::string token = "bpl_reload_test_" + std::to_string(getpid());
+  const std::string job = json{{"command", "sleep 1"}}.dump();
+  auto submit = [&] {
+    return Http(daemon.port(), "POST", "/v1/jobs", job, "application/json", "Bearer " + token);
+  };
+  EXPECT_EQ(submit().status, 401);
+  // Appended in place: the file keeps its owner and mode 0600.
+  std::ofstream(sim.dir() / "tokens", std::ios::app)
+      << TokenHash(token) << " " << daemon.service_user() << " submit\n";
+  ASSERT_EQ(kill(daemon.pid(), SIGHUP), 0);
+  const auto done = notify.WaitFor(Contains("STATUS=reloaded"), std::chrono::seconds(5));
+  ASSERT_TRUE(done) << ReadText(daemon.log_path());
+  EXPECT_THAT(*done, HasSubstr("no key changed; 2 tokens"));
+  EXPECT_EQ(submit().status, 201);
+  EXPECT_EQ(daemon.Terminate(), 0);
+}
+
 }  // namespace
 }  // namespace bplace::testing
