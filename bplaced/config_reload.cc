@@ -43,6 +43,8 @@ ReloadOutcome ApplyReload(const config::Config& running, const Result<config::Co
   // Every target is set, changed or not: setting an unchanged value is a
   // no-op, and one path is simpler to trust than a per-key dispatch.
   targets.set_limits(outcome.running.limits);
+  targets.set_refresh(outcome.running.refresh);
+  targets.set_jobs(outcome.running.jobs);
   targets.set_submit(outcome.running.submit);
   targets.set_log_level(outcome.running.log.level);
   std::string tokens;

@@ -17,6 +17,9 @@ namespace bplace {
 // one atomic pointer), and never restarts a listener.
 struct ReloadTargets {
   std::function<void(const RateLimiterOptions&)> set_limits;  // [limits]
+  // lsf.load_refresh_s and topology_refresh_s (the cache's tiers).
+  std::function<void(const CacheOptions&)> set_refresh;
+  std::function<void(const JobTrackerOptions&)> set_jobs;  // jobs.refresh_s
   // [placement], and the [ib] keys of the daemon's policy.
   std::function<void(const SubmitterOptions&)> set_submit;
   std::function<void(const std::string& level)> set_log_level;  // [log] level

@@ -355,6 +355,13 @@ void Reload(Wiring& wiring, Reloading& reloading) {
   targets.set_limits = [&wiring](const RateLimiterOptions& limits) {
     wiring.limiter.SetLimits(limits, wiring.clock.SteadyNow());
   };
+  targets.set_refresh = [&wiring](const CacheOptions& refresh) {
+    wiring.cache.SetIntervals(refresh.load_interval, refresh.topology_interval);
+  };
+  targets.set_jobs = [&wiring](const JobTrackerOptions& jobs) {
+    wiring.tracker.SetInterval(jobs.interval);
+    wiring.reconciler.SetInterval(jobs.interval);
+  };
   targets.set_submit = [&wiring](const SubmitterOptions& submit) {
     wiring.submitter.SetOptions(submit);
   };

@@ -505,12 +505,10 @@ const KeySpec kLsfKeys[] = {
      BPLACE_FIELD(lsf.env_dir)},
     {"command_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.lsf.command_timeout); },
      kRestart, BPLACE_FIELD(lsf.command_timeout)},
-    // The intervals are restart-only: they also size the permission cache's
-    // lifetime, the IB verdicts' age limit and the staleness bounds.
     {"load_refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.load_interval); },
-     kRestart, BPLACE_FIELD(refresh.load_interval)},
+     kLive, BPLACE_FIELD(refresh.load_interval)},
     {"topology_refresh_s",
-     [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.topology_interval); }, kRestart,
+     [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.topology_interval); }, kLive,
      BPLACE_FIELD(refresh.topology_interval)},
 };
 
@@ -613,7 +611,7 @@ const KeySpec kLimitsKeys[] = {
 };
 
 const KeySpec kJobsKeys[] = {
-    {"refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.jobs.interval); }, kRestart,
+    {"refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.jobs.interval); }, kLive,
      BPLACE_FIELD(jobs.interval)},
     {"retention_days",
      [](const Field& f, Config& c) {

@@ -19,6 +19,8 @@ class Recorder {
  public:
   Recorder() {
     targets_.set_limits = [this](const RateLimiterOptions& limits) { limits_ = limits; };
+    targets_.set_refresh = [this](const CacheOptions& refresh) { refresh_ = refresh; };
+    targets_.set_jobs = [this](const JobTrackerOptions& jobs) { jobs_ = jobs; };
     targets_.set_submit = [this](const SubmitterOptions& submit) { submit_ = submit; };
     targets_.set_log_level = [this](const std::string& level) { level_ = level; };
     targets_.reload_tokens = [this](const std::string& path) -> Result<std::size_t> {
@@ -30,6 +32,8 @@ class Recorder {
   const ReloadTargets& targets() const { return targets_; }
 
   std::optional<RateLimiterOptions> limits_;
+  std::optional<CacheOptions> refresh_;
+  std::optional<JobTrackerOptions> jobs_;
   std::optional<SubmitterOptions> submit_;
   std::optional<std::string> level_;
   std::vector<std::string> token_paths_;
@@ -99,6 +103,21 @@ TEST(ApplyReloadTest, ReportsRestartOnlyKeysAndKeepsThem) {
             "reloaded: 2 keys applied; needs a restart: server.listen, server.threads, ib.source");
 }
 
+TEST(ApplyReloadTest, AppliesRefreshIntervals) {
+  const config::Config running = Parse("");
+  const config::Config next =
+      Parse("[lsf]\nload_refresh_s = 30\ntopology_refresh_s = 600\n[jobs]\nrefresh_s = 20\n");
+  Recorder recorder;
+  const ReloadOutcome outcome = ApplyReload(running, next, recorder.targets());
+  EXPECT_THAT(outcome.applied,
+              ElementsAre("lsf.load_refresh_s", "lsf.topology_refresh_s", "jobs.refresh_s"));
+  ASSERT_TRUE(recorder.refresh_);
+  EXPECT_EQ(recorder.refresh_->load_interval, std::chrono::seconds(30));
+  EXPECT_EQ(recorder.refresh_->topology_interval, std::chrono::seconds(600));
+  ASSERT_TRUE(recorder.jobs_);
+  EXPECT_EQ(recorder.jobs_->interval, std::chrono::seconds(20));
+}
+
 TEST(ApplyReloadTest, RefusesABadFileAndKeepsTheRunningConfig) {
   const config::Config running = Parse("[limits]\nsubmit_burst = 1\n");
   const Result<config::Config> broken = config::ParseConfig(
@@ -108,6 +127,8 @@ TEST(ApplyReloadTest, RefusesABadFileAndKeepsTheRunningConfig) {
   const ReloadOutcome outcome = ApplyReload(running, broken, recorder.targets());
   EXPECT_TRUE(outcome.refused);
   EXPECT_FALSE(recorder.limits_);
+  EXPECT_FALSE(recorder.refresh_);
+  EXPECT_FALSE(recorder.jobs_);
   EXPECT_FALSE(recorder.submit_);
   EXPECT_FALSE(recorder.level_);
   EXPECT_THAT(recorder.token_paths_, IsEmpty());

@@ -255,6 +255,31 @@ TEST(ReloadTest, ABrokenFileIsRefusedAndTheRunningConfigKept) {
   EXPECT_EQ(daemon.Terminate(), 0);
 }
 
+TEST(ReloadTest, SighupShortensTheLoadRefreshInterval) {
+  SimCluster sim(DEMO_CLUSTER);
+  NotifySocket notify(sim.dir() / "notify");
+  DaemonSettings settings;
+  settings.env = {{"NOTIFY_SOCKET", notify.path()}};
+  settings.load_refresh_s = 3600;
+  DaemonProcess daemon(sim, settings);
+  ASSERT_TRUE(notify.WaitFor(Contains("READY=1"), std::chrono::seconds(10)));
+  const int before = sim.Counts().value("bhosts", 0);
+  WriteText(daemon.config_path(), Replaced(ReadText(daemon.config_path()),
+                                           "load_refresh_s = 3600\n", "load_refresh_s = 1\n"));
+  ASSERT_EQ(kill(daemon.pid(), SIGHUP), 0);
+  const auto done = notify.WaitFor(Contains("STATUS=reloaded"), std::chrono::seconds(5));
+  ASSERT_TRUE(done) << ReadText(daemon.log_path());
+  EXPECT_THAT(*done, HasSubstr("1 key applied"));
+  // The load tier now runs every second (it had started over an hour's wait):
+  // two more runs within a bounded wait.
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (sim.Counts().value("bhosts", 0) < before + 2 && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_GE(sim.Counts().value("bhosts", 0), before + 2) << ReadText(daemon.log_path());
+  EXPECT_EQ(daemon.Terminate(), 0);
+}
+
 TEST(ReloadTest, SighupReadsTheTokensFileAgain) {
   SimCluster sim(DEMO_CLUSTER);
   NotifySocket notify(sim.dir() / "notify");
