@@ -48,7 +48,7 @@ struct Services {
   // Whether bsub runs as the caller ([auth] mode = "multi-user").
   bool multi_user() const { return auth != nullptr && auth->policy().mode == AuthMode::kMultiUser; }
   // The [ib] policy placements and submissions follow.
-  const IbPolicy& ib() const { return submitter->options().ib; }
+  IbPolicy ib() const { return submitter->options().ib; }
 };
 
 }  // namespace bplace::api

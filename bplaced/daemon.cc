@@ -4,6 +4,8 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -21,6 +23,8 @@
 #include "api/handlers.h"
 #include "api/http_server.h"
 #include "api/router.h"
+#include "bplaced/config_reload.h"
+#include "bplaced/watchdog_pinger.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/inflight_ledger.h"
 #include "daemon/job_canceller.h"
@@ -205,6 +209,7 @@ struct Wiring {
   api::Router router;
   std::unique_ptr<api::HttpServer> server;
   std::optional<LocalIbProbe> local_probe;
+  std::optional<WatchdogPinger> watchdog;
 };
 
 // The HTTP options: the config's, with a handler deadline that lets a
@@ -292,21 +297,108 @@ void StartLocalProbe(Wiring& wiring, const config::Config& config, const DaemonO
                probe.interval.count(), probe.host);
 }
 
-// SIGHUP re-reads the tokens file; a bad file keeps the tokens in force.
-void WaitForHangup(boost::asio::signal_set& hangup, Wiring& wiring, const std::string& file) {
-  hangup.async_wait([&hangup, &wiring, file](const boost::system::error_code& ec, int) {
-    if (ec) return;
-    if (!file.empty()) {
-      auto reloaded = api::TokenStore::Load(file);
-      if (reloaded) {
-        spdlog::info("SIGHUP: {} tokens loaded from {}", reloaded->size(), file);
-        wiring.authenticator.SetTokens(
-            std::make_shared<const api::TokenStore>(std::move(*reloaded)));
-      } else {
-        spdlog::error("SIGHUP: keeping the previous tokens: {}", reloaded.error().message);
-      }
+void Notify(const std::string& state) { sd_notify(0, state.c_str()); }
+
+// The watchdog period systemd asks for: half of WATCHDOG_USEC (as
+// sd_watchdog_enabled(3) advises), when WatchdogSec= is set for us.
+std::optional<std::chrono::milliseconds> WatchdogPeriod() {
+  std::uint64_t usec = 0;
+  const int enabled = sd_watchdog_enabled(0, &usec);
+  if (enabled < 0) {
+    spdlog::warn("systemd watchdog: bad WATCHDOG_USEC or WATCHDOG_PID ({}); not pinging",
+                 std::strerror(-enabled));
+    return std::nullopt;
+  }
+  if (enabled == 0) return std::nullopt;
+  const auto period =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::microseconds(usec / 2));
+  return std::max(period, std::chrono::milliseconds(1));
+}
+
+// WatchdogSec= set: WATCHDOG=1 from the event loop, from now on.
+void StartWatchdog(Wiring& wiring) {
+  const auto period = WatchdogPeriod();
+  if (!period) return;
+  wiring.watchdog.emplace(wiring.ioc.get_executor(), wiring.clock, *period, Notify);
+  wiring.watchdog->Start();
+  spdlog::info("systemd watchdog: WATCHDOG=1 from the event loop every {} ms", period->count());
+}
+
+// What SIGHUP needs besides the wiring: the config in force and where it
+// came from. Used on the signal's handler only (one at a time), except
+// `ready`, set once by the first snapshot.
+struct Reloading {
+  config::Config running;
+  std::string path;             // the config file; empty: started without one
+  std::string listen_override;  // --listen, which replaces server.listen of every file read
+  std::atomic<bool> ready{false};
+};
+
+// SIGHUP: re-reads the config file and applies what can change at run time
+// (bplaced/config_reload.h); a bad file keeps the running config. systemd
+// is told RELOADING=1 before and READY=1 after, with the outcome in STATUS=
+// (before the first READY=1, only the STATUS=).
+void Reload(Wiring& wiring, Reloading& reloading) {
+  const bool ready = reloading.ready.load();
+  if (ready) {
+    // MONOTONIC_USEC: systemd 253+ matches it to the signal it sent.
+    const auto now = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now().time_since_epoch());
+    Notify("RELOADING=1\nMONOTONIC_USEC=" + std::to_string(now.count()));
+  }
+  Result<config::Config> reread = reloading.running;
+  if (!reloading.path.empty()) reread = config::LoadConfigFile(reloading.path);
+  if (reread && !reloading.listen_override.empty()) {
+    reread->server.listen = {reloading.listen_override};
+  }
+  ReloadTargets targets;
+  targets.set_limits = [&wiring](const RateLimiterOptions& limits) {
+    wiring.limiter.SetLimits(limits, wiring.clock.SteadyNow());
+  };
+  targets.set_refresh = [&wiring](const CacheOptions& refresh) {
+    wiring.cache.SetIntervals(refresh.load_interval, refresh.topology_interval);
+  };
+  targets.set_jobs = [&wiring](const JobTrackerOptions& jobs) {
+    wiring.tracker.SetInterval(jobs.interval);
+    wiring.reconciler.SetInterval(jobs.interval);
+  };
+  targets.set_submit = [&wiring](const SubmitterOptions& submit) {
+    wiring.submitter.SetOptions(submit);
+  };
+  targets.set_log_level = [](const std::string& level) {
+    spdlog::set_level(spdlog::level::from_str(level));
+  };
+  targets.reload_tokens = [&wiring](const std::string& file) -> Result<std::size_t> {
+    auto loaded = api::TokenStore::Load(file);
+    if (!loaded) return tl::unexpected(loaded.error());
+    const std::size_t count = loaded->size();
+    wiring.authenticator.SetTokens(std::make_shared<const api::TokenStore>(std::move(*loaded)));
+    return count;
+  };
+  ReloadOutcome outcome = ApplyReload(reloading.running, reread, targets);
+  for (const ReloadLogLine& line : outcome.log) {
+    switch (line.level) {
+      case ReloadLogLine::Level::kInfo:
+        spdlog::info("SIGHUP: {}", line.text);
+        break;
+      case ReloadLogLine::Level::kWarn:
+        spdlog::warn("SIGHUP: {}", line.text);
+        break;
+      case ReloadLogLine::Level::kError:
+        spdlog::error("SIGHUP: {}", line.text);
+        break;
     }
-    WaitForHangup(hangup, wiring, file);
+  }
+  spdlog::info("SIGHUP: {}", outcome.status);
+  reloading.running = std::move(outcome.running);
+  Notify(std::string(ready ? "READY=1\n" : "") + "STATUS=" + outcome.status);
+}
+
+void WaitForHangup(boost::asio::signal_set& hangup, Wiring& wiring, Reloading& reloading) {
+  hangup.async_wait([&hangup, &wiring, &reloading](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    Reload(wiring, reloading);
+    WaitForHangup(hangup, wiring, reloading);
   });
 }
 
@@ -324,6 +416,7 @@ void StopOnSignal(boost::asio::signal_set& signals, boost::asio::signal_set& han
     if (wiring.local_probe) wiring.local_probe->Stop();
     wiring.server->Stop([&wiring] {
       spdlog::info("all connections closed; exiting");
+      if (wiring.watchdog) wiring.watchdog->Stop();
       wiring.runner.Shutdown();
       wiring.ioc.stop();
     });
@@ -337,6 +430,7 @@ Daemon::Daemon(DaemonOptions options) : options_(std::move(options)) {}
 Daemon::~Daemon() = default;
 
 Result<void> Daemon::Run() {
+  if (!options_.listen_override.empty()) options_.config.server.listen = {options_.listen_override};
   const config::Config& config = options_.config;
   auto user = CurrentUserName();
   if (!user) return tl::unexpected(user.error());
@@ -357,17 +451,23 @@ Result<void> Daemon::Run() {
   Wiring wiring(config, *user, std::move(tokens), std::move(*store));
   if (auto restored = RestoreState(wiring); !restored) return restored;
   if (auto listening = Listen(wiring, config, options_, *user); !listening) return listening;
+  StartWatchdog(wiring);
   StartLocalProbe(wiring, config, options_);
   wiring.tracker.Start();
   wiring.reconciler.Start();
-  wiring.cache.Start([&wiring] {
+  Reloading reloading;
+  reloading.running = config;
+  reloading.path = options_.config_path;
+  reloading.listen_override = options_.listen_override;
+  wiring.cache.Start([&wiring, &reloading] {
     const auto snapshot = wiring.cache.Current();
     spdlog::info("first snapshot complete: {} queues, {} hosts",
                  snapshot->topology->queues().size(), snapshot->load->hosts.size());
     sd_notify(0, "READY=1\nSTATUS=serving");
+    reloading.ready = true;
   });
   boost::asio::signal_set hangup(wiring.ioc, SIGHUP);
-  WaitForHangup(hangup, wiring, config.auth.tokens_file);
+  WaitForHangup(hangup, wiring, reloading);
   boost::asio::signal_set signals(wiring.ioc, SIGTERM, SIGINT);
   StopOnSignal(signals, hangup, wiring);
 

@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "config/config.h"
 #include "common/result.h"
+#include "config/config.h"
 
 namespace bplace {
 
@@ -15,12 +15,17 @@ struct DaemonOptions {
   std::string config_source;  // the file it came from, for logs ("(defaults)" when none)
   std::string config_path;    // the config file, empty when none (passed on to rdma_probe)
   std::string port_file;      // when set, the bound port is written there once listening
+  // --listen: replaces server.listen of the config, at start-up and in every
+  // file SIGHUP reads again (so that it does not count as a change).
+  std::string listen_override;
 };
 
 // The composition root of bplaced: one io_context run by server.threads
 // threads, the subprocess runner, the cluster cache and its refresh timers,
 // the submitter and the HTTP server; SIGTERM/SIGINT stop it gracefully and
-// systemd is told READY=1 once the first complete snapshot exists.
+// systemd is told READY=1 once the first complete snapshot exists, gets
+// WATCHDOG=1 from the event loop when WatchdogSec= asks for it, and
+// RELOADING=1 ... READY=1 around a SIGHUP, which re-reads the config file.
 // Not thread-safe: Run is called once, from main.
 class Daemon {
  public:

@@ -50,13 +50,13 @@ int main(int argc, char** argv) {
                    address.error().message.c_str());
       return 2;
     }
-    options.config.server.listen = {listen};
+    options.listen_override = listen;
   }
   spdlog::set_level(spdlog::level::from_str(options.config.log.level));
   // The runner writes to children with MSG_NOSIGNAL; this guards any other
   // write to a vanished peer.
   std::signal(SIGPIPE, SIG_IGN);
-  // Until the daemon listens for SIGHUP (token reload), one must not kill it.
+  // Until the daemon listens for SIGHUP (reload), one must not kill it.
   std::signal(SIGHUP, SIG_IGN);
 
   try {

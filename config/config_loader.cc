@@ -9,7 +9,6 @@
 #include <charconv>
 #include <cstdint>
 #include <functional>
-#include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
@@ -17,6 +16,7 @@
 #include <sstream>
 #include <system_error>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include <toml++/toml.h>
@@ -239,9 +239,20 @@ void ReadNumber(const Field& field, double min, double max, double& out) {
   out = number;
 }
 
+// The names of the enumerated keys, as the file writes them: read by
+// ReadChoice, written back by ShowChoice.
+constexpr std::pair<std::string_view, rdma::LinkLayerWanted> kLinkLayers[] = {
+    {"infiniband", rdma::LinkLayerWanted::kInfiniband},
+    {"ethernet", rdma::LinkLayerWanted::kEthernet},
+    {"any", rdma::LinkLayerWanted::kAny}};
+constexpr std::pair<std::string_view, IbSource> kIbSources[] = {
+    {"none", IbSource::kNone}, {"lsload", IbSource::kLsload}, {"local", IbSource::kLocal}};
+constexpr std::pair<std::string_view, api::AuthMode> kAuthModes[] = {
+    {"service-account", api::AuthMode::kServiceAccount}, {"multi-user", api::AuthMode::kMultiUser}};
+
 // One of `choices` (name, value); reports the valid names otherwise.
 template <typename T>
-void ReadChoice(const Field& field, std::initializer_list<std::pair<std::string_view, T>> choices,
+void ReadChoice(const Field& field, std::span<const std::pair<std::string_view, T>> choices,
                 T& out) {
   auto text = field.String();
   if (!text) return;
@@ -375,144 +386,245 @@ void ReadLogLevel(const Field& field, std::string& out) {
   out = std::move(*level);
 }
 
-// The schema: every table and key the file may hold, and how each is read.
-// The suggestions for unknown keys come from here too, so it is the only list.
+// How a key's value is written in messages: as the file would write it
+// (integers, `_s` durations in seconds, lists joined by ", ").
+std::string Show(const std::string& value) { return value.empty() ? "\"\"" : value; }
+std::string Show(bool value) { return value ? "true" : "false"; }
+template <typename T>
+requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) std::string Show(T value) {
+  return std::to_string(value);
+}
+std::string Show(double value) {
+  // Shortest text that reads back as the same double: two values that
+  // print alike are equal, which the diff relies on.
+  char text[64];
+  auto [end, error] = std::to_chars(std::begin(text), std::end(text), value);
+  return error == std::errc() ? std::string(text, end) : std::to_string(value);
+}
+template <typename Rep, typename Period>
+std::string Show(std::chrono::duration<Rep, Period> value) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(value);
+  if (ms % std::chrono::seconds(1) != std::chrono::milliseconds(0)) {
+    return std::to_string(ms.count()) + " ms";
+  }
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(ms).count());
+}
+std::string Show(const std::vector<std::string>& values) {
+  if (values.empty()) return "[]";
+  std::string joined;
+  for (const std::string& value : values) joined += (joined.empty() ? "" : ", ") + value;
+  return joined;
+}
+template <typename T>
+std::string ShowChoice(std::span<const std::pair<std::string_view, T>> choices, T value) {
+  for (const auto& [name, choice] : choices) {
+    if (choice == value) return std::string(name);
+  }
+  return "?";
+}
+std::string Show(rdma::LinkLayerWanted value) {
+  return ShowChoice<rdma::LinkLayerWanted>(kLinkLayers, value);
+}
+std::string Show(IbSource value) { return ShowChoice<IbSource>(kIbSources, value); }
+std::string Show(api::AuthMode value) { return ShowChoice<api::AuthMode>(kAuthModes, value); }
+
+// The schema: every table and key the file may hold, how each is read,
+// whether SIGHUP applies it, and the field it fills. The suggestions for
+// unknown keys and the reload diff come from here too, so it is the only list.
 using Reader = void (*)(const Field&, Config&);
+using Shower = std::string (*)(const Config&);
+using Copier = void (*)(const Config& from, Config& to);
 
 struct KeySpec {
   std::string_view name;
   Reader read;
+  KeyReload reload;
+  Shower show;  // the key's value in `config`, for messages
+  Copier copy;  // sets the key's field(s) of `to` from `from`
 };
+
+// The show and copy functions of a key that fills the one field `member` of
+// Config (e.g. BPLACE_FIELD(server.listen)).
+#define BPLACE_FIELD(member)                      \
+  [](const Config& c) { return Show(c.member); }, \
+      [](const Config& from, Config& to) { to.member = from.member; }
 
 struct TableSpec {
   std::string_view name;
   std::span<const KeySpec> keys;
 };
 
+constexpr KeyReload kRestart = KeyReload::kRestart;
+constexpr KeyReload kLive = KeyReload::kLive;
+constexpr KeyReload kProbe = KeyReload::kProbe;
+
 const KeySpec kServerKeys[] = {
     {"listen",
-     [](const Field& f, Config& c) { ReadStringList(f, false, CheckListen, c.server.listen); }},
-    {"socket_mode", [](const Field& f, Config& c) { ReadSocketMode(f, c.server.socket_mode); }},
-    {"socket_group", [](const Field& f, Config& c) { ReadString(f, c.server.socket_group); }},
-    {"max_staleness_s", [](const Field& f, Config& c) { ReadSeconds(f, c.api.max_staleness); }},
+     [](const Field& f, Config& c) { ReadStringList(f, false, CheckListen, c.server.listen); },
+     kRestart, BPLACE_FIELD(server.listen)},
+    {"socket_mode", [](const Field& f, Config& c) { ReadSocketMode(f, c.server.socket_mode); },
+     kRestart,
+     [](const Config& c) {
+       std::ostringstream octal;
+       octal << "0o" << std::oct << c.server.socket_mode;
+       return octal.str();
+     },
+     [](const Config& from, Config& to) { to.server.socket_mode = from.server.socket_mode; }},
+    {"socket_group", [](const Field& f, Config& c) { ReadString(f, c.server.socket_group); },
+     kRestart, BPLACE_FIELD(server.socket_group)},
+    {"max_staleness_s", [](const Field& f, Config& c) { ReadSeconds(f, c.api.max_staleness); },
+     kRestart, BPLACE_FIELD(api.max_staleness)},
     {"body_limit_bytes",
      [](const Field& f, Config& c) {
        ReadInteger(f, 1, kMaxBodyLimitBytes, c.http.body_limit_bytes);
-     }},
-    {"header_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.header_timeout); }},
-    {"body_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.body_timeout); }},
-    {"idle_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.idle_timeout); }},
+     },
+     kRestart, BPLACE_FIELD(http.body_limit_bytes)},
+    {"header_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.header_timeout); },
+     kRestart, BPLACE_FIELD(http.header_timeout)},
+    {"body_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.body_timeout); },
+     kRestart, BPLACE_FIELD(http.body_timeout)},
+    {"idle_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.idle_timeout); },
+     kRestart, BPLACE_FIELD(http.idle_timeout)},
     {"max_connections",
-     [](const Field& f, Config& c) { ReadInteger(f, 1, 100000, c.http.max_connections); }},
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 100000, c.http.max_connections); }, kRestart,
+     BPLACE_FIELD(http.max_connections)},
     {"max_unix_connections",
-     [](const Field& f, Config& c) { ReadInteger(f, 1, 100000, c.http.max_unix_connections); }},
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 100000, c.http.max_unix_connections); },
+     kRestart, BPLACE_FIELD(http.max_unix_connections)},
     {"max_connections_per_peer",
-     [](const Field& f, Config& c) { ReadInteger(f, 0, 100000, c.http.max_connections_per_peer); }},
-    {"threads", [](const Field& f, Config& c) { ReadInteger(f, 1, 64, c.server.threads); }},
+     [](const Field& f, Config& c) { ReadInteger(f, 0, 100000, c.http.max_connections_per_peer); },
+     kRestart, BPLACE_FIELD(http.max_connections_per_peer)},
+    {"threads", [](const Field& f, Config& c) { ReadInteger(f, 1, 64, c.server.threads); },
+     kRestart, BPLACE_FIELD(server.threads)},
 };
 
 const KeySpec kLsfKeys[] = {
-    {"bin_dir", [](const Field& f, Config& c) { ReadString(f, c.lsf.bin_dir); }},
-    {"env_dir", [](const Field& f, Config& c) { ReadString(f, c.lsf.env_dir); }},
-    {"command_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.lsf.command_timeout); }},
-    {"load_refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.load_interval); }},
+    {"bin_dir", [](const Field& f, Config& c) { ReadString(f, c.lsf.bin_dir); }, kRestart,
+     BPLACE_FIELD(lsf.bin_dir)},
+    {"env_dir", [](const Field& f, Config& c) { ReadString(f, c.lsf.env_dir); }, kRestart,
+     BPLACE_FIELD(lsf.env_dir)},
+    {"command_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.lsf.command_timeout); },
+     kRestart, BPLACE_FIELD(lsf.command_timeout)},
+    {"load_refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.load_interval); },
+     kLive, BPLACE_FIELD(refresh.load_interval)},
     {"topology_refresh_s",
-     [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.topology_interval); }},
+     [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.topology_interval); }, kLive,
+     BPLACE_FIELD(refresh.topology_interval)},
 };
 
 const KeySpec kSubmitKeys[] = {
     {"max_attempts",
-     [](const Field& f, Config& c) { ReadInteger(f, 1, 100, c.submit.max_attempts); }},
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 100, c.submit.max_attempts); }, kRestart,
+     BPLACE_FIELD(submit.max_attempts)},
     {"max_slots",
-     [](const Field& f, Config& c) { ReadInteger(f, 1, 10000000, c.api.request.max_slots); }},
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 10000000, c.api.request.max_slots); },
+     kRestart, BPLACE_FIELD(api.request.max_slots)},
     {"max_array_elements",
      [](const Field& f, Config& c) {
        ReadInteger(f, 1, 1000000, c.api.request.max_array_elements);
-     }},
+     },
+     kRestart, BPLACE_FIELD(api.request.max_array_elements)},
     {"check_lsf_for_key",
-     [](const Field& f, Config& c) { ReadBool(f, c.exactly_once.check_lsf_for_key); }},
+     [](const Field& f, Config& c) { ReadBool(f, c.exactly_once.check_lsf_for_key); }, kRestart,
+     BPLACE_FIELD(exactly_once.check_lsf_for_key)},
     {"esub_refusal_memory_s",
-     [](const Field& f, Config& c) { ReadSeconds(f, c.submit.esub_refusal_memory); }},
+     [](const Field& f, Config& c) { ReadSeconds(f, c.submit.esub_refusal_memory); }, kRestart,
+     BPLACE_FIELD(submit.esub_refusal_memory)},
 };
 
 const KeySpec kPlacementKeys[] = {
     {"exclude_queues",
-     [](const Field& f, Config& c) { ReadQueueList(f, c.submit.excluded_queues); }},
+     [](const Field& f, Config& c) { ReadQueueList(f, c.submit.excluded_queues); }, kLive,
+     BPLACE_FIELD(submit.excluded_queues)},
 };
 
 const KeySpec kIbKeys[] = {
     {"devices",
-     [](const Field& f, Config& c) { ReadStringList(f, true, CheckIbPort, c.probe.devices); }},
+     [](const Field& f, Config& c) { ReadStringList(f, true, CheckIbPort, c.probe.devices); },
+     kProbe, BPLACE_FIELD(probe.devices)},
     {"link_layer",
      [](const Field& f, Config& c) {
-       ReadChoice<rdma::LinkLayerWanted>(f,
-                                         {{"infiniband", rdma::LinkLayerWanted::kInfiniband},
-                                          {"ethernet", rdma::LinkLayerWanted::kEthernet},
-                                          {"any", rdma::LinkLayerWanted::kAny}},
-                                         c.probe.link_layer);
-     }},
+       ReadChoice<rdma::LinkLayerWanted>(f, kLinkLayers, c.probe.link_layer);
+     },
+     kProbe, BPLACE_FIELD(probe.link_layer)},
     {"min_rate_gbps",
-     [](const Field& f, Config& c) { ReadNumber(f, 0, 10000, c.probe.min_rate_gbps); }},
-    {"loopback", [](const Field& f, Config& c) { ReadBool(f, c.probe.loopback); }},
+     [](const Field& f, Config& c) { ReadNumber(f, 0, 10000, c.probe.min_rate_gbps); }, kProbe,
+     BPLACE_FIELD(probe.min_rate_gbps)},
+    {"loopback", [](const Field& f, Config& c) { ReadBool(f, c.probe.loopback); }, kProbe,
+     BPLACE_FIELD(probe.loopback)},
     {"loopback_timeout_s",
-     [](const Field& f, Config& c) { ReadSeconds(f, c.probe.loopback_timeout); }},
-    {"probe_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.probe.probe_timeout); }},
-    {"sysfs_root", [](const Field& f, Config& c) { ReadString(f, c.probe.sysfs_root); }},
-    {"state_file", [](const Field& f, Config& c) { ReadString(f, c.probe.state_file); }},
+     [](const Field& f, Config& c) { ReadSeconds(f, c.probe.loopback_timeout); }, kProbe,
+     BPLACE_FIELD(probe.loopback_timeout)},
+    // The daemon's deadline for its child probe, fixed when the probe starts.
+    {"probe_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.probe.probe_timeout); },
+     kRestart, BPLACE_FIELD(probe.probe_timeout)},
+    {"sysfs_root", [](const Field& f, Config& c) { ReadString(f, c.probe.sysfs_root); }, kProbe,
+     BPLACE_FIELD(probe.sysfs_root)},
+    {"state_file", [](const Field& f, Config& c) { ReadString(f, c.probe.state_file); }, kProbe,
+     BPLACE_FIELD(probe.state_file)},
     {"symbol_error_per_hour",
-     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.probe.symbol_error_per_hour); }},
+     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.probe.symbol_error_per_hour); },
+     kProbe, BPLACE_FIELD(probe.symbol_error_per_hour)},
     {"link_error_recovery_per_hour",
-     [](const Field& f, Config& c) {
-       ReadNumber(f, 0, 1e9, c.probe.link_error_recovery_per_hour);
-     }},
+     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.probe.link_error_recovery_per_hour); },
+     kProbe, BPLACE_FIELD(probe.link_error_recovery_per_hour)},
     {"port_rcv_errors_per_hour",
-     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.probe.port_rcv_errors_per_hour); }},
-    {"elim_interval_s", [](const Field& f, Config& c) { ReadSeconds(f, c.probe.elim_interval); }},
+     [](const Field& f, Config& c) { ReadNumber(f, 0, 1e9, c.probe.port_rcv_errors_per_hour); },
+     kProbe, BPLACE_FIELD(probe.port_rcv_errors_per_hour)},
+    {"elim_interval_s", [](const Field& f, Config& c) { ReadSeconds(f, c.probe.elim_interval); },
+     kProbe, BPLACE_FIELD(probe.elim_interval)},
     {"source",
-     [](const Field& f, Config& c) {
-       ReadChoice<IbSource>(
-           f,
-           {{"none", IbSource::kNone}, {"lsload", IbSource::kLsload}, {"local", IbSource::kLocal}},
-           c.submit.ib.source);
-     }},
-    {"require_ib", [](const Field& f, Config& c) { ReadBool(f, c.submit.ib.require_ib); }},
-    {"allow_unknown", [](const Field& f, Config& c) { ReadBool(f, c.submit.ib.allow_unknown); }},
-    {"probe_path", [](const Field& f, Config& c) { ReadString(f, c.submit.ib.probe_path); }},
+     [](const Field& f, Config& c) { ReadChoice<IbSource>(f, kIbSources, c.submit.ib.source); },
+     kRestart, BPLACE_FIELD(submit.ib.source)},
+    {"require_ib", [](const Field& f, Config& c) { ReadBool(f, c.submit.ib.require_ib); }, kLive,
+     BPLACE_FIELD(submit.ib.require_ib)},
+    {"allow_unknown", [](const Field& f, Config& c) { ReadBool(f, c.submit.ib.allow_unknown); },
+     kLive, BPLACE_FIELD(submit.ib.allow_unknown)},
+    {"probe_path", [](const Field& f, Config& c) { ReadString(f, c.submit.ib.probe_path); },
+     kRestart, BPLACE_FIELD(submit.ib.probe_path)},
     {"local_interval_s",
-     [](const Field& f, Config& c) { ReadSeconds(f, c.submit.ib.local_interval); }},
+     [](const Field& f, Config& c) { ReadSeconds(f, c.submit.ib.local_interval); }, kRestart,
+     BPLACE_FIELD(submit.ib.local_interval)},
 };
 
 const KeySpec kAuthKeys[] = {
     {"mode",
-     [](const Field& f, Config& c) {
-       ReadChoice<api::AuthMode>(f,
-                                 {{"service-account", api::AuthMode::kServiceAccount},
-                                  {"multi-user", api::AuthMode::kMultiUser}},
-                                 c.auth.mode);
-     }},
-    {"tokens_file", [](const Field& f, Config& c) { ReadString(f, c.auth.tokens_file); }},
-    {"anonymous_read", [](const Field& f, Config& c) { ReadBool(f, c.auth.anonymous_read); }},
-    {"min_uid", [](const Field& f, Config& c) { ReadInteger(f, 1, 2147483647, c.auth.min_uid); }},
+     [](const Field& f, Config& c) { ReadChoice<api::AuthMode>(f, kAuthModes, c.auth.mode); },
+     kRestart, BPLACE_FIELD(auth.mode)},
+    // The file's path; its contents are read again on every SIGHUP.
+    {"tokens_file", [](const Field& f, Config& c) { ReadString(f, c.auth.tokens_file); }, kRestart,
+     BPLACE_FIELD(auth.tokens_file)},
+    {"anonymous_read", [](const Field& f, Config& c) { ReadBool(f, c.auth.anonymous_read); },
+     kRestart, BPLACE_FIELD(auth.anonymous_read)},
+    {"min_uid", [](const Field& f, Config& c) { ReadInteger(f, 1, 2147483647, c.auth.min_uid); },
+     kRestart, BPLACE_FIELD(auth.min_uid)},
 };
 
 const KeySpec kLimitsKeys[] = {
     {"submit_per_minute",
-     [](const Field& f, Config& c) { ReadNumber(f, 0.01, 1e6, c.limits.submit_per_minute); }},
+     [](const Field& f, Config& c) { ReadNumber(f, 0.01, 1e6, c.limits.submit_per_minute); }, kLive,
+     BPLACE_FIELD(limits.submit_per_minute)},
     {"submit_burst",
-     [](const Field& f, Config& c) { ReadInteger(f, 1, 1000000, c.limits.submit_burst); }},
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 1000000, c.limits.submit_burst); }, kLive,
+     BPLACE_FIELD(limits.submit_burst)},
     {"lsf_calls_per_minute",
-     [](const Field& f, Config& c) { ReadNumber(f, 0.01, 1e6, c.limits.lsf_calls_per_minute); }},
+     [](const Field& f, Config& c) { ReadNumber(f, 0.01, 1e6, c.limits.lsf_calls_per_minute); },
+     kLive, BPLACE_FIELD(limits.lsf_calls_per_minute)},
     {"lsf_calls_burst",
-     [](const Field& f, Config& c) { ReadInteger(f, 1, 1000000, c.limits.lsf_calls_burst); }},
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 1000000, c.limits.lsf_calls_burst); }, kLive,
+     BPLACE_FIELD(limits.lsf_calls_burst)},
 };
 
 const KeySpec kJobsKeys[] = {
-    {"refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.jobs.interval); }},
+    {"refresh_s", [](const Field& f, Config& c) { ReadSeconds(f, c.jobs.interval); }, kLive,
+     BPLACE_FIELD(jobs.interval)},
     {"retention_days",
      [](const Field& f, Config& c) {
        if (auto days = f.Integer(1, 3650, "days"))
          c.jobs.retention = std::chrono::hours(24 * *days);
-     }},
+     },
+     kRestart, [](const Config& c) { return Show(c.jobs.retention.count() / 24); },
+     [](const Config& from, Config& to) { to.jobs.retention = from.jobs.retention; }},
 };
 
 const KeySpec kStateKeys[] = {
@@ -525,12 +637,16 @@ const KeySpec kStateKeys[] = {
          return;
        }
        c.state.dir = std::move(*dir);
-     }},
+     },
+     kRestart, BPLACE_FIELD(state.dir)},
 };
 
 const KeySpec kLogKeys[] = {
-    {"level", [](const Field& f, Config& c) { ReadLogLevel(f, c.log.level); }},
+    {"level", [](const Field& f, Config& c) { ReadLogLevel(f, c.log.level); }, kLive,
+     BPLACE_FIELD(log.level)},
 };
+
+#undef BPLACE_FIELD
 
 const TableSpec kTables[] = {
     {"server", kServerKeys}, {"lsf", kLsfKeys},
@@ -711,6 +827,40 @@ Result<rdma::ProbeOptions> LoadProbeOptions(const std::string& path) {
   auto config = ParseTables(*text, path, "ib");
   if (!config) return tl::unexpected(config.error());
   return std::move(config->probe);
+}
+
+std::vector<KeyChange> DiffConfigs(const Config& running, const Config& next) {
+  std::vector<KeyChange> changes;
+  for (const TableSpec& table : kTables) {
+    for (const KeySpec& key : table.keys) {
+      std::string before = key.show(running);
+      std::string after = key.show(next);
+      if (before == after) continue;
+      changes.push_back({std::string(table.name) + "." + std::string(key.name), key.reload,
+                         std::move(before), std::move(after)});
+    }
+  }
+  return changes;
+}
+
+Config MergeReloadable(const Config& running, const Config& next) {
+  Config merged = running;
+  for (const TableSpec& table : kTables) {
+    for (const KeySpec& key : table.keys) {
+      if (key.reload != KeyReload::kRestart) key.copy(next, merged);
+    }
+  }
+  return merged;
+}
+
+std::optional<KeyReload> ReloadOf(std::string_view key) {
+  const std::size_t dot = key.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const TableSpec* table = FindTable(key.substr(0, dot));
+  if (table == nullptr) return std::nullopt;
+  const KeySpec* spec = FindKey(*table, key.substr(dot + 1));
+  if (spec == nullptr) return std::nullopt;
+  return spec->reload;
 }
 
 }  // namespace bplace::config

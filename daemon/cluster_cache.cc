@@ -15,6 +15,8 @@ ClusterCache::ClusterCache(boost::asio::any_io_executor executor, lsf::CommandRu
       ledger_(ledger),
       clock_(clock),
       options_(std::move(options)),
+      load_interval_(options_.load_interval),
+      topology_interval_(options_.topology_interval),
       permissions_(executor, runner, lsf, clock, options_.topology_interval),
       load_(
           executor, runner, clock, store_,
@@ -34,6 +36,23 @@ ClusterCache::ClusterCache(boost::asio::any_io_executor executor, lsf::CommandRu
 }
 
 ClusterCache::~ClusterCache() = default;
+
+CacheOptions ClusterCache::options() const {
+  CacheOptions options = options_;
+  options.load_interval = load_interval_.load();
+  options.topology_interval = topology_interval_.load();
+  return options;
+}
+
+void ClusterCache::SetIntervals(std::chrono::milliseconds load,
+                                std::chrono::milliseconds topology) {
+  load_interval_.store(load);
+  topology_interval_.store(topology);
+  permissions_.SetTtl(topology);
+  load_.SetInterval(load);
+  topology_.SetInterval(topology);
+  if (ib_) ib_->SetInterval(load);
+}
 
 void ClusterCache::Start(std::function<void()> on_first_complete) {
   store_.SetOnFirstComplete(std::move(on_first_complete));
@@ -140,7 +159,7 @@ TierCycle ClusterCache::IbCycle() {
   TierCycle cycle;
   cycle.queries = {{"lsload -w -I " + std::string(kIbOkIndex),
                     lsf_.Spec("lsload", {"-w", "-I", std::string(kIbOkIndex)})}};
-  cycle.build = [max_age = 3 * options_.load_interval](
+  cycle.build = [max_age = 3 * load_interval_.load()](
                     auto& results, const CycleTimes& times) -> Result<SnapshotStore::Change> {
     return [lsload = std::move(results[0]), started = times.started_wall,
             max_age](ClusterSnapshot& snapshot) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -70,7 +71,15 @@ class ClusterCache {
   // Asks LSF unless a fresh answer is cached (PermissionCache::Fetch).
   void FetchPermissions(const std::string& user, PermissionsDone done);
 
-  const CacheOptions& options() const { return options_; }
+  // The options in force (a copy: SetIntervals may change the intervals).
+  CacheOptions options() const;
+
+  // Sets the load and topology intervals (SIGHUP reloads lsf.load_refresh_s
+  // and topology_refresh_s): the tiers' timers (RefreshTier::SetInterval),
+  // the permission answers' TTL and the age at which lsload IB verdicts turn
+  // unknown all follow. Thread-safe; the caller keeps topology >= load, as
+  // the config loader checks.
+  void SetIntervals(std::chrono::milliseconds load, std::chrono::milliseconds topology);
 
   // The store the tiers publish to (other publishers: LocalIbProbe).
   SnapshotStore& store() { return store_; }
@@ -83,7 +92,9 @@ class ClusterCache {
   const lsf::LsfInvoker& lsf_;
   InflightLedger& ledger_;
   Clock& clock_;
-  const CacheOptions options_;
+  const CacheOptions options_;  // its intervals as at start-up; the current ones below
+  std::atomic<std::chrono::milliseconds> load_interval_;
+  std::atomic<std::chrono::milliseconds> topology_interval_;
   SnapshotStore store_;
   PermissionCache permissions_;
   RefreshTier load_;

@@ -65,6 +65,10 @@ class JobTracker {
 
   const JobTrackerOptions& options() const { return options_; }
 
+  // Sets the interval of the jobs tier (SIGHUP reloads jobs.refresh_s), as
+  // RefreshTier::SetInterval. Thread-safe. options() keeps the start-up one.
+  void SetInterval(std::chrono::milliseconds interval) { tier_.SetInterval(interval); }
+
   // True once bjobs refused -o/-json: the table form is used from then on.
   bool UsesTableForm() const { return table_form_.load(); }
 

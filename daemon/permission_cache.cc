@@ -16,7 +16,7 @@ std::shared_ptr<const UserPermissions> PermissionCache::Get(const std::string& u
   std::lock_guard lock(mutex_);
   const auto it = entries_.find(user);
   if (it == entries_.end() || !it->second.value) return nullptr;
-  if (clock_.SteadyNow() - it->second.fetched_at > 2 * ttl_) return nullptr;
+  if (clock_.SteadyNow() - it->second.fetched_at > 2 * ttl_.load()) return nullptr;
   return it->second.value;
 }
 
@@ -24,7 +24,7 @@ void PermissionCache::Fetch(const std::string& user, Done done) {
   {
     std::lock_guard lock(mutex_);
     Entry& entry = entries_[user];
-    if (entry.value && clock_.SteadyNow() - entry.fetched_at <= ttl_) {
+    if (entry.value && clock_.SteadyNow() - entry.fetched_at <= ttl_.load()) {
       boost::asio::post(executor_, [done = std::move(done), value = entry.value] { done(value); });
       return;
     }

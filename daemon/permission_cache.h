@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -36,6 +37,10 @@ class PermissionCache {
   // expires just before it), else null. Never blocks on LSF.
   std::shared_ptr<const UserPermissions> Get(const std::string& user) const;
 
+  // Sets the TTL (the topology interval, which SIGHUP may change); answers
+  // already cached are judged by it from now on.
+  void SetTtl(std::chrono::milliseconds ttl) { ttl_.store(ttl); }
+
   // Gives `done` the answer for `user`: the cached one when fetched within
   // the TTL (posted, never called inline), else from a new `bqueues -u
   // USER -w`, or the run in progress. Errors as BuildPermissions; every
@@ -61,7 +66,7 @@ class PermissionCache {
   lsf::CommandRunner& runner_;
   const lsf::LsfInvoker& lsf_;
   Clock& clock_;
-  const std::chrono::milliseconds ttl_;
+  std::atomic<std::chrono::milliseconds> ttl_;
   mutable std::mutex mutex_;  // guards entries_
   std::unordered_map<std::string, Entry> entries_;
 };

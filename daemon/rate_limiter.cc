@@ -16,10 +16,32 @@ constexpr int kMaxBurst = 1000000;
 }  // namespace
 
 RateLimiter::RateLimiter(const RateLimiterOptions& limits, std::size_t max_users)
-    : submit_rate_(MakeRate(limits.submit_per_minute, limits.submit_burst)),
-      submit_burst_(std::clamp(limits.submit_burst, 1, kMaxBurst)),
-      lsf_rate_(MakeRate(limits.lsf_calls_per_minute, limits.lsf_calls_burst)),
-      max_users_(std::max<std::size_t>(max_users, 1)) {}
+    : submit_burst_(std::clamp(limits.submit_burst, 1, kMaxBurst)),
+      max_users_(std::max<std::size_t>(max_users, 1)),
+      submit_rate_(MakeRate(limits.submit_per_minute, limits.submit_burst)),
+      lsf_rate_(MakeRate(limits.lsf_calls_per_minute, limits.lsf_calls_burst)) {}
+
+void RateLimiter::SetLimits(const RateLimiterOptions& limits, Clock::time_point now) {
+  const Rate submit = MakeRate(limits.submit_per_minute, limits.submit_burst);
+  const Rate lsf = MakeRate(limits.lsf_calls_per_minute, limits.lsf_calls_burst);
+  std::lock_guard lock(mutex_);
+  for (auto& [user, full_at] : users_) Rescale(full_at, submit_rate_, submit, now);
+  Rescale(lsf_full_at_, lsf_rate_, lsf, now);
+  submit_rate_ = submit;
+  lsf_rate_ = lsf;
+  submit_burst_ = std::clamp(limits.submit_burst, 1, kMaxBurst);
+}
+
+void RateLimiter::Rescale(FullAt& full_at, const Rate& from, const Rate& to,
+                          Clock::time_point now) {
+  if (full_at <= now) return;  // full: nothing spent
+  // Spent tokens = ahead / interval, fractional; in long double, as ahead
+  // times the new interval would overflow 64-bit ticks for slow rates.
+  const long double spent = static_cast<long double>((full_at - now).count()) /
+                            static_cast<long double>(from.interval.count());
+  full_at = now + Clock::duration(static_cast<Clock::rep>(
+                      std::llround(spent * static_cast<long double>(to.interval.count()))));
+}
 
 RateLimiter::Rate RateLimiter::MakeRate(double per_minute, int burst) {
   // Written so that NaN lands on the minimum too.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -66,12 +67,19 @@ class RateLimiter {
 
   // The capacity of a user's bucket ([limits] submit_burst, clamped as the
   // constructor says): the most tokens one request can ever get.
-  std::int64_t SubmitBurst() const { return submit_burst_; }
+  std::int64_t SubmitBurst() const { return submit_burst_.load(); }
 
   // Takes one token from the global bucket of LSF commands at `now` if it has
   // one. Call once per LSF command a request makes run (each bsub attempt),
   // not for the daemon's own refreshes.
   Decision AdmitLsfCall(Clock::time_point now);
+
+  // Replaces the rates and bursts with those of `limits` (clamped as in the
+  // constructor), at `now`, for every bucket at once (SIGHUP reloads
+  // [limits]). Each bucket keeps the tokens it has spent: a bucket that had
+  // spent n tokens has spent n of the new ones, so a larger burst admits at
+  // once and a faster rate refills sooner. Buckets themselves are kept.
+  void SetLimits(const RateLimiterOptions& limits, Clock::time_point now);
 
   // Number of user buckets currently held (for tests and metrics).
   std::size_t TrackedUsers() const;
@@ -97,14 +105,17 @@ class RateLimiter {
   static Rate MakeRate(double per_minute, int burst);
   static Decision Admit(const Rate& rate, FullAt& full_at, Clock::time_point now,
                         std::int64_t tokens = 1);
+  // Moves a bucket's full-again time so that it has spent as many tokens of
+  // `to` as it had of `from`.
+  static void Rescale(FullAt& full_at, const Rate& from, const Rate& to, Clock::time_point now);
   void SweepLocked(Clock::time_point now);
 
-  const Rate submit_rate_;
-  const std::int64_t submit_burst_;
-  const Rate lsf_rate_;
+  std::atomic<std::int64_t> submit_burst_;  // SetLimits changes it; read without mutex_
   const std::size_t max_users_;
 
   mutable std::mutex mutex_;
+  Rate submit_rate_;  // guarded by mutex_, as every field below
+  Rate lsf_rate_;
   std::unordered_map<std::string, FullAt, StringHash, std::equal_to<>> users_;
   FullAt lsf_full_at_ = FullAt::min();
   Clock::time_point last_sweep_ = Clock::time_point::min();

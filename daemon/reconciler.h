@@ -76,6 +76,9 @@ class Reconciler {
   void Start() { tier_.Start(); }
   void Stop() { tier_.Stop(); }
   void Refresh(RefreshTier::Done done = {}) { tier_.Refresh(std::move(done)); }
+  // Sets how often unsettled submissions are looked for (jobs.refresh_s),
+  // as RefreshTier::SetInterval. Thread-safe.
+  void SetInterval(std::chrono::milliseconds interval) { tier_.SetInterval(interval); }
   // Submissions not settled yet.
   std::size_t Pending() const;
 

@@ -90,6 +90,22 @@ void RefreshTier::Soon(std::chrono::milliseconds min_gap, Done done) {
   });
 }
 
+void RefreshTier::SetInterval(std::chrono::milliseconds interval) {
+  boost::asio::post(strand_, [this, interval] {
+    options_.interval = interval;
+    // Running: Finish schedules with the new interval. A RefreshSoon run on
+    // the timer keeps its time; the next one uses the new interval.
+    if (running_ || soon_pending_ || stopped_) return;
+    std::chrono::milliseconds delay = NextDelay(options_, consecutive_failures_);
+    if (last_start_) {
+      const auto since =
+          std::chrono::duration_cast<std::chrono::milliseconds>(clock_.SteadyNow() - *last_start_);
+      delay = std::max(delay - since, std::chrono::milliseconds(0));
+    }
+    timer_->Schedule(delay, [this] { Refresh(); });
+  });
+}
+
 void RefreshTier::WaitForNext(Done done) {
   boost::asio::post(
       strand_, [this, done = std::move(done)]() mutable { waiters_.push_back(std::move(done)); });

@@ -94,6 +94,12 @@ class RefreshTier {
   // job id) after the running one had built its queries.
   void RefreshSoon(std::chrono::milliseconds min_gap, Done done = {});
 
+  // Sets the interval between successful runs (SIGHUP reloads it). The run
+  // on the timer moves to one new interval after the last run started (at
+  // once if that has passed); a run in progress schedules the next with
+  // the new interval. Retries after failures stay capped by it.
+  void SetInterval(std::chrono::milliseconds interval);
+
   // Gives `done` the result of the next run to finish (the one in progress,
   // or the next on the timer), without starting one: for callers that wait
   // for fresher data instead of asking LSF (long polling).
@@ -120,7 +126,7 @@ class RefreshTier {
   lsf::CommandRunner& runner_;
   Clock& clock_;
   SnapshotStore& store_;
-  const RefreshTierOptions options_;
+  RefreshTierOptions options_;  // interval changes on strand_ only (SetInterval)
   const std::function<TierCycle()> make_cycle_;
   std::unique_ptr<Timer> timer_;
 

@@ -162,9 +162,16 @@ Submitter::Submitter(lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf, Clu
       ledger_(ledger),
       memory_(memory),
       clock_(clock),
-      options_(std::move(options)),
-      excluded_queues_(options_.excluded_queues.begin(), options_.excluded_queues.end()),
+      policy_(std::make_shared<const Policy>(std::move(options))),
       limiter_(limiter) {}
+
+Submitter::Policy::Policy(SubmitterOptions from)
+    : options(std::move(from)),
+      excluded_queues(options.excluded_queues.begin(), options.excluded_queues.end()) {}
+
+void Submitter::SetOptions(SubmitterOptions options) {
+  policy_.store(std::make_shared<const Policy>(std::move(options)));
+}
 
 Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
                                          const std::unordered_set<std::string>* permitted,
@@ -184,8 +191,9 @@ Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
   context.inflight_slots = &inflight;
   context.rejections = &rejections;
   context.rewrites = &rewrites;
-  context.excluded_queues = &excluded_queues_;
-  context.allow_unknown_ib = options_.ib.allow_unknown;
+  const std::shared_ptr<const Policy> policy = policy_.load();
+  context.excluded_queues = &policy->excluded_queues;
+  context.allow_unknown_ib = policy->options.ib.allow_unknown;
   return Place(*snapshot, context, request);
 }
 
@@ -271,7 +279,8 @@ bool Submitter::AdmitLsfCall(Run& run) {
 
 std::optional<Submitter::Choice> Submitter::Choose(Run& run) {
   SubmissionResult& result = run.result;
-  if (static_cast<int>(result.attempts.size()) >= options_.max_attempts) {
+  const std::shared_ptr<const Policy> policy = policy_.load();
+  if (static_cast<int>(result.attempts.size()) >= policy->options.max_attempts) {
     result.error =
         run.NoneAccepted(Error{ErrorCode::kConflict, "no queue accepted the job in " +
                                                          std::to_string(result.attempts.size()) +
@@ -283,7 +292,7 @@ std::optional<Submitter::Choice> Submitter::Choose(Run& run) {
   request.host = run.job.host;
   request.queues = run.job.queues;
   request.slots = run.job.SlotsPerElement();
-  request.require_ib = run.job.require_ib.value_or(options_.ib.require_ib);
+  request.require_ib = run.job.require_ib.value_or(policy->options.ib.require_ib);
   std::lock_guard lock(place_mutex_);
   auto placement = PlaceLocked(request, &run.permissions->queues, run.tried);
   if (!placement) {
@@ -311,8 +320,9 @@ std::optional<Submitter::Choice> Submitter::Choose(Run& run) {
 }
 
 lsf::CommandSpec Submitter::BsubSpec(const Run& run, const Choice& choice) const {
-  const char* ib_select = choice.require_ib && options_.ib.source == IbSource::kLsload
-                              ? (options_.ib.allow_unknown ? kIbSelectOrUnknown : kIbSelect)
+  const IbPolicy ib = policy_.load()->options.ib;
+  const char* ib_select = choice.require_ib && ib.source == IbSource::kLsload
+                              ? (ib.allow_unknown ? kIbSelectOrUnknown : kIbSelect)
                               : nullptr;
   const lsf::BsubOptions options = OptionsFor(run.job, choice.queue, run.context.tag, ib_select);
   lsf::CommandSpec spec = run.context.run_as

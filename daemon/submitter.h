@@ -1,9 +1,11 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -177,7 +179,16 @@ class Submitter {
             InflightLedger& ledger, RefusalMemory& memory, Clock& clock, SubmitterOptions options,
             RateLimiter* limiter = nullptr);
 
-  const SubmitterOptions& options() const { return options_; }
+  // The options in force (a copy: SetOptions may replace them meanwhile).
+  SubmitterOptions options() const { return policy_.load()->options; }
+
+  // Replaces the options for every placement and bsub that starts after it
+  // (SIGHUP: [placement] exclude_queues, [ib] require_ib and allow_unknown);
+  // a submission already running takes them from its next attempt on. The
+  // caller keeps what must not change at run time (ib.source, which the
+  // cache's tiers were built for; max_attempts, which the HTTP handler
+  // deadline was sized for) as it was. Thread-safe, never blocks.
+  void SetOptions(SubmitterOptions options);
 
   // Ranks queues for `request` from the cached snapshot without running any
   // LSF command. Uses LSF's permission answer for the user when cached,
@@ -223,8 +234,14 @@ class Submitter {
   InflightLedger& ledger_;
   RefusalMemory& memory_;
   Clock& clock_;
-  const SubmitterOptions options_;
-  const std::unordered_set<std::string> excluded_queues_;  // options_.excluded_queues
+  // The options and their exclusions as a set, replaced whole by SetOptions
+  // so that one placement never mixes two versions.
+  struct Policy {
+    explicit Policy(SubmitterOptions from);
+    SubmitterOptions options;
+    std::unordered_set<std::string> excluded_queues;  // options.excluded_queues
+  };
+  std::atomic<std::shared_ptr<const Policy>> policy_;
   RateLimiter* const limiter_;
   // Makes "rank with the current in-flight counts, then reserve the winner"
   // one step, so concurrent requests see each other's reservations.

@@ -253,5 +253,48 @@ TEST(RateLimiterTest, AdmitsExactlyTheBurstAcrossThreads) {
   EXPECT_EQ(total, 100);
 }
 
+TEST(RateLimiterTest, SetLimitsWithALargerBurstAdmitsAtOnce) {
+  // One token per 100 minutes: nothing refills during the test.
+  RateLimiter limiter(Limits(0.01, 1));
+  EXPECT_TRUE(limiter.AdmitSubmission("alice", kT0).allowed);
+  EXPECT_FALSE(limiter.AdmitSubmission("alice", kT0).allowed);
+  limiter.SetLimits(Limits(0.01, 3), kT0);
+  // One of three spent: two more now, then none.
+  EXPECT_TRUE(AdmitAll(limiter, "alice", 2, kT0));
+  EXPECT_FALSE(limiter.AdmitSubmission("alice", kT0).allowed);
+}
+
+TEST(RateLimiterTest, SetLimitsWithASmallerBurstRefusesASpentBucket) {
+  RateLimiter limiter(Limits(30, 10));
+  ASSERT_TRUE(AdmitAll(limiter, "alice", 3, kT0));
+  EXPECT_TRUE(limiter.AdmitSubmission("bob", kT0).allowed);
+  limiter.SetLimits(Limits(30, 3), kT0);
+  // alice has spent the three the new burst holds; bob one of them.
+  EXPECT_FALSE(limiter.AdmitSubmission("alice", kT0).allowed);
+  EXPECT_TRUE(AdmitAll(limiter, "bob", 2, kT0));
+  EXPECT_FALSE(limiter.AdmitSubmission("bob", kT0).allowed);
+}
+
+TEST(RateLimiterTest, SetLimitsKeepsSpentTokensAtTheNewRate) {
+  // 30 a minute (one per 2 s), burst 2: two spent at kT0.
+  RateLimiter limiter(Limits(30, 2));
+  ASSERT_TRUE(AdmitAll(limiter, "alice", 2, kT0));
+  EXPECT_EQ(limiter.AdmitSubmission("alice", kT0).retry_after, 2s);
+  // 6 a minute (one per 10 s): the two spent tokens take 10 s each to come back.
+  limiter.SetLimits(Limits(6, 2), kT0);
+  EXPECT_EQ(limiter.AdmitSubmission("alice", kT0).retry_after, 10s);
+  EXPECT_FALSE(limiter.AdmitSubmission("alice", kT0 + 9s).allowed);
+  EXPECT_TRUE(limiter.AdmitSubmission("alice", kT0 + 10s).allowed);
+}
+
+TEST(RateLimiterTest, SetLimitsAppliesToTheLsfCallBudget) {
+  RateLimiter limiter(Limits(30, 10, /*lsf_calls_per_minute=*/0.01, /*lsf_calls_burst=*/1));
+  EXPECT_TRUE(limiter.AdmitLsfCall(kT0).allowed);
+  EXPECT_FALSE(limiter.AdmitLsfCall(kT0).allowed);
+  limiter.SetLimits(Limits(30, 10, 0.01, 2), kT0);
+  EXPECT_TRUE(limiter.AdmitLsfCall(kT0).allowed);
+  EXPECT_FALSE(limiter.AdmitLsfCall(kT0).allowed);
+}
+
 }  // namespace
 }  // namespace bplace

@@ -116,6 +116,49 @@ TEST_F(RefreshTierTest, RunsAgainAfterTheIntervalOnceStarted) {
   EXPECT_EQ(Probes(), 2u);
 }
 
+TEST_F(RefreshTierTest, AShorterIntervalMovesTheNextRunToOneNewIntervalAfterTheLast) {
+  Tier().Start();
+  io_.poll();
+  Advance(3s);
+  Tier().SetInterval(5s);
+  Advance(1s);  // 4 s after the run: not yet
+  EXPECT_EQ(Probes(), 1u);
+  Advance(1s);
+  EXPECT_EQ(Probes(), 2u);
+  Advance(5s);
+  EXPECT_EQ(Probes(), 3u);
+}
+
+TEST_F(RefreshTierTest, AShorterIntervalAlreadyPastRunsAtOnce) {
+  Tier().Start();
+  io_.poll();
+  Advance(7s);
+  Tier().SetInterval(5s);
+  Advance(0s);
+  EXPECT_EQ(Probes(), 2u);
+}
+
+TEST_F(RefreshTierTest, ALongerIntervalDefersTheNextRun) {
+  Tier().Start();
+  io_.poll();
+  Tier().SetInterval(30s);
+  Advance(0s);  // the change is made on the tier's strand
+  Advance(10s);
+  EXPECT_EQ(Probes(), 1u);
+  Advance(20s);
+  EXPECT_EQ(Probes(), 2u);
+}
+
+TEST_F(RefreshTierTest, SetIntervalOnAStoppedTierStartsNothing) {
+  Tier().Start();
+  io_.poll();
+  Tier().Stop();
+  Tier().SetInterval(1s);
+  Advance(0s);
+  Advance(1h);
+  EXPECT_EQ(Probes(), 1u);
+}
+
 TEST_F(RefreshTierTest, RetriesWithBackoffAfterFailures) {
   fake_.OnArgv({"probe"}, FakeCommandRunner::Output("", "no\n", 3));
   Tier().Start();

@@ -651,6 +651,41 @@ TEST_F(SubmitterTest, DryRunUsesCachedPermissionsAndInflightSlots) {
   EXPECT_EQ(placement->candidates[1].inflight, 5);
 }
 
+TEST_F(SubmitterTest, SetOptionsExcludesAQueueFromTheNextPlacement) {
+  Submitter& submitter = Ready();
+  PlacementRequest request;
+  request.user = "alice";
+  auto before = submitter.DryRun(request);
+  ASSERT_TRUE(before) << before.error().message;
+  ASSERT_EQ(before->candidates.size(), 3u);
+  EXPECT_EQ(before->candidates[0].queue, "qa");
+
+  SubmitterOptions reloaded = submitter.options();
+  reloaded.excluded_queues = {"qa"};
+  submitter.SetOptions(reloaded);
+  auto after = submitter.DryRun(request);
+  ASSERT_TRUE(after) << after.error().message;
+  ASSERT_EQ(after->candidates.size(), 2u);
+  EXPECT_EQ(after->candidates[0].queue, "qb");
+  ASSERT_EQ(after->excluded.size(), 1u);
+  EXPECT_EQ(after->excluded[0].queue, "qa");
+  EXPECT_EQ(after->excluded[0].code, ExclusionCode::kExcludedByConfig);
+  EXPECT_EQ(submitter.options().excluded_queues, std::vector<std::string>{"qa"});
+}
+
+TEST_F(SubmitterTest, SetOptionsChangesTheDefaultIbRequirement) {
+  options_.ib.source = IbSource::kLsload;
+  options_.ib.require_ib = true;
+  options_.ib.allow_unknown = false;  // and no health source answered
+  Submitter& submitter = Ready();
+  EXPECT_TRUE(Submit(Command("./mpi_app"), "rid1").error);
+  SubmitterOptions reloaded = submitter.options();
+  reloaded.ib.require_ib = false;
+  submitter.SetOptions(reloaded);
+  const SubmissionResult result = Submit(Command("./mpi_app"), "rid2");
+  EXPECT_FALSE(result.error) << result.error->message;
+}
+
 TEST_F(SubmitterTest, SubmitsNothingWhenNoHostHasKnownHealthyIbAndUnknownIsRefused) {
   options_.ib.require_ib = true;
   options_.ib.source = IbSource::kLsload;

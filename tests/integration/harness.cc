@@ -217,6 +217,7 @@ nlohmann::json SimCluster::Counts() const {
 DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settings) {
   const auto config_path = sim.dir() / "bplaced.toml";
   const auto port_path = sim.dir() / "port";
+  config_path_ = config_path.string();
   log_path_ = (sim.dir() / "bplaced.log").string();
   std::filesystem::remove(port_path);
   const bool root = geteuid() == 0;

@@ -122,9 +122,14 @@ class DaemonProcess {
   // Sends SIGTERM and waits; returns the exit status (or -1 on timeout).
   int Terminate(std::chrono::seconds timeout = std::chrono::seconds(20));
   const std::string& log_path() const { return log_path_; }
+  // The config file the daemon was started with (rewrite it, then SIGHUP).
+  const std::string& config_path() const { return config_path_; }
+  // The daemon's pid (-1 once it has been reaped), for signals.
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
+  std::string config_path_;
   int port_ = 0;
   std::string log_path_;
   std::string token_;

@@ -1,0 +1,72 @@
+#include "bplaced/config_reload.h"
+
+#include <utility>
+
+namespace bplace {
+namespace {
+
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+std::string Joined(const std::vector<std::string>& keys) {
+  std::string joined;
+  for (const std::string& key : keys) joined += (joined.empty() ? "" : ", ") + key;
+  return joined;
+}
+
+}  // namespace
+
+ReloadOutcome ApplyReload(const config::Config& running, const Result<config::Config>& reread,
+                          const ReloadTargets& targets) {
+  ReloadOutcome outcome;
+  if (!reread) {
+    outcome.refused = true;
+    outcome.running = running;
+    outcome.log.push_back(
+        {ReloadLogLine::Level::kError,
+         "config not reloaded, the running one is kept: " + reread.error().message});
+    outcome.status = "reload refused, running config kept: " + FirstLine(reread.error().message);
+    return outcome;
+  }
+  for (const config::KeyChange& change : config::DiffConfigs(running, *reread)) {
+    if (change.reload == config::KeyReload::kRestart) {
+      outcome.need_restart.push_back(change.key);
+      outcome.log.push_back(
+          {ReloadLogLine::Level::kWarn,
+           change.key + " changed: needs a restart (kept " + change.running + ")"});
+    } else {
+      outcome.applied.push_back(change.key);
+      outcome.log.push_back(
+          {ReloadLogLine::Level::kInfo, change.key + ": " + change.running + " -> " + change.next});
+    }
+  }
+  outcome.running = config::MergeReloadable(running, *reread);
+  // Every target is set, changed or not: setting an unchanged value is a
+  // no-op, and one path is simpler to trust than a per-key dispatch.
+  targets.set_limits(outcome.running.limits);
+  targets.set_refresh(outcome.running.refresh);
+  targets.set_jobs(outcome.running.jobs);
+  targets.set_submit(outcome.running.submit);
+  targets.set_log_level(outcome.running.log.level);
+  std::string tokens;
+  if (!outcome.running.auth.tokens_file.empty()) {
+    auto loaded = targets.reload_tokens(outcome.running.auth.tokens_file);
+    if (loaded) {
+      tokens = "; " + std::to_string(*loaded) + (*loaded == 1 ? " token" : " tokens");
+    } else {
+      outcome.log.push_back(
+          {ReloadLogLine::Level::kError, "previous tokens kept: " + loaded.error().message});
+      tokens = "; tokens file refused, previous tokens kept";
+    }
+  }
+  outcome.status =
+      "reloaded: " +
+      (outcome.applied.empty()       ? std::string("no key changed")
+       : outcome.applied.size() == 1 ? std::string("1 key applied")
+                                     : std::to_string(outcome.applied.size()) + " keys applied") +
+      (outcome.need_restart.empty() ? std::string()
+                                    : "; needs a restart: " + Joined(outcome.need_restart)) +
+      tokens;
+  return outcome;
+}
+
+}  // namespace bplace
