@@ -10,3 +10,16 @@ add_test(NAME openapi_lint
          COMMAND ${PROJECT_SOURCE_DIR}/tools/lint-openapi.sh $<TARGET_FILE:bplaced>
                  ${CMAKE_CURRENT_BINARY_DIR}/openapi.json)
 set_tests_properties(openapi_lint PROPERTIES LABELS unit TIMEOUT 300)
+# The lint can fail: the same script on a document it must refuse.
+add_test(NAME openapi_lint_refuses_a_bad_document
+         COMMAND ${PROJECT_SOURCE_DIR}/tools/lint-openapi.sh
+                 ${CMAKE_CURRENT_SOURCE_DIR}/openapi_bad_bplaced.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/openapi_bad.json)
+set_tests_properties(openapi_lint_refuses_a_bad_document PROPERTIES LABELS unit TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "Validation failed with [0-9]+ error")
+
+# tools/validate-responses.py, which checks the integration tests' answers
+# (tests/integration/CMakeLists.txt), on hand-made exchanges.
+add_test(NAME validate_responses_test
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/validate_responses_test.py)
+set_tests_properties(validate_responses_test PROPERTIES LABELS unit TIMEOUT 120)
