@@ -5,7 +5,8 @@ Usage:
   validate-responses.py (--document FILE | --bplaced PATH) EXCHANGES...
 
 EXCHANGES are .jsonl files, or directories of them, one exchange a line:
-{"method", "target", "status", "content_type", "body", "test"}, as
+{"method", "target", "status", "content_type", "body", "request_body",
+"test"}, as
 tests/integration/harness.cc records them when BPLACE_API_EXCHANGES names a
 directory. The document is FILE, or what `PATH --print-openapi` prints (the
 document bplaced serves at GET /v1/openapi.json).
@@ -20,7 +21,9 @@ where several templates match, the one with a literal leftmost wins. Then:
 - otherwise the operation must list the status (exactly, or as "4XX"; a
   `default` response does not count: the document would say nothing), the
   response's media type must be listed under it, and a JSON body must match
-  its schema (JSON Schema draft 2020-12, as OpenAPI 3.1 uses it).
+  its schema (JSON Schema draft 2020-12, as OpenAPI 3.1 uses it);
+- a request body the daemon accepted (2xx) must match the operation's
+  requestBody schema: what the decoder takes, the document must allow.
 A response with no schema for its status is a failure: the document is
 incomplete. Exit 0 when every exchange passes, 1 listing the first mismatches
 (test, method, target, status, JSON pointer, message), 2 on a usage error or
@@ -132,6 +135,24 @@ class Document:
         return self.validators[key]
 
 
+def check_request(doc, route, method, operation, exchange):
+    """Mismatches of the request body of an accepted (2xx) request."""
+    text = exchange.get("request_body", "")
+    if not text or not 200 <= int(exchange["status"]) < 300 or "requestBody" not in operation:
+        return []
+    content = doc.resolve(operation["requestBody"]).get("content", {})
+    schema = content.get("application/json", {}).get("schema")
+    if schema is None:
+        return [("", "the daemon accepted a JSON body the document has no schema for")]
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as e:
+        return [("", f"the accepted request body is not JSON: {e}")]
+    validator = doc.validator((route, method, "request"), schema)
+    return [("request body /" + "/".join(str(p) for p in error.absolute_path), error.message[:300])
+            for error in validator.iter_errors(body)]
+
+
 def check(doc, exchange):
     """The list of (pointer, message) mismatches of one exchange, and its route."""
     method = exchange["method"].lower()
@@ -156,6 +177,9 @@ def check(doc, exchange):
         if response is None:
             return route, [("", f"the document lists no response {status} for {method.upper()} {route}")]
         response = doc.resolve(response)
+        request = check_request(doc, route, method, matched[1][method], exchange)
+        if request:
+            return route, request
     content = response.get("content", {})
     if not content:
         if exchange.get("body"):

@@ -65,12 +65,14 @@ std::string CurrentUser() {
 }
 
 // Appends the exchange to <$BPLACE_API_EXCHANGES>/<pid>.jsonl, one JSON
-// object a line (method, target, status, content_type, body, test), when
+// object a line (method, target, status, content_type, body, request_body,
+// test), when
 // the variable is set: tools/validate-responses.py checks every answer
 // against the OpenAPI document (the ctest fixture openapi_responses of
 // tests/integration/CMakeLists.txt). One file per process, so that tests
 // ctest runs in parallel never write to the same file.
-void RecordExchange(const std::string& method, const std::string& target, const HttpReply& reply) {
+void RecordExchange(const std::string& method, const std::string& target, const std::string& body,
+                    const HttpReply& reply) {
   const char* dir = std::getenv("BPLACE_API_EXCHANGES");
   if (dir == nullptr || *dir == '\0') return;
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -81,6 +83,7 @@ void RecordExchange(const std::string& method, const std::string& target, const 
       {"status", reply.status},
       {"content_type", content_type == reply.headers.end() ? "" : content_type->second},
       {"body", reply.body},
+      {"request_body", body},
       {"test", test ? std::string(test->test_suite_name()) + "." + test->name() : ""}};
   std::filesystem::create_directories(dir);
   std::ofstream out(std::filesystem::path(dir) / (std::to_string(getpid()) + ".jsonl"),
@@ -204,7 +207,7 @@ HttpReply Http(int port, const std::string& method, const std::string& target,
   reply.body = parser.get().body();
   beast::error_code ec;
   stream.socket().shutdown(tcp::socket::shutdown_both, ec);
-  RecordExchange(method, target, reply);
+  RecordExchange(method, target, body, reply);
   return reply;
 }
 

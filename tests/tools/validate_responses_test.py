@@ -31,6 +31,13 @@ DOCUMENT = {
             "200": {"description": "by name", "content": {"application/json": {"schema": {
                 "type": "object", "required": ["name"],
                 "properties": {"name": {"type": "string"}}}}}}}}},
+        "/v1/jobs": {"post": {
+            "requestBody": {"content": {"application/json": {"schema": {
+                "type": "object", "additionalProperties": False,
+                "properties": {"slots": {"type": "integer", "maximum": 8}}}}}},
+            "responses": {"201": {"description": "made", "content": {"application/json": {
+                "schema": {"type": "object"}}}},
+                          "400": {"$ref": "#/components/responses/Problem"}}}},
         "/v1/queues/special": {"get": {"responses": {
             "200": {"description": "literal", "content": {"application/json": {"schema": {
                 "type": "object", "required": ["special"]}}}}}}},
@@ -44,10 +51,10 @@ DOCUMENT = {
 }
 
 
-def exchange(method, target, status, body, content_type="application/json"):
+def exchange(method, target, status, body, content_type="application/json", request_body=""):
     return {"method": method, "target": target, "status": status,
             "content_type": content_type, "body": json.dumps(body) if not isinstance(body, str) else body,
-            "test": "Suite.Case"}
+            "request_body": request_body, "test": "Suite.Case"}
 
 
 class ValidateResponsesTest(unittest.TestCase):
@@ -122,6 +129,16 @@ class ValidateResponsesTest(unittest.TestCase):
         result = self.run_validator(exchange("GET", "/v1/queues", 200, "{not json"))
         self.assertEqual(result.returncode, 1)
         self.assertIn("not JSON", result.stderr)
+
+    def test_a_request_body_the_daemon_accepted_must_match_the_request_schema(self):
+        result = self.run_validator(
+            exchange("POST", "/v1/jobs", 201, {}, request_body='{"slots": 4}'),
+            exchange("POST", "/v1/jobs", 400, {"type": "t", "status": 400}, "application/problem+json",
+                     request_body='{"slots": 99}'))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        result = self.run_validator(exchange("POST", "/v1/jobs", 201, {}, request_body='{"slots": 9}'))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("request body /slots:", result.stderr)
 
     def test_nothing_recorded_is_a_usage_error(self):
         result = self.run_validator()
