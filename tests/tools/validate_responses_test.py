@@ -38,6 +38,8 @@ DOCUMENT = {
             "responses": {"201": {"description": "made", "content": {"application/json": {
                 "schema": {"type": "object"}}}},
                           "400": {"$ref": "#/components/responses/Problem"}}}},
+        "/metrics": {"get": {"responses": {"200": {"description": "text", "content": {
+            "text/plain": {"schema": {"type": "string"}}}}}}},
         "/v1/queues/special": {"get": {"responses": {
             "200": {"description": "literal", "content": {"application/json": {"schema": {
                 "type": "object", "required": ["special"]}}}}}}},
@@ -124,6 +126,13 @@ class ValidateResponsesTest(unittest.TestCase):
         result = self.run_validator(exchange("GET", "/v1/queues", 200, "<html/>", "text/html"))
         self.assertEqual(result.returncode, 1)
         self.assertIn("content type `text/html`", result.stderr)
+
+    def test_a_text_answer_needs_only_its_media_type_listed(self):
+        ok = self.run_validator(exchange("GET", "/metrics", 200, "bplace_up 1\n",
+                                         "text/plain; version=0.0.4"))
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+        bad = self.run_validator(exchange("GET", "/metrics", 200, "<html/>", "text/html"))
+        self.assertEqual(bad.returncode, 1)
 
     def test_a_body_that_is_not_json_is_a_failure(self):
         result = self.run_validator(exchange("GET", "/v1/queues", 200, "{not json"))
