@@ -21,7 +21,9 @@ where several templates match, the one with a literal leftmost wins. Then:
 - otherwise the operation must list the status (exactly, or as "4XX"; a
   `default` response does not count: the document would say nothing), the
   response's media type must be listed under it, and a JSON body
-  (application/json, */*+json) must match its schema (JSON Schema draft 2020-12, as OpenAPI 3.1 uses it);
+  (application/json, */*+json) must match its schema (JSON Schema draft
+  2020-12, as OpenAPI 3.1 uses it), and a problem's `status` member the
+  HTTP status;
 - a request body the daemon accepted (2xx) must match the operation's
   requestBody schema: what the decoder takes, the document must allow.
 A response with no schema for its status is a failure: the document is
@@ -198,10 +200,15 @@ def check(doc, exchange):
         body = json.loads(exchange.get("body", ""))
     except json.JSONDecodeError as e:
         return route, [("", f"the body is not JSON: {e}")]
+    mismatches = []
+    if media == "application/problem+json" and isinstance(body, dict) and \
+            body.get("status") != exchange["status"]:
+        # RFC 9457 §3.1.3: the member repeats the response's status.
+        mismatches.append(("/status", f"{body.get('status')!r} is not the HTTP status {status}"))
     key = (route, method, status, media)
     errors = sorted(doc.validator(key, schema).iter_errors(body), key=lambda e: list(e.absolute_path))
-    return route, [("/" + "/".join(str(p) for p in error.absolute_path), error.message[:300])
-                   for error in errors]
+    return route, mismatches + [("/" + "/".join(str(p) for p in error.absolute_path),
+                                 error.message[:300]) for error in errors]
 
 
 def main():

@@ -97,6 +97,12 @@ class ValidateResponsesTest(unittest.TestCase):
         self.assertEqual(result.returncode, 1)
         self.assertIn("'extra' was unexpected", result.stderr)
 
+    def test_a_problem_must_repeat_the_http_status(self):
+        result = self.run_validator(exchange("GET", "/v1/queues", 404, {"type": "t", "status": 400},
+                                             "application/problem+json"))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("/status: 400 is not the HTTP status 404", result.stderr)
+
     def test_a_status_the_operation_does_not_list_is_a_failure(self):
         result = self.run_validator(exchange("GET", "/v1/queues/x", 503, {"type": "t", "status": 503},
                                              "application/problem+json"))
