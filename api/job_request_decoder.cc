@@ -68,6 +68,36 @@ Result<std::string> GetString(const json& value, std::string_view field, std::si
   return s;
 }
 
+// The JSON Schema of a string GetString accepts as `text` of at most
+// `max_bytes`: the same characters as a `pattern` (ECMA-262, as JSON Schema
+// reads it). Tab is U+0009, space U+0020.
+json StringSchema(Text text, std::size_t max_bytes) {
+  const char* pattern = "";
+  switch (text) {
+    case Text::kMultiLine:
+      pattern = R"(^[^\u0000]*$)";
+      break;
+    case Text::kLine:
+      pattern = R"(^[^\u0000-\u0008\u000a-\u001f\u007f]*$)";
+      break;
+    case Text::kOptionValue:
+      pattern = R"(^[^\u0000-\u0008\u000a-\u001f\u007f-][^\u0000-\u0008\u000a-\u001f\u007f]*$)";
+      break;
+    case Text::kName:
+      pattern = R"(^[^\u0000-\u0020\u007f-][^\u0000-\u0020\u007f]*$)";
+      break;
+  }
+  return {{"type", "string"}, {"minLength", 1}, {"maxLength", max_bytes}, {"pattern", pattern}};
+}
+
+// The JSON Schema of a list GetStringList accepts.
+json StringListSchema(const JobRequestLimits& limits, std::size_t max_bytes, Text text) {
+  return {{"type", "array"},
+          {"minItems", 1},
+          {"maxItems", limits.max_list_items},
+          {"items", StringSchema(text, max_bytes)}};
+}
+
 Result<std::vector<std::string>> GetStringList(const json& value, std::string_view field,
                                                const JobRequestLimits& limits,
                                                std::size_t max_bytes, Text text) {
@@ -487,43 +517,153 @@ Result<void> RefuseUser(const json&, std::string_view key, const JobRequestLimit
                             "named in the request"));
 }
 
+// Schemas of one field each, with the bounds of `limits` (JobRequestField::schema).
+using SchemaOf = json (*)(const JobRequestLimits& limits);
+
+json NameSchema(const JobRequestLimits& l) { return StringSchema(Text::kName, l.max_name_bytes); }
+
+json QueuesSchema(const JobRequestLimits& l) {
+  return StringListSchema(l, l.max_name_bytes, Text::kName);
+}
+
+json CommandSchema(const JobRequestLimits& l) {
+  return StringSchema(Text::kOptionValue, l.max_command_bytes);
+}
+
+json ArgvSchema(const JobRequestLimits& l) {
+  json schema = StringListSchema(l, l.max_command_bytes, Text::kLine);
+  // The first word is the command: it must not look like an option.
+  schema["prefixItems"] = {StringSchema(Text::kOptionValue, l.max_command_bytes)};
+  return schema;
+}
+
+json ScriptSchema(const JobRequestLimits& l) {
+  return StringSchema(Text::kMultiLine, l.max_command_bytes);
+}
+
+json OptionValueSchema(const JobRequestLimits& l) {
+  return StringSchema(Text::kOptionValue, l.max_string_bytes);
+}
+
+// As ReadJobName takes it: an option value without [ or ].
+json JobNameSchema(const JobRequestLimits& l) {
+  json schema = StringSchema(Text::kOptionValue, l.max_string_bytes);
+  schema["pattern"] =
+      R"(^[^\u0000-\u0008\u000a-\u001f\u007f\[\]-][^\u0000-\u0008\u000a-\u001f\u007f\[\]]*$)";
+  return schema;
+}
+
+// As ReadArray takes it; the element bound is in the description (a
+// pattern cannot count).
+json ArraySchema(const JobRequestLimits& l) {
+  return {{"type", "string"},
+          {"minLength", 1},
+          {"maxLength", l.max_name_bytes},
+          {"pattern", R"(^[0-9]+(-[0-9]+(:[0-9]+)?)?(,[0-9]+(-[0-9]+(:[0-9]+)?)?)*$)"},
+          {"description", "at most " + std::to_string(l.max_array_elements) +
+                              " elements (submit.max_array_elements)"}};
+}
+
+json SlotsSchema(const JobRequestLimits& l) {
+  return {{"type", "integer"}, {"minimum", 1}, {"maximum", l.max_slots}};
+}
+
+// As ReadWalltime and IsWalltime take it.
+json WalltimeSchema(const JobRequestLimits&) {
+  return {{"oneOf",
+           {{{"type", "integer"}, {"minimum", 1}, {"maximum", 999999999}},
+            {{"type", "string"},
+             {"maxLength", 16},
+             {"pattern", "^([0-9]{1,9}|[0-9]{1,7}:[0-5]?[0-9])$"}}}}};
+}
+
+// As ReadMemory and IsMemory take it.
+json MemorySchema(const JobRequestLimits&) {
+  return {
+      {"oneOf",
+       {{{"type", "integer"}, {"minimum", 1}},
+        {{"type", "string"}, {"maxLength", 32}, {"pattern", "^[0-9]+([KMGTPEkmgtpe][Bb]?)?$"}}}}};
+}
+
+json ExtraArgsSchema(const JobRequestLimits& l) {
+  json schema = StringListSchema(l, l.max_string_bytes, Text::kLine);
+  schema["minItems"] = 0;
+  return schema;
+}
+
+// As ReadLabels and IsLabelKey take them.
+json LabelsSchema(const JobRequestLimits& l) {
+  return {{"type", "object"},
+          {"maxProperties", l.max_labels},
+          {"propertyNames", {{"pattern", "^[A-Za-z0-9_.-]{1,63}$"}}},
+          {"additionalProperties", StringSchema(Text::kLine, l.max_label_value_bytes)}};
+}
+
+json BooleanSchema(const JobRequestLimits&) { return {{"type", "boolean"}}; }
+
+// A row of kFields: JobRequestField without its schema, which is made from
+// the limits (JobRequestFields).
+struct FieldDoc {
+  std::string_view name;
+  std::string_view bsub;
+  std::string_view type;
+  std::string_view notes;
+};
+
 struct Field {
-  JobRequestField doc;
+  FieldDoc doc;
   Reader read;
+  SchemaOf schema;
 };
 
 // THE list of request fields: the decoder reads through it, the README's
 // field table and the OpenAPI document are checked against it.
 const Field kFields[] = {
-    {{"host", "-m", "string", "optional; without it no -m"}, ReadHost},
-    {{"queues", "", "array of strings", "optional candidate list"}, ReadQueues},
+    {{"host", "-m", "string", "optional; without it no -m"}, ReadHost, NameSchema},
+    {{"queues", "", "array of strings", "optional candidate list"}, ReadQueues, QueuesSchema},
     {{"command", "command string", "string",
       "run by your shell on the execution host, as with a typed bsub"},
-     ReadCommand},
-    {{"argv", "command string", "array of strings", "each word shell-quoted by bplace"}, ReadArgv},
-    {{"script", "stdin", "string", "job script fed to bsub on stdin"}, ReadScript},
-    {{"job_name", "-J", "string", "no [ ]: arrays come from `array`"}, ReadJobName},
+     ReadCommand,
+     CommandSchema},
+    {{"argv", "command string", "array of strings", "each word shell-quoted by bplace"},
+     ReadArgv,
+     ArgvSchema},
+    {{"script", "stdin", "string", "job script fed to bsub on stdin"}, ReadScript, ScriptSchema},
+    {{"job_name", "-J", "string", "no [ ]: arrays come from `array`"}, ReadJobName, JobNameSchema},
     {{"array", "-J \"NAME[LIST]\"", "string",
       "LSF index list, e.g. \"1-100\"; at most submit.max_array_elements elements"},
-     ReadArray},
-    {{"slots", "-n", "integer", "1..submit.max_slots"}, ReadSlots},
-    {{"resources", "-R", "string", "brackets [ ] ( ) { } and quotes must balance"}, ReadResources},
+     ReadArray,
+     ArraySchema},
+    {{"slots", "-n", "integer", "1..submit.max_slots"}, ReadSlots, SlotsSchema},
+    {{"resources", "-R", "string", "brackets [ ] ( ) { } and quotes must balance"},
+     ReadResources,
+     OptionValueSchema},
     {{"output", "-o", "string", "path on the execution host"},
-     ReadOptionValue<&JobRequest::output>},
-    {{"error", "-e", "string", "path on the execution host"}, ReadOptionValue<&JobRequest::error>},
-    {{"cwd", "-cwd", "string", ""}, ReadOptionValue<&JobRequest::cwd>},
-    {{"walltime", "-W", "integer or string", "minutes, or \"[hours:]minutes\""}, ReadWalltime},
-    {{"memory", "-M", "integer or string", "\"8GB\"-style, in LSF_UNIT_FOR_LIMITS"}, ReadMemory},
-    {{"project", "-P", "string", ""}, ReadName<&JobRequest::project>},
-    {{"app", "-app", "string", ""}, ReadName<&JobRequest::app>},
+     ReadOptionValue<&JobRequest::output>,
+     OptionValueSchema},
+    {{"error", "-e", "string", "path on the execution host"},
+     ReadOptionValue<&JobRequest::error>,
+     OptionValueSchema},
+    {{"cwd", "-cwd", "string", ""}, ReadOptionValue<&JobRequest::cwd>, OptionValueSchema},
+    {{"walltime", "-W", "integer or string", "minutes, or \"[hours:]minutes\""},
+     ReadWalltime,
+     WalltimeSchema},
+    {{"memory", "-M", "integer or string", "\"8GB\"-style, in LSF_UNIT_FOR_LIMITS"},
+     ReadMemory,
+     MemorySchema},
+    {{"project", "-P", "string", ""}, ReadName<&JobRequest::project>, NameSchema},
+    {{"app", "-app", "string", ""}, ReadName<&JobRequest::app>, NameSchema},
     {{"extra_args", "other options", "array of strings", "allowed bsub options, see below"},
-     ReadExtraArgs},
+     ReadExtraArgs,
+     ExtraArgsSchema},
     {{"labels", "", "object of strings",
       "optional tags of the job (GET /v1/jobs?label=, POST /v1/jobs:cancel)"},
-     ReadLabels},
+     ReadLabels,
+     LabelsSchema},
     {{"require_ib", "-R \"select[ib_ok==1]\" (lsload source)", "boolean",
       "default [ib] require_ib"},
-     ReadRequireIb},
+     ReadRequireIb,
+     BooleanSchema},
 };
 
 // The #BSUB lines of `job.script` (bsub applies them; lsf::ParseEmbeddedOptions),
@@ -557,9 +697,21 @@ const Field* FindField(std::string_view key) {
 
 }  // namespace
 
-std::vector<JobRequestField> JobRequestFields() {
+std::vector<JobRequestField> JobRequestFields(const JobRequestLimits& limits) {
   std::vector<JobRequestField> fields;
-  for (const Field& field : kFields) fields.push_back(field.doc);
+  for (const Field& field : kFields) {
+    JobRequestField doc{field.doc.name, field.doc.bsub, field.doc.type, field.doc.notes,
+                        // A row without a schema shows as a field with none
+                        // (tests/api/openapi_document_test.cc names it).
+                        field.schema ? field.schema(limits) : json()};
+    std::string description(doc.notes);
+    if (!doc.bsub.empty()) {
+      description += (description.empty() ? "bsub " : " (bsub ") + std::string(doc.bsub) +
+                     (description.empty() ? "" : ")");
+    }
+    if (!description.empty()) doc.schema["description"] = description;
+    fields.push_back(std::move(doc));
+  }
   return fields;
 }
 

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "api/options.h"
 #include "common/result.h"
 #include "daemon/submitter.h"
@@ -17,11 +19,20 @@ struct JobRequestField {
   std::string_view bsub;   // the bsub option or input it becomes ("-m", "stdin")
   std::string_view type;   // JSON type(s): "string", "array of strings", ...
   std::string_view notes;  // a short note for people
+  // The field's JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it): type,
+  // bounds from the limits JobRequestFields was given, and the characters
+  // the decoder allows as a `pattern`. Lengths are in bytes for the
+  // decoder and in characters for a schema, so the schema is the looser of
+  // the two for non-ASCII text; checks a schema cannot say (blank commands,
+  // brackets, extra_args options) are only in `description`.
+  nlohmann::json schema;
 };
 
 // Every field DecodeJobRequest accepts, in documentation order: the one
-// list the decoder reads through; docs and tests are checked against it.
-std::vector<JobRequestField> JobRequestFields();
+// list the decoder reads through; docs, tests and the OpenAPI document's
+// POST /v1/jobs body schema (api/openapi_document.h) are made from it.
+// `limits` gives the schemas' bounds (the daemon's submit.max_slots, ...).
+std::vector<JobRequestField> JobRequestFields(const JobRequestLimits& limits = {});
 
 // Decodes the JSON body of POST /v1/jobs (fields of DESIGN §4 and the README)
 // into a JobRequest. Pure; never throws. Returns kInvalidArgument with a

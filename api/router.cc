@@ -287,6 +287,13 @@ std::optional<Response> Router::CheckHeader(const Request& header,
   return match.route->before_continue(header, ctx);
 }
 
+std::vector<Router::RouteKey> Router::Routes() const {
+  std::vector<RouteKey> keys;
+  keys.reserve(routes_.size());
+  for (const Entry& entry : routes_) keys.push_back({entry.method, entry.pattern});
+  return keys;
+}
+
 Handler Router::AsHandler() const {
   auto table = std::make_shared<const Router>(*this);
   return [table](Request&& req, const RequestContext& ctx, Responder respond) {

@@ -77,6 +77,15 @@ class Router {
   // the current table, as AsHandler does.
   HeaderCheck AsHeaderCheck() const;
 
+  // One route of the table: its method and its pattern as given to Add.
+  struct RouteKey {
+    boost::beast::http::verb method;
+    std::string pattern;
+  };
+  // Returns every route in the order added (the OpenAPI document's test
+  // compares them with its operations). Thread-safe once the table is built.
+  std::vector<RouteKey> Routes() const;
+
  private:
   struct Segment {
     std::string text;  // the literal, or the parameter name

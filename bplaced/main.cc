@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "api/listen_address.h"
+#include "api/openapi_document.h"
 #include "bplaced/daemon.h"
 #include "config/config.h"
 
@@ -24,6 +25,10 @@ int main(int argc, char** argv) {
                  "HOST:PORT or unix:/PATH to listen on; overrides server.listen");
   app.add_option("--port-file", port_file,
                  "write the bound TCP port to this file once listening (for scripts and tests)");
+  bool print_openapi = false;
+  app.add_flag("--print-openapi", print_openapi,
+               "print the OpenAPI document that GET /v1/openapi.json serves (with the limits "
+               "of --config) and exit");
   CLI11_PARSE(app, argc, argv);
 
   // Logs go to stderr: the journal takes them under systemd.
@@ -42,6 +47,15 @@ int main(int argc, char** argv) {
       return 2;
     }
     options.config = std::move(*loaded);
+  }
+  if (print_openapi) {
+    try {
+      std::printf("%s\n", bplace::api::OpenApiDocument(options.config.api.request).dump(2).c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bplaced: fatal: %s\n", e.what());
+      return 1;
+    }
+    return 0;
   }
   if (!listen.empty()) {
     auto address = bplace::api::ParseListenAddress(listen);

@@ -33,6 +33,7 @@ std::string AdoptedBody(const UnsettledSubmission& submission, const Settlement&
       {"user", settlement.user.empty() ? submission.caller : settlement.user},
       {"job_id", settlement.job_id},
       {"queue", settlement.queue},
+      {"job_url", "/v1/jobs/" + settlement.job_id},
       {"job_description", DescriptionTag(submission.tag)},
       {"reconciled", true}};
   return body.dump();

@@ -13,12 +13,33 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libibverbs-dev libssl-dev libsqlite3-dev
   python3  # tools/check-layering and its test
+  python3-jsonschema  # tools/validate-responses.py: answers against the OpenAPI document
   systemd  # systemd-socket-activate for the socket-activation test
   wrk      # HTTP load of bench/jobs_bench (its smoke test skips without it)
   # volclava, the real scheduler of the realsched tier (tools/volclava.sh)
   autoconf automake libtool bison flex tcl-dev libncurses-dev libtirpc-dev
   libnsl-dev rpcsvc-proto
 )
+
+# npm for @redocly/cli (install_redocly), unless a Node.js that brings its
+# own npm (NodeSource's) is installed: Debian's npm package conflicts with it.
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(npm)
+fi
+
+# @redocly/cli for the ctest openapi_lint (tools/lint-openapi.sh), under
+# tools/node (kept out of git); this is the one place its version is named.
+# Its engines ask for Node.js 20.19 or later (Debian 12's nodejs is 18.19).
+install_redocly() {
+  local version=2.77.0
+  local dir
+  dir="$(cd "$(dirname "$0")" && pwd)/node"
+  if "$dir/node_modules/.bin/redocly" --version 2>/dev/null | grep -qx "$version"; then
+    return 0
+  fi
+  echo "install-deps: installing @redocly/cli@$version under $dir" >&2
+  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "@redocly/cli@$version"
+}
 
 missing=()
 for package in "${packages[@]}"; do
@@ -27,6 +48,7 @@ for package in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  install_redocly
   exit 0
 fi
 
@@ -49,3 +71,4 @@ fi
 echo "install-deps: installing ${missing[*]}" >&2
 "${sudo[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_redocly

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <gtest/gtest.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -61,6 +62,33 @@ std::string CurrentUser() {
   std::string name = id.out;
   while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
   return name;
+}
+
+// Appends the exchange to <$BPLACE_API_EXCHANGES>/<pid>.jsonl, one JSON
+// object a line (method, target, status, content_type, body, request_body,
+// test), when
+// the variable is set: tools/validate-responses.py checks every answer
+// against the OpenAPI document (the ctest fixture openapi_responses of
+// tests/integration/CMakeLists.txt). One file per process, so that tests
+// ctest runs in parallel never write to the same file.
+void RecordExchange(const std::string& method, const std::string& target, const std::string& body,
+                    const HttpReply& reply) {
+  const char* dir = std::getenv("BPLACE_API_EXCHANGES");
+  if (dir == nullptr || *dir == '\0') return;
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const auto content_type = reply.headers.find("content-type");
+  const nlohmann::json line = {
+      {"method", method},
+      {"target", target},
+      {"status", reply.status},
+      {"content_type", content_type == reply.headers.end() ? "" : content_type->second},
+      {"body", reply.body},
+      {"request_body", body},
+      {"test", test ? std::string(test->test_suite_name()) + "." + test->name() : ""}};
+  std::filesystem::create_directories(dir);
+  std::ofstream out(std::filesystem::path(dir) / (std::to_string(getpid()) + ".jsonl"),
+                    std::ios::app);
+  out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace
@@ -179,6 +207,7 @@ HttpReply Http(int port, const std::string& method, const std::string& target,
   reply.body = parser.get().body();
   beast::error_code ec;
   stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+  RecordExchange(method, target, body, reply);
   return reply;
 }
 
@@ -265,7 +294,9 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
            << "\n\n[jobs]\nrefresh_s = " << settings.jobs_refresh_s << "\n\n[state]\ndir = \""
            << state_dir << "\"\n\n[auth]\nmode = \""
            << (settings.multi_user ? "multi-user" : "service-account") << "\"\ntokens_file = \""
-           << tokens_path.string() << "\"\nanonymous_read = true\n\n[limits]\n"
+           << tokens_path.string()
+           << "\"\nanonymous_read = " << (settings.anonymous_read ? "true" : "false")
+           << "\n\n[limits]\n"
            << settings.limits << "\n\n"
            << settings.extra_config;
   }

@@ -79,8 +79,9 @@ struct DaemonSettings {
   // and bsub as each caller. Otherwise service-account mode: as root, the
   // daemon is started as the system user `bplace-sys` (tools/test-users.sh).
   bool multi_user = false;
-  std::string unix_socket;    // when set, also listen on unix:<this path>
-  std::string server_config;  // TOML lines added to [server] (header_timeout_s = 2, ...)
+  bool anonymous_read = true;  // [auth] anonymous_read
+  std::string unix_socket;     // when set, also listen on unix:<this path>
+  std::string server_config;   // TOML lines added to [server] (header_timeout_s = 2, ...)
   // Lines added to the tokens file ("sha256:<hex> USER SCOPES").
   std::vector<std::string> token_lines;
   // Runs bplaced through this command (e.g. systemd-socket-activate -l PATH);
