@@ -82,8 +82,7 @@ Response GetHost(const Services& services, const Caller&, const Request&,
     body["max"] = status ? Limit(status->max) : json();
     body["njobs"] = status ? json(status->njobs) : json();
     body["run"] = status ? json(status->run) : json();
-    const HostIbHealth* ib = snapshot.ib ? snapshot.ib->Find(host) : nullptr;
-    body["ib"] = HostIbJson(ib ? *ib : HostIbHealth{}, snapshot.ib.get(), now);
+    body["ib"] = HostIbJson(HostIbOf(snapshot.ib.get(), status, host), snapshot.ib.get(), now);
     AddAge(body, snapshot, now);
     return MakeJson(200, body);
   });
