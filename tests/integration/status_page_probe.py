@@ -102,7 +102,10 @@ def main():
         except TimeoutException:
             waited_out = True
         height = driver.execute_script("return document.documentElement.scrollHeight;")
-        driver.set_window_size(1600, max(1100, min(int(height) + 40, 6000)))
+        # The whole page (up to 6,000 px), not only the first screen.
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 1600, "height": max(1100, min(int(height), 6000)), "deviceScaleFactor": 1,
+            "mobile": False})
         driver.save_screenshot(args.screenshot)
         result = driver.execute_script(COLLECT)
         result["waited_out"] = waited_out
