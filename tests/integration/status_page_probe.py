@@ -16,7 +16,7 @@ with "waited_out": true (what the page showed then) and exits 3. Exit 2:
 bad usage or no Chromium/chromedriver/selenium (the message says which).
 
 Chromium (Debian's `chromium`, `chromium-driver`, `python3-selenium`) runs
-headless, with --no-sandbox as root, and offline: every host name but the
+headless, with --no-sandbox (see below), and offline: every host name but the
 loopback addresses fails to resolve and every other connection goes to a
 closed proxy port, so the page can load nothing from outside.
 """
@@ -85,8 +85,10 @@ def main():
                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1, EXCLUDE [::1]",
                  "--proxy-server=127.0.0.1:9"):
         options.add_argument(flag)
-    if os.geteuid() == 0:
-        options.add_argument("--no-sandbox")  # Chromium refuses root otherwise
+    # Chromium refuses root with its sandbox, and an ordinary user in a
+    # container often has no user namespaces for it; the page is the
+    # daemon's own, on loopback.
+    options.add_argument("--no-sandbox")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = None
     try:
