@@ -1,13 +1,15 @@
 // The status page's script (api/status_page.h): reads the JSON API of the
 // daemon that served it and redraws the page every `refresh` seconds
-// (?refresh=N, at least 2; default 15, the default lsf.load_refresh_s: the
-// data changes no faster). Every string from the API is data: it reaches the
-// page only through textContent, title and dataset, never as markup.
+// (?refresh=N, at least 2; by default the daemon's lsf.load_refresh_s, from
+// /v1/cluster's load.refresh_s: the data changes no faster). Every string
+// from the API is data: it reaches the page only through textContent, title
+// and dataset, never as markup.
 'use strict';
 
 (() => {
-  const kDefaultRefreshS = 15;
   const kMinRefreshS = 2;
+  // Until /v1/cluster has said its interval (the daemon is down or starting).
+  const kRetryS = 5;
   // GET /v1/jobs pages (limit=1000 is its maximum); counts beyond them are
   // marked as lower bounds.
   const kJobPageSize = 1000;
@@ -39,9 +41,13 @@
     return node;
   }
 
+  // The daemon's load interval (s), once /v1/cluster has answered.
+  let daemonRefreshS = null;
+
   function refreshSeconds() {
     const asked = Number(new URLSearchParams(window.location.search).get('refresh'));
-    return Number.isFinite(asked) && asked >= kMinRefreshS ? asked : kDefaultRefreshS;
+    if (Number.isFinite(asked) && asked >= kMinRefreshS) return asked;
+    return daemonRefreshS === null ? kRetryS : Math.max(kMinRefreshS, daemonRefreshS);
   }
 
   // A failed API call: the path, the HTTP status (0: no answer) and the
@@ -291,6 +297,7 @@
     if (cluster instanceof Error) {
       problems.push(cluster.message);
     } else {
+      if (cluster.load && typeof cluster.load.refresh_s === 'number') daemonRefreshS = cluster.load.refresh_s;
       $('cluster').textContent = [cluster.cluster_name, cluster.master_name && `master ${cluster.master_name}`,
         cluster.lsf_version].filter(Boolean).join(' \u00b7 ');
       for (const p of [tierProblem('load', cluster.load), tierProblem('topology', cluster.topology)]) {
