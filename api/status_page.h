@@ -11,10 +11,7 @@
 #include <span>
 #include <string_view>
 
-#include "api/auth.h"
 #include "api/http_server.h"
-#include "api/router.h"
-#include "api/services.h"
 
 namespace bplace::api {
 
