@@ -10,7 +10,7 @@ the data at least once (body data-state "ready") and the JavaScript
 expression --until, when given, is true; then it saves a screenshot of the
 whole page and prints {"waited_out": false, "state", "updates", "banner",
 "queues": [{name, pend, title}], "host_cells", "hosts": {name: {class,
-text}}, "jobs": {STATE: text}, "legend": [...], "injected": bool,
+text}}, "jobs": {STATE: text}, "legend": [...], "ages", "injected": bool,
 "console": [browser log lines]}. When the deadline passes it prints the same
 with "waited_out": true (what the page showed then) and exits 3. Exit 2:
 bad usage or no Chromium/chromedriver/selenium (the message says which).
@@ -50,6 +50,7 @@ return {
   jobs: jobs,
   jobs_note: document.getElementById('jobs-note').textContent,
   legend: q('#legend li').map((li) => li.textContent),
+  ages: document.getElementById('ages').textContent,
   injected: document.getElementById('injected') !== null,
 };
 """
