@@ -10,6 +10,7 @@
 #include "api/routes_openapi.h"
 #include "api/routes_placement.h"
 #include "api/routes_read.h"
+#include "api/status_page.h"
 
 namespace bplace::api {
 
@@ -46,6 +47,14 @@ void RegisterRoutes(Router& router, const Services& services) {
   AddGuardedAsync(router, verb::post, "/v1/jobs:cancel", s, Access::kAuthenticated, CancelJobs);
 
   AddGuarded(router, verb::post, "/v1/cache/refresh", s, Access::kAdmin, PostCacheRefresh);
+
+  // The status page (api/status_page.h): read-only, as the reads it shows.
+  for (const StaticAsset& asset : StatusPageAssets()) {
+    AddGuarded(router, verb::get, asset.path, s, Access::kRead,
+               [&asset](const Services&, const Caller&, const Request& req, const RouteParams&) {
+                 return ServeAsset(asset, req);
+               });
+  }
 }
 
 }  // namespace bplace::api

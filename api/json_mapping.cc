@@ -186,9 +186,8 @@ json HostSummaryJson(const lsf::HostStatus& host, std::int32_t queues_admitting,
   body["run"] = host.run;
   // NJOBS counts every slot held on the host (running, suspended, reserved).
   body["free_slots"] = host.max ? json(SlotsOf(host).free) : json();
-  const HostIbHealth* health = ib ? ib->Find(host.name) : nullptr;
-  body["ib"] = {{"health", IbHealthName(health ? health->health : IbHealth::kUnknown)},
-                {"reasons", health ? health->reasons : std::vector<std::string>{}}};
+  const HostIbHealth health = HostIbOf(ib, &host, host.name);
+  body["ib"] = {{"health", IbHealthName(health.health)}, {"reasons", health.reasons}};
   body["queues_admitting"] = queues_admitting;
   return body;
 }
@@ -239,8 +238,7 @@ json IbHostsJson(const ClusterSnapshot& snapshot, SystemTime now) {
   json groups = {
       {"healthy", json::array()}, {"unhealthy", json::array()}, {"unknown", json::array()}};
   for (const std::string& name : IbHostNames(*snapshot.load, ib)) {
-    const HostIbHealth* entry = ib ? ib->Find(name) : nullptr;
-    const HostIbHealth health = entry ? *entry : HostIbHealth{};
+    const HostIbHealth health = HostIbOf(ib, snapshot.load->FindHost(name), name);
     json item = HostIbJson(health, ib, now);
     // The group says the health, and the source is the same for all.
     item.erase("health");

@@ -69,8 +69,8 @@ nlohmann::json HostQueuesJson(const Topology& topology, const std::string& host)
 
 // One host of GET /v1/hosts: host, status, takes_new_work, max, njobs, run
 // (as bhosts -w gave them; max null for "-"), free_slots (max - njobs, at
-// least 0; null when max is unlimited), ib ({health, reasons} from `ib`,
-// which may be null: unknown) and queues_admitting (queues whose HOSTS admit
+// least 0; null when max is unlimited), ib ({health, reasons}: HostIbOf of
+// `ib`, which may be null: unknown) and queues_admitting (queues whose HOSTS admit
 // the host).
 nlohmann::json HostSummaryJson(const lsf::HostStatus& host, std::int32_t queues_admitting,
                                const IbHealthState* ib);
@@ -99,8 +99,8 @@ nlohmann::json HostIbJson(const HostIbHealth& health, const IbHealthState* sourc
 
 // Every host's InfiniBand health for /v1/ib, grouped: {"healthy": [...],
 // "unhealthy": [...], "unknown": [...]}, each entry {host, reasons, as_of,
-// age_s}. Hosts are the bhosts hosts in bhosts order (those no source
-// mentions are unknown), then, sorted by name, the hosts only the source
+// age_s}, the verdict as HostIbOf judges it against bhosts. Hosts are the bhosts hosts in bhosts
+// order (those no source mentions are unknown), then, sorted by name, the hosts only the source
 // knows (the login node the local probe runs on may be an LSF client, not
 // in bhosts). Needs a complete snapshot (load set).
 nlohmann::json IbHostsJson(const ClusterSnapshot& snapshot, SystemTime now);

@@ -86,7 +86,7 @@ Result<void> AddIbVerdicts(std::string_view value, HostFilter& filter) {
 
 bool Passes(const HostFilter& filter, const lsf::HostStatus& host, const IbHealthState* ib) {
   if (!filter.statuses.empty() && !filter.statuses.contains(host.status)) return false;
-  return filter.ib.empty() || filter.ib.contains(HostIbVerdict(ib, host.name));
+  return filter.ib.empty() || filter.ib.contains(HostIbOf(ib, &host, host.name).health);
 }
 
 // {"<key>": [GroupJson...], "count": N} of every group of `groups`.

@@ -1,5 +1,6 @@
 #include "api/routes_read.h"
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ Response GetCluster(const Services& services, const Caller&, const Request&, con
   body["ready"] = snapshot->complete();
   body["load"] = TierJson(snapshot->load_status, snapshot->load_as_of, now);
   body["topology"] = TierJson(snapshot->topology_status, snapshot->topology_as_of, now);
+  // The intervals, so that a poller (the status page) asks no faster than
+  // the data changes.
+  const CacheOptions& tiers = services.cache->options();
+  body["load"]["refresh_s"] = std::chrono::duration<double>(tiers.load_interval).count();
+  body["topology"]["refresh_s"] = std::chrono::duration<double>(tiers.topology_interval).count();
   body["counts"] = ClusterCountsJson(*snapshot);
   body["warnings"] =
       snapshot->topology ? snapshot->topology->warnings() : std::vector<std::string>{};
@@ -82,8 +88,7 @@ Response GetHost(const Services& services, const Caller&, const Request&,
     body["max"] = status ? Limit(status->max) : json();
     body["njobs"] = status ? json(status->njobs) : json();
     body["run"] = status ? json(status->run) : json();
-    const HostIbHealth* ib = snapshot.ib ? snapshot.ib->Find(host) : nullptr;
-    body["ib"] = HostIbJson(ib ? *ib : HostIbHealth{}, snapshot.ib.get(), now);
+    body["ib"] = HostIbJson(HostIbOf(snapshot.ib.get(), status, host), snapshot.ib.get(), now);
     AddAge(body, snapshot, now);
     return MakeJson(200, body);
   });

@@ -17,7 +17,8 @@ namespace bplace::api {
 
 // GET /v1/cluster: cluster_name, master_name, lsf_version, bplace_version,
 // user (the daemon's), ready, the ages (null before the first complete
-// snapshot), each tier as TierJson (`load`, `topology`), counts, topology
+// snapshot), each tier as TierJson (`load`, `topology`) with its interval
+// (`refresh_s`: lsf.load_refresh_s, lsf.topology_refresh_s), counts, topology
 // warnings and inflight_slots per queue. Always 200, also before the first
 // snapshot: it is what one reads to learn why there is none.
 Response GetCluster(const Services& services, const Caller& caller, const Request& req,

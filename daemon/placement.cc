@@ -96,7 +96,7 @@ Result<HostFacts> CheckHost(const ClusterSnapshot& snapshot, const PlacementCont
                                           "group or HOSTS line names it)");
   }
   const HostIbHealth* entry = snapshot.ib ? snapshot.ib->Find(host) : nullptr;
-  facts.ib = entry ? *entry : HostIbHealth{};
+  facts.ib = HostIbOf(snapshot.ib.get(), facts.status, host);
   if (!entry) {
     facts.ib->reasons.push_back(snapshot.ib ? "the " + snapshot.ib->source +
                                                   " source has no InfiniBand data for the host"
@@ -109,7 +109,11 @@ Result<HostFacts> CheckHost(const ClusterSnapshot& snapshot, const PlacementCont
                                   "): " + JoinReasons(facts.ib->reasons) +
                                   "; ask with require_ib=false to place there anyway"};
   }
-  if (request.require_ib && facts.ib->health == IbHealth::kUnknown && !context.allow_unknown_ib) {
+  // A host that takes no new work is refused for that (HostExclusion), the
+  // truer reason, even when HostIbOf made its verdict unknown because of it.
+  const bool takes_work = facts.status && HostTakesNewWork(facts.status->status);
+  if (request.require_ib && facts.ib->health == IbHealth::kUnknown && !context.allow_unknown_ib &&
+      (takes_work || facts.status == nullptr)) {
     facts.ib_refusal = Reason{ExclusionCode::kHostIbUnknown,
                               "host " + host + " has unknown InfiniBand health (" +
                                   JoinReasons(facts.ib->reasons) +

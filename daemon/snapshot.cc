@@ -84,6 +84,22 @@ IbHealth HostIbVerdict(const IbHealthState* ib, std::string_view host) {
   return entry ? entry->health : IbHealth::kUnknown;
 }
 
+HostIbHealth HostIbOf(const IbHealthState* ib, const lsf::HostStatus* status,
+                      std::string_view host) {
+  const HostIbHealth* entry = ib ? ib->Find(host) : nullptr;
+  HostIbHealth health = entry ? *entry : HostIbHealth{};
+  if (health.health != IbHealth::kHealthy || status == nullptr ||
+      HostTakesNewWork(status->status)) {
+    return health;
+  }
+  health.health = IbHealth::kUnknown;
+  health.reasons.insert(health.reasons.begin(), "bhosts -w says " + status->status +
+                                                    ": the host takes no new work, so " +
+                                                    "its last healthy InfiniBand reading (" +
+                                                    ib->source + ") is not vouched for");
+  return health;
+}
+
 HostSlots& HostSlots::operator+=(const HostSlots& other) {
   free += other.free;
   max += other.max;

@@ -147,8 +147,22 @@ std::optional<std::string> StaleReason(const ClusterSnapshot& snapshot,
                                        std::chrono::seconds max_staleness,
                                        std::chrono::milliseconds topology_interval, SystemTime now);
 
-// A host's InfiniBand verdict in `ib` (null: no data), kUnknown when absent.
+// A host's InfiniBand verdict in `ib` (null: no data), kUnknown when absent:
+// the source's reading, before HostIbOf judges it against bhosts.
 IbHealth HostIbVerdict(const IbHealthState* ib, std::string_view host);
+
+// A host's InfiniBand health as bplace answers it (GET /v1/hosts, /v1/ib,
+// /v1/hosts/{host}, placement): the entry of `ib` for `host` (no entry, or
+// `ib` null: unknown without reasons), except that a healthy reading of a
+// host whose bhosts status (`status`, null when bhosts does not list it)
+// takes no new work (HostTakesNewWork: unavail, unreach, closed_Adm, ...) is
+// unknown, with a reason naming the status and the reading. Such a host runs
+// nothing new, so nothing exercises its fabric, and ib_ok of a host whose
+// daemons are down is a stale value: "healthy" would vouch for what nobody
+// checks. An unhealthy reading stays unhealthy whatever the status (a failed
+// probe is a fact an admin wants to see). Pure.
+HostIbHealth HostIbOf(const IbHealthState* ib, const lsf::HostStatus* status,
+                      std::string_view host);
 
 // Counts, for every queue of `topology`, the bhosts hosts its HOSTS admits,
 // how many of those take new work, and those by InfiniBand verdict in `ib`

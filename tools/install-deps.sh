@@ -16,6 +16,7 @@ packages=(
   python3-jsonschema  # tools/validate-responses.py: answers against the OpenAPI document
   systemd  # systemd-socket-activate for the socket-activation test
   wrk      # HTTP load of bench/jobs_bench (its smoke test skips without it)
+  chromium chromium-driver python3-selenium fonts-liberation  # the status page's browser test
   # volclava, the real scheduler of the realsched tier (tools/volclava.sh)
   autoconf automake libtool bison flex tcl-dev libncurses-dev libtirpc-dev
   libnsl-dev rpcsvc-proto

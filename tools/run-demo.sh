@@ -170,6 +170,7 @@ mv -f "$config.new" "$config"
 sim="LSF_ENVDIR=$state $sim_bin"
 rm -f "$hints"
 (umask 077 && cat >"$hints") <<MSG
+  Status page:       http://$listen/ in a browser (queues, host map, jobs; refreshes itself)
   Try:               curl 'http://$listen/v1/placement?host=node007'
   Unix socket:       curl --unix-socket $socket http://localhost/v1/queues
   Submit over TCP:   export TOKEN=$token

@@ -98,6 +98,10 @@ TEST_F(HandlersTest, ClusterNamesTheClusterCountsAndInflightSlots) {
   EXPECT_EQ(body["user"], "alice");
   EXPECT_EQ(body["ready"], true);
   EXPECT_DOUBLE_EQ(body["load"]["age_s"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(body["load"]["refresh_s"].get<double>(),
+                   std::chrono::duration<double>(cache_.options().load_interval).count());
+  EXPECT_DOUBLE_EQ(body["topology"]["refresh_s"].get<double>(),
+                   std::chrono::duration<double>(cache_.options().topology_interval).count());
   EXPECT_EQ(body["counts"],
             json({{"queues", 3}, {"hosts", 2}, {"host_groups", 1}, {"user_groups", 1}}));
   EXPECT_EQ(body["inflight_slots"], json({{"qb", 4}}));

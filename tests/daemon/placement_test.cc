@@ -870,6 +870,27 @@ TEST(PlaceIbTest, UnknownHealthIsRefusedWhenNotAllowed) {
   EXPECT_THAT(on_edge->reason, HasSubstr("unknown InfiniBand health"));
 }
 
+// Issue 13: a closed host's healthy reading is unknown (HostIbOf); the
+// placement still says why the host is out: it takes no new work.
+TEST(PlaceIbTest, ClosedHostWithHealthyReadingIsUnavailableNotIbUnknown) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("q", {"all"})
+                                       .Host("node01", "closed_Adm")
+                                       .Ib("node01", IbHealth::kHealthy)
+                                       .Build();
+  PlacementContext context;
+  context.allow_unknown_ib = false;
+  auto placement = Place(snapshot, context, RequireIb("node01"));
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_THAT(placement->candidates, IsEmpty());
+  const Exclusion* q = FindExclusion(*placement, "q");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->code, ExclusionCode::kHostUnavailable);
+  ASSERT_TRUE(placement->host_ib);
+  EXPECT_EQ(placement->host_ib->health, IbHealth::kUnknown);
+  EXPECT_THAT(placement->host_ib->reasons, ElementsAre(HasSubstr("bhosts -w says closed_Adm")));
+}
+
 // --- Ranking by expected start (issue 10) ------------------------------------
 
 // Issue 10, case 1: a queue at its slot limit (MAX 100, NJOBS 100, PEND 0)

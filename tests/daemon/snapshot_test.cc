@@ -86,6 +86,77 @@ TEST(CountQueueHostsTest, CountsTheQueuesAdmittingEachHostInTheSamePass) {
   EXPECT_EQ(admitting, (std::vector<std::int32_t>{2, 3, 2}));
 }
 
+// An lsload reading of `hosts` (name, verdict), as IbHealthFromLsload makes it.
+IbHealthState Ib(std::vector<std::pair<std::string, IbHealth>> hosts) {
+  IbHealthState ib;
+  ib.source = "lsload";
+  for (auto& [name, health] : hosts) {
+    HostIbHealth entry;
+    entry.health = health;
+    if (health == IbHealth::kUnhealthy) entry.reasons = {"ib_ok is 0 (lsload)"};
+    ib.hosts.insert_or_assign(name, std::move(entry));
+  }
+  return ib;
+}
+
+lsf::HostStatus Status(std::string status) {
+  lsf::HostStatus host;
+  host.name = "node001";
+  host.status = std::move(status);
+  return host;
+}
+
+class HostIbOfTest : public ::testing::TestWithParam<StatusCase> {};
+
+// The complaint: /v1/ib called unreach and closed_Adm hosts healthy.
+TEST_P(HostIbOfTest, HealthyReadingCountsOnlyWhereTheHostTakesNewWork) {
+  const IbHealthState ib = Ib({{"node001", IbHealth::kHealthy}});
+  const lsf::HostStatus status = Status(GetParam().status);
+  const HostIbHealth health = HostIbOf(&ib, &status, "node001");
+  if (GetParam().takes_new_work) {
+    EXPECT_EQ(health.health, IbHealth::kHealthy) << GetParam().status;
+    EXPECT_TRUE(health.reasons.empty());
+  } else {
+    EXPECT_EQ(health.health, IbHealth::kUnknown) << GetParam().status;
+    ASSERT_EQ(health.reasons.size(), 1u);
+    EXPECT_EQ(health.reasons[0], "bhosts -w says " + std::string(GetParam().status) +
+                                     ": the host takes no new work, so its last healthy "
+                                     "InfiniBand reading (lsload) is not vouched for");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryBhostsStatus, HostIbOfTest,
+    ::testing::Values(StatusCase{"ok", true}, StatusCase{"closed_Full", true},
+                      StatusCase{"closed_Busy", true}, StatusCase{"closed_Excl", true},
+                      StatusCase{"closed_Wind", true}, StatusCase{"unavail", false},
+                      StatusCase{"unreach", false}, StatusCase{"closed_Adm", false},
+                      StatusCase{"closed_Lock", false}, StatusCase{"closed_LIM", false},
+                      StatusCase{"closed_EGO", false}, StatusCase{"closed_RC", false}));
+
+TEST(HostIbOfTest, UnhealthyReadingStaysUnhealthyOnAClosedHost) {
+  const IbHealthState ib = Ib({{"node001", IbHealth::kUnhealthy}});
+  const lsf::HostStatus status = Status("closed_Adm");
+  const HostIbHealth health = HostIbOf(&ib, &status, "node001");
+  EXPECT_EQ(health.health, IbHealth::kUnhealthy);
+  EXPECT_EQ(health.reasons, std::vector<std::string>{"ib_ok is 0 (lsload)"});
+}
+
+TEST(HostIbOfTest, NoSourceOrNoEntryIsUnknownWithoutReasons) {
+  const lsf::HostStatus status = Status("ok");
+  EXPECT_EQ(HostIbOf(nullptr, &status, "node001").health, IbHealth::kUnknown);
+  const IbHealthState ib = Ib({{"node002", IbHealth::kHealthy}});
+  const HostIbHealth health = HostIbOf(&ib, &status, "node001");
+  EXPECT_EQ(health.health, IbHealth::kUnknown);
+  EXPECT_TRUE(health.reasons.empty());
+}
+
+TEST(HostIbOfTest, HostNotInBhostsKeepsTheSourcesReading) {
+  // The login node the local probe runs on may be an LSF client only.
+  const IbHealthState ib = Ib({{"login01", IbHealth::kHealthy}});
+  EXPECT_EQ(HostIbOf(&ib, nullptr, "login01").health, IbHealth::kHealthy);
+}
+
 TEST(LoadStateTest, FindsHostsByExactName) {
   const LoadState load = Load({{"node001", "ok"}, {"node002", "unavail"}});
   ASSERT_NE(load.FindHost("node002"), nullptr);

@@ -353,6 +353,27 @@ TEST_F(IbHealthTest, HostWhoseIbGoesBadIsNeverChosenAndComesBackAfterRecovery) {
               ::testing::Contains("select[!defined(ib_ok) || ib_ok==1]"));
 }
 
+// Issue 13: /v1/ib called unreach and closed_Adm hosts healthy. Their
+// ib_ok reads 1 in the demo, yet they take no new work (snapshot.h HostIbOf).
+TEST_F(IbHealthTest, HostsThatTakeNoNewWorkAreNeverListedHealthy) {
+  WaitForHealth("node007", "healthy");
+  const json ib = daemon_.Get("/v1/ib").Json();
+  std::map<std::string, std::string> verdict;
+  for (const char* group : {"healthy", "unhealthy", "unknown"}) {
+    for (const json& host : ib[group]) verdict[host["host"]] = group;
+  }
+  for (const char* host : {"node021", "node033", "node029", "bigmem02"}) {
+    EXPECT_EQ(verdict[host], "unknown") << host << ": " << ib.dump();
+  }
+  const json closed = daemon_.Get("/v1/hosts/node021").Json();
+  EXPECT_EQ(closed["ib"]["health"], "unknown");
+  EXPECT_THAT(closed["ib"]["reasons"][0].get<std::string>(),
+              ::testing::HasSubstr("bhosts -w says closed_Adm"));
+  const json listed = daemon_.Get("/v1/hosts?ib=healthy").Json();
+  for (const json& host : listed["hosts"]) EXPECT_TRUE(host["takes_new_work"]) << host.dump();
+  EXPECT_EQ(verdict["node017"], "unhealthy");  // ib_ok = 0 stays unhealthy
+}
+
 TEST_F(IbHealthTest, ReportsHostsWithoutIbAsUnhealthyWithTheReason) {
   WaitForHealth("node017", "unhealthy");  // ib_ok = 0 in the demo cluster
   const json host = daemon_.Get("/v1/hosts/node017").Json();
