@@ -7,6 +7,7 @@
 #include "api/routes_job_status.h"
 #include "api/routes_jobs.h"
 #include "api/routes_lists.h"
+#include "api/routes_metrics.h"
 #include "api/routes_placement.h"
 #include "api/routes_read.h"
 
@@ -18,6 +19,7 @@ void RegisterRoutes(Router& router, const Services& services) {
 
   router.Add(verb::get, "/healthz", Public(s, GetHealthz));
   router.Add(verb::get, "/readyz", Public(s, GetReadyz));
+  AddMetricsRoute(router, s);  // GET /metrics, [server] metrics_access
 
   AddGuarded(router, verb::get, "/v1/cluster", s, Access::kRead, GetCluster);
   AddGuarded(router, verb::get, "/v1/queues", s, Access::kRead, GetQueues);

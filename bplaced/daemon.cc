@@ -19,9 +19,12 @@
 
 #include "api/auth.h"
 #include "api/handlers.h"
+#include "api/http_metrics.h"
 #include "api/http_server.h"
 #include "api/router.h"
+#include "common/metrics.h"
 #include "daemon/cluster_cache.h"
+#include "daemon/daemon_metrics.h"
 #include "daemon/inflight_ledger.h"
 #include "daemon/job_canceller.h"
 #include "daemon/job_journal.h"
@@ -33,6 +36,7 @@
 #include "daemon/submission_service.h"
 #include "daemon/submitter.h"
 #include "lsf_adapter/lsf_invoker.h"
+#include "lsf_adapter/metered_command_runner.h"
 #include "lsf_adapter/subprocess_command_runner.h"
 
 namespace bplace {
@@ -146,19 +150,31 @@ struct Wiring {
   Wiring(const config::Config& config, const std::string& user,
          std::shared_ptr<const api::TokenStore> tokens, std::unique_ptr<JobStore> store)
       : ioc(std::max(1, config.server.threads)),
+        daemon_metrics(registry),
+        http_metrics(registry, clock),
         runner(ioc.get_executor()),
+        lsf_runner(runner, registry),
         lsf(config.lsf, lsf::CurrentEnvironment()),
-        cache(ioc.get_executor(), runner, lsf, ledger, clock, CacheFor(config, user)),
+        cache(ioc.get_executor(), lsf_runner, lsf, ledger, clock, CacheFor(config, user)),
         memory(config.submit.esub_refusal_memory),
         limiter(config.limits),
-        submitter(runner, lsf, cache, ledger, memory, clock, config.submit, &limiter),
+        submitter(lsf_runner, lsf, cache, ledger, memory, clock, config.submit, &limiter),
         authenticator(api::AuthPolicy{config.auth, user, geteuid()}, std::move(tokens)),
         journal(std::move(store)),
-        tracker(ioc.get_executor(), runner, clock, cache.store(), lsf, &journal, config.jobs),
-        submissions(submitter, tracker, &journal, clock, runner, lsf, config.exactly_once),
-        reconciler(ioc.get_executor(), runner, clock, cache.store(), lsf, journal, submissions,
+        tracker(ioc.get_executor(), lsf_runner, clock, cache.store(), lsf, &journal, config.jobs),
+        submissions(submitter, tracker, &journal, clock, lsf_runner, lsf, config.exactly_once),
+        reconciler(ioc.get_executor(), lsf_runner, clock, cache.store(), lsf, journal, submissions,
                    tracker, config.jobs.interval),
-        canceller(runner, lsf) {
+        canceller(lsf_runner, lsf) {
+    // GET /metrics (README): runs counted as they finish, the rest read
+    // from the snapshot and the counters at each scrape.
+    cache.store().SetObserver([this](const ClusterSnapshot& before, const ClusterSnapshot& after) {
+      daemon_metrics.OnPublish(before, after);
+    });
+    submitter.SetOnFinished(
+        [this](const SubmissionResult& result) { daemon_metrics.CountSubmission(result); });
+    registry.AddCollector(CoreCollector(cache, ledger, &limiter, clock));
+    router.SetObserver(&http_metrics);
     submissions.SetOnUnknown([this](const SubmissionCall& call, SystemTime created_at) {
       reconciler.Add(
           {call.context.user, call.context.tag, call.context.request_id, created_at, std::nullopt});
@@ -175,6 +191,8 @@ struct Wiring {
     services.user = user;
     services.options = config.api;
     services.version = kVersion;
+    services.metrics = &registry;
+    services.daemon_metrics = &daemon_metrics;
     api::RegisterRoutes(router, services);
   }
 
@@ -188,7 +206,11 @@ struct Wiring {
 
   boost::asio::io_context ioc;
   RealClock clock;
+  metrics::Registry registry;
+  DaemonMetrics daemon_metrics;
+  api::HttpMetrics http_metrics;
   lsf::SubprocessCommandRunner runner;
+  lsf::MeteredCommandRunner lsf_runner;  // every LSF command, counted
   const lsf::LsfInvoker lsf;
   InflightLedger ledger;
   ClusterCache cache;
@@ -225,6 +247,7 @@ Result<void> Listen(Wiring& wiring, const config::Config& config, const DaemonOp
                                         wiring.router.AsHandler(), wiring.router.AsHeaderCheck());
   if (!server) return Fail(server.error().code, "cannot listen: " + server.error().message);
   wiring.server = std::move(*server);
+  wiring.registry.AddCollector(api::ConnectionCollector(*wiring.server));
   const auto endpoint = wiring.server->LocalEndpoint();
   wiring.server->Start();
   std::string bound;
@@ -285,7 +308,7 @@ void StartLocalProbe(Wiring& wiring, const config::Config& config, const DaemonO
   probe.interval = config.submit.ib.local_interval;
   probe.probe_timeout = config.probe.probe_timeout;
   probe.env = wiring.lsf.env();
-  wiring.local_probe.emplace(wiring.ioc.get_executor(), wiring.runner, wiring.clock,
+  wiring.local_probe.emplace(wiring.ioc.get_executor(), wiring.lsf_runner, wiring.clock,
                              wiring.cache.store(), probe);
   wiring.local_probe->Start();
   spdlog::info("InfiniBand health: running {} every {} s for host {}", probe.probe_path,

@@ -409,6 +409,12 @@ const KeySpec kServerKeys[] = {
     {"max_connections_per_peer",
      [](const Field& f, Config& c) { ReadInteger(f, 0, 100000, c.http.max_connections_per_peer); }},
     {"threads", [](const Field& f, Config& c) { ReadInteger(f, 1, 64, c.server.threads); }},
+    {"metrics_access",
+     [](const Field& f, Config& c) {
+       ReadChoice<api::MetricsAccess>(
+           f, {{"anonymous", api::MetricsAccess::kAnonymous}, {"read", api::MetricsAccess::kRead}},
+           c.api.metrics_access);
+     }},
 };
 
 const KeySpec kLsfKeys[] = {

@@ -15,6 +15,7 @@ packages=(
   python3  # tools/check-layering and its test
   systemd  # systemd-socket-activate for the socket-activation test
   wrk      # HTTP load of bench/jobs_bench (its smoke test skips without it)
+  prometheus  # prometheus and promtool for the GET /metrics integration test
   # volclava, the real scheduler of the realsched tier (tools/volclava.sh)
   autoconf automake libtool bison flex tcl-dev libncurses-dev libtirpc-dev
   libnsl-dev rpcsvc-proto
