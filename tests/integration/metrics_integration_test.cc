@@ -179,6 +179,8 @@ class MetricsTest : public ::testing::Test {
 TEST_F(MetricsTest, ExpositionPassesPromtoolAndShowsTheSnapshotWithoutAnyLsfCall) {
   ASSERT_EQ(daemon_.Get("/v1/queues").status, 200);
   ASSERT_EQ(daemon_.Get("/v1/placement").status, 200);
+  const long pend = SimulatorPend("normal");  // itself a bqueues run: before the count
+  ASSERT_GE(pend, 0) << "no PEND for normal in the simulator's bqueues -w";
   const json before = sim_.Counts();
   ASSERT_TRUE(before.is_object()) << "lsfsim counts";
 
@@ -187,7 +189,7 @@ TEST_F(MetricsTest, ExpositionPassesPromtoolAndShowsTheSnapshotWithoutAnyLsfCall
   EXPECT_EQ(reply.headers.at("content-type"), "text/plain; version=0.0.4; charset=utf-8");
   const std::string& text = reply.body;
   EXPECT_THAT(text, HasSubstr("bplace_queue_pending_slots{queue=\"normal\"} " +
-                              std::to_string(SimulatorPend("normal")) + "\n"));
+                              std::to_string(pend) + "\n"));
   EXPECT_THAT(text, HasSubstr("bplace_http_requests_total{method=\"GET\",route=\"/v1/queues\","
                               "code=\"200\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("bplace_lsf_commands_total{command=\"bqueues\",outcome=\"ok\"}"));
@@ -217,6 +219,8 @@ TEST_F(MetricsTest, RealPrometheusScrapesTheDaemonAndAnswersQueries) {
                  << "tools/install-deps.sh)";
   }
   ASSERT_EQ(daemon_.Get("/v1/queues").status, 200);
+  const long pend = SimulatorPend("normal");  // itself a bqueues run: before the count
+  ASSERT_GE(pend, 0) << "no PEND for normal in the simulator's bqueues -w";
   const json before = sim_.Counts();
   const auto dir = sim_.dir() / "prometheus";
   std::filesystem::create_directories(dir);
@@ -231,7 +235,7 @@ TEST_F(MetricsTest, RealPrometheusScrapesTheDaemonAndAnswersQueries) {
   EXPECT_EQ(prometheus.WaitForValue("up{job=\"bplace\"}", std::chrono::seconds(5)), 1.0);
   EXPECT_EQ(prometheus.WaitForValue("bplace_queue_pending_slots{queue=\"normal\"}",
                                     std::chrono::seconds(5)),
-            static_cast<double>(SimulatorPend("normal")));
+            static_cast<double>(pend));
   EXPECT_EQ(prometheus.WaitForValue(
                 "bplace_http_requests_total{method=\"GET\",route=\"/v1/queues\",code=\"200\"}",
                 std::chrono::seconds(5)),
