@@ -152,20 +152,20 @@ struct Wiring {
       : ioc(std::max(1, config.server.threads)),
         daemon_metrics(registry),
         http_metrics(registry, clock),
-        runner(ioc.get_executor()),
-        lsf_runner(runner, registry),
+        subprocess(ioc.get_executor()),
+        runner(subprocess, registry),
         lsf(config.lsf, lsf::CurrentEnvironment()),
-        cache(ioc.get_executor(), lsf_runner, lsf, ledger, clock, CacheFor(config, user)),
+        cache(ioc.get_executor(), runner, lsf, ledger, clock, CacheFor(config, user)),
         memory(config.submit.esub_refusal_memory),
         limiter(config.limits),
-        submitter(lsf_runner, lsf, cache, ledger, memory, clock, config.submit, &limiter),
+        submitter(runner, lsf, cache, ledger, memory, clock, config.submit, &limiter),
         authenticator(api::AuthPolicy{config.auth, user, geteuid()}, std::move(tokens)),
         journal(std::move(store)),
-        tracker(ioc.get_executor(), lsf_runner, clock, cache.store(), lsf, &journal, config.jobs),
-        submissions(submitter, tracker, &journal, clock, lsf_runner, lsf, config.exactly_once),
-        reconciler(ioc.get_executor(), lsf_runner, clock, cache.store(), lsf, journal, submissions,
+        tracker(ioc.get_executor(), runner, clock, cache.store(), lsf, &journal, config.jobs),
+        submissions(submitter, tracker, &journal, clock, runner, lsf, config.exactly_once),
+        reconciler(ioc.get_executor(), runner, clock, cache.store(), lsf, journal, submissions,
                    tracker, config.jobs.interval),
-        canceller(lsf_runner, lsf) {
+        canceller(runner, lsf) {
     // GET /metrics (README): runs counted as they finish, the rest read
     // from the snapshot and the counters at each scrape.
     cache.store().SetObserver([this](const ClusterSnapshot& before, const ClusterSnapshot& after) {
@@ -209,8 +209,8 @@ struct Wiring {
   metrics::Registry registry;
   DaemonMetrics daemon_metrics;
   api::HttpMetrics http_metrics;
-  lsf::SubprocessCommandRunner runner;
-  lsf::MeteredCommandRunner lsf_runner;  // every LSF command, counted
+  lsf::SubprocessCommandRunner subprocess;
+  lsf::MeteredCommandRunner runner;  // `subprocess`, every command counted (GET /metrics)
   const lsf::LsfInvoker lsf;
   InflightLedger ledger;
   ClusterCache cache;
@@ -308,7 +308,7 @@ void StartLocalProbe(Wiring& wiring, const config::Config& config, const DaemonO
   probe.interval = config.submit.ib.local_interval;
   probe.probe_timeout = config.probe.probe_timeout;
   probe.env = wiring.lsf.env();
-  wiring.local_probe.emplace(wiring.ioc.get_executor(), wiring.lsf_runner, wiring.clock,
+  wiring.local_probe.emplace(wiring.ioc.get_executor(), wiring.runner, wiring.clock,
                              wiring.cache.store(), probe);
   wiring.local_probe->Start();
   spdlog::info("InfiniBand health: running {} every {} s for host {}", probe.probe_path,
@@ -347,7 +347,7 @@ void StopOnSignal(boost::asio::signal_set& signals, boost::asio::signal_set& han
     if (wiring.local_probe) wiring.local_probe->Stop();
     wiring.server->Stop([&wiring] {
       spdlog::info("all connections closed; exiting");
-      wiring.runner.Shutdown();
+      wiring.subprocess.Shutdown();
       wiring.ioc.stop();
     });
   });

@@ -56,6 +56,7 @@ std::string_view MeteredCommandRunner::OutcomeLabel(const Result<CommandResult>&
     case CommandFailureKind::kNoGroups:
     case CommandFailureKind::kCommandError:
     case CommandFailureKind::kTruncated:
+      // The same words as kCommandOutcomes ("unavailable", "no_groups", ...).
       return CommandFailureKindName(failure.kind);
   }
   return "command_error";
@@ -68,7 +69,10 @@ std::size_t MeteredCommandRunner::CommandIndex(std::string_view label) {
 
 std::size_t MeteredCommandRunner::OutcomeIndex(std::string_view label) {
   const auto it = std::find(kCommandOutcomes.begin(), kCommandOutcomes.end(), label);
-  return it == kCommandOutcomes.end() ? 3 : static_cast<std::size_t>(it - kCommandOutcomes.begin());
+  // OutcomeLabel returns only values of kCommandOutcomes; should a new
+  // failure kind's name be missing there, it counts as a command error.
+  if (it == kCommandOutcomes.end()) return OutcomeIndex("command_error");
+  return static_cast<std::size_t>(it - kCommandOutcomes.begin());
 }
 
 void MeteredCommandRunner::Run(CommandSpec spec, Callback done) {

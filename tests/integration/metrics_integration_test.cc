@@ -250,6 +250,19 @@ TEST_F(MetricsTest, RealPrometheusScrapesTheDaemonAndAnswersQueries) {
   EXPECT_EQ(sim_.Counts(), before) << "scrapes ran LSF commands";
 }
 
+TEST_F(MetricsTest, ASubmissionIsCountedWithItsQueueAndBsubLatency) {
+  const HttpReply posted = daemon_.Post("/v1/jobs", R"({"command":"sleep 60","slots":1})");
+  ASSERT_EQ(posted.status, 201) << posted.body;
+  const std::string queue = posted.Json()["queue"].get<std::string>();
+  const std::string text = daemon_.Get("/metrics").body;
+  EXPECT_THAT(text, HasSubstr("bplace_submissions_total{outcome=\"submitted\",queue=\"" + queue +
+                              "\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("bplace_lsf_commands_total{command=\"bsub\",outcome=\"ok\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("bplace_lsf_command_duration_seconds_count{command=\"bsub\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("bplace_http_requests_total{method=\"POST\",route=\"/v1/jobs\","
+                              "code=\"201\"} 1\n"));
+}
+
 // The harness's daemons allow anonymous TCP reads ([auth] anonymous_read),
 // so the guard shows in how a bad token is met: "read" checks credentials
 // like every read route (401), "anonymous" (the default) never looks.
