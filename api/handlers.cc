@@ -8,6 +8,7 @@
 #include "api/routes_jobs.h"
 #include "api/routes_lists.h"
 #include "api/routes_openapi.h"
+#include "api/routes_metrics.h"
 #include "api/routes_placement.h"
 #include "api/routes_read.h"
 #include "api/status_page.h"
@@ -22,6 +23,7 @@ void RegisterRoutes(Router& router, const Services& services) {
   router.Add(verb::get, "/readyz", Public(s, GetReadyz));
   // Anonymous whatever anonymous_read says (api/routes_openapi.h).
   router.Add(verb::get, "/v1/openapi.json", Public(s, OpenApiRoute(s)));
+  AddMetricsRoute(router, s);  // GET /metrics, [server] metrics_access
 
   AddGuarded(router, verb::get, "/v1/cluster", s, Access::kRead, GetCluster);
   AddGuarded(router, verb::get, "/v1/queues", s, Access::kRead, GetQueues);

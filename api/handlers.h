@@ -6,7 +6,8 @@
 namespace bplace::api {
 
 // Adds every endpoint of DESIGN §4 to `router`, one route function each:
-// GET /healthz, /readyz (api/routes_daemon.h); GET /v1/cluster, /v1/queues,
+// GET /healthz, /readyz (api/routes_daemon.h); GET /metrics
+// (api/routes_metrics.h); GET /v1/cluster, /v1/queues,
 // /v1/queues/{name}, /v1/hosts/{host}, /v1/hostgroups/{name}, /v1/ib
 // (api/routes_read.h); GET /v1/placement (api/routes_placement.h); POST
 // /v1/jobs (api/routes_jobs.h); POST /v1/cache/refresh (routes_daemon.h).

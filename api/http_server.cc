@@ -122,6 +122,7 @@ struct HttpServer::State {
         return std::nullopt;
       }
       victim = oldest->second.session.lock();
+      ++Kind(oldest->second.tcp).reclaimed;
       Release(oldest->second);
       oldest->second.reclaimed = true;
     }
@@ -132,6 +133,8 @@ struct HttpServer::State {
     if (tcp) entry.peer = peer.address;
     ++listener_sessions[listener.index];
     if (tcp) ++peer_sessions[entry.peer];
+    ++Kind(tcp).accepted;
+    ++Kind(tcp).open;
     sessions.fetch_add(1);
     counts_changed.notify_all();
     return id;
@@ -140,6 +143,7 @@ struct HttpServer::State {
   // Gives back the places `entry` holds. Under `mutex`.
   void Release(const Entry& entry) {
     --listener_sessions[entry.listener];
+    --Kind(entry.tcp).open;
     if (entry.tcp) {
       const auto it = peer_sessions.find(entry.peer);
       if (it != peer_sessions.end() && --it->second == 0) peer_sessions.erase(it);
@@ -223,6 +227,17 @@ struct HttpServer::State {
     overload_unlogged = 0;
     last_overload_log = now;
   }
+
+  // The counts behind HttpServer::Connections, by kind of listener.
+  struct KindCounts {
+    std::atomic<std::uint64_t> open{0};
+    std::atomic<std::uint64_t> accepted{0};
+    std::atomic<std::uint64_t> refused{0};
+    std::atomic<std::uint64_t> reclaimed{0};
+  };
+  KindCounts& Kind(bool tcp) { return tcp ? tcp_counts : unix_counts; }
+  KindCounts tcp_counts;
+  KindCounts unix_counts;
 
   net::io_context& ioc;
   // Options, handler, request ids and the stopping flag.
@@ -331,6 +346,7 @@ void Admit(const std::shared_ptr<State>& state, const AcceptLoop& loop, Socket s
   // destructor takes the mutex.
   if (victim) victim->Reclaim();
   victim.reset();
+  if (!id) ++state->Kind(peer->transport == Transport::kTcp).refused;
   if (id) {
     StartSession(state, *id, std::move(*peer), std::move(socket));
   } else if (state->TryReserveRejecter()) {
@@ -498,6 +514,11 @@ void HttpServer::Stop(std::function<void()> on_drained) {
 }
 
 std::size_t HttpServer::ActiveConnections() const { return state_->sessions.load(); }
+
+ConnectionCounts HttpServer::Connections(Transport transport) const {
+  const State::KindCounts& kind = state_->Kind(transport == Transport::kTcp);
+  return {kind.open.load(), kind.accepted.load(), kind.refused.load(), kind.reclaimed.load()};
+}
 
 bool HttpServer::WaitForActiveConnections(std::size_t n, std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(state_->mutex);

@@ -82,6 +82,15 @@ using Handler = std::function<void(Request&& req, const RequestContext& ctx, Res
 using HeaderCheck =
     std::function<std::optional<Response>(const Request& header, const RequestContext& ctx)>;
 
+// What the listeners of one kind (TCP or Unix) have done since the server
+// was created, for GET /metrics.
+struct ConnectionCounts {
+  std::uint64_t open = 0;       // being served now (ActiveConnections, of this kind)
+  std::uint64_t accepted = 0;   // given a place in a budget
+  std::uint64_t refused = 0;    // turned away (503, or closed in a flood): budget full
+  std::uint64_t reclaimed = 0;  // idle ones closed to make room for a new one
+};
+
 // One listening socket of an HttpServer.
 struct ListenerSpec {
   // "HOST:PORT" or "unix:/ABSOLUTE/PATH", as api::ParseListenAddress takes
@@ -218,6 +227,10 @@ class HttpServer {
   // Connections kept alive and waiting for their next request: the ones a
   // full budget would reclaim. For tests, with the same rules as above.
   bool WaitForIdleConnections(std::size_t n, std::chrono::milliseconds timeout) const;
+
+  // The counts of the listeners of `transport`. Lock-free; the four are read
+  // one after the other, so they may be a connection apart.
+  ConnectionCounts Connections(Transport transport) const;
 
   // The accept loops, the connection counts and the drain, shared with every
   // pending operation; defined in http_server.cc. (The listening sockets are

@@ -82,12 +82,24 @@ struct ServerOptions {
   std::chrono::seconds handler_timeout{600};
 };
 
+// [server] metrics_access: who may read GET /metrics.
+enum class MetricsAccess {
+  // Anyone who can connect, without a token: Prometheus on localhost and
+  // the login node's users. It shows counts, queue names and host
+  // statuses, never user names or job ids.
+  kAnonymous,
+  // Like the other reads: the `read` scope (any Unix-socket peer, a token
+  // with it, anonymous TCP callers only with [auth] anonymous_read).
+  kRead,
+};
+
 // What the read and submit handlers need to know.
 struct ApiOptions {
   // /readyz fails, and submissions are refused while LSF is failing, when
   // the load data is older (topology: older than its interval plus this).
-  std::chrono::seconds max_staleness{120};  // server.max_staleness_s
-  JobRequestLimits request;                 // submit.max_slots
+  std::chrono::seconds max_staleness{120};                   // server.max_staleness_s
+  JobRequestLimits request;                                  // submit.max_slots
+  MetricsAccess metrics_access = MetricsAccess::kAnonymous;  // server.metrics_access
 };
 
 // [auth] mode: who submits.

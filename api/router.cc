@@ -204,7 +204,17 @@ void Router::Add(http::verb method, std::string_view pattern, RouteHandler handl
                                   entry.pattern + " clashes with " + other.pattern);
     }
   }
+  if (observer_ != nullptr) entry.observer_id = observer_->OnRouteAdded(method, entry.pattern);
   routes_.push_back(std::move(entry));
+}
+
+Responder Router::Observed(std::size_t route, const RequestContext& ctx, Responder respond) const {
+  if (observer_ == nullptr) return respond;
+  return [observer = observer_, route, received = ctx.received,
+          respond = std::move(respond)](Response res) {
+    observer->OnResponse(route, res.result_int(), received);
+    respond(std::move(res));
+  };
 }
 
 Router::Match Router::FindRoute(http::verb method, const std::vector<std::string>& segments) const {
@@ -238,16 +248,20 @@ Router::Match Router::FindRoute(http::verb method, const std::vector<std::string
 }
 
 void Router::Dispatch(Request&& req, const RequestContext& ctx, Responder respond) const {
+  // Answers without a route; each path below answers exactly once.
+  const auto unmatched = [&](Response res) {
+    Observed(RouteObserver::kUnmatched, ctx, std::move(respond))(std::move(res));
+  };
   // Boost 1.74's beast::string_view is boost::string_view, not std's.
   const std::string_view target(req.target().data(), req.target().size());
   if (target.empty() || target.front() != '/') {
-    respond(RouterProblem(req, 400, "the request target must be a path starting with '/'"));
+    unmatched(RouterProblem(req, 400, "the request target must be a path starting with '/'"));
     return;
   }
   const auto [raw_path, raw_query] = SplitTarget(target);
   auto segments = DecodePath(raw_path);
   if (!segments) {
-    respond(RouterProblem(req, 400, "path: " + segments.error().message));
+    unmatched(RouterProblem(req, 400, "path: " + segments.error().message));
     return;
   }
 
@@ -255,11 +269,13 @@ void Router::Dispatch(Request&& req, const RequestContext& ctx, Responder respon
   if (match.route == nullptr) {
     // 405 only when some pattern fits the path: otherwise the path is wrong,
     // whatever the method.
-    respond(match.allowed.empty() ? NoRoute(req, raw_path)
-                                  : MethodNotAllowed(req, raw_path, match.allowed));
+    unmatched(match.allowed.empty() ? NoRoute(req, raw_path)
+                                    : MethodNotAllowed(req, raw_path, match.allowed));
     return;
   }
 
+  // From here on the answer is the route's, even a 400 for its query.
+  Responder answer = Observed(match.route->observer_id, ctx, std::move(respond));
   // Only a matched route's query is parsed: a request without a route is
   // answered 404 or 405 even when its query is malformed.
   RouteParams params;
@@ -269,11 +285,11 @@ void Router::Dispatch(Request&& req, const RequestContext& ctx, Responder respon
   }
   auto query = ParseQuery(raw_query);
   if (!query) {
-    respond(RouterProblem(req, 400, "query: " + query.error().message));
+    answer(RouterProblem(req, 400, "query: " + query.error().message));
     return;
   }
   params.query = std::move(*query);
-  match.route->handler(std::move(req), ctx, params, std::move(respond));
+  match.route->handler(std::move(req), ctx, params, std::move(answer));
 }
 
 std::optional<Response> Router::CheckHeader(const Request& header,

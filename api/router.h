@@ -1,5 +1,7 @@
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <optional>
@@ -32,6 +34,25 @@ struct RouteParams {
 // Answers a request that matched a route; the contract of Handler applies.
 using RouteHandler = std::function<void(Request&& req, const RequestContext& ctx,
                                         const RouteParams& params, Responder respond)>;
+
+// Told of every response the router's table gives (routes' and the
+// router's own 400/404/405), for metrics (api/http_metrics.h). Thread
+// safety: OnRouteAdded runs during Router::Add only; OnResponse from any
+// thread, concurrently, and must not block.
+class RouteObserver {
+ public:
+  // The route id OnResponse gets for requests no route matched.
+  static constexpr std::size_t kUnmatched = static_cast<std::size_t>(-1);
+
+  virtual ~RouteObserver() = default;
+  // A route was added with this method and pattern (the template, never a
+  // request's path); returns the id OnResponse will get for it.
+  virtual std::size_t OnRouteAdded(boost::beast::http::verb method, std::string_view pattern) = 0;
+  // A response with `status` is being sent for a request of route `route`
+  // (or kUnmatched) that was read completely at `received`.
+  virtual void OnResponse(std::size_t route, unsigned status,
+                          std::chrono::steady_clock::time_point received) = 0;
+};
 
 // Picks the handler for a request from a table of (method, path pattern).
 // A pattern is '/'-separated segments, each a literal ("queues") or a
@@ -86,6 +107,11 @@ class Router {
   // compares them with its operations). Thread-safe once the table is built.
   std::vector<RouteKey> Routes() const;
 
+  // Reports every route added from now on, and every response given by the
+  // table (and its copies: AsHandler), to `observer`, which must outlive
+  // them. Call it before the first Add; null stops nothing already copied.
+  void SetObserver(RouteObserver* observer) { observer_ = observer; }
+
  private:
   struct Segment {
     std::string text;  // the literal, or the parameter name
@@ -96,7 +122,8 @@ class Router {
     std::string pattern;
     std::vector<Segment> segments;
     RouteHandler handler;
-    HeaderCheck before_continue;  // may be empty
+    HeaderCheck before_continue;                          // may be empty
+    std::size_t observer_id = RouteObserver::kUnmatched;  // OnRouteAdded's answer
   };
   // What the table holds for a path: the route for the method, if any, and
   // the methods of the other routes whose patterns fit the path.
@@ -109,7 +136,11 @@ class Router {
   // path `segments`, preferring literals from the left (see the class comment).
   Match FindRoute(boost::beast::http::verb method, const std::vector<std::string>& segments) const;
 
+  // `respond`, telling the observer (if any) about the response on the way.
+  Responder Observed(std::size_t route, const RequestContext& ctx, Responder respond) const;
+
   std::vector<Entry> routes_;
+  RouteObserver* observer_ = nullptr;
 };
 
 // Decodes %XX escapes (and '+' as space when `plus_as_space`). Returns

@@ -85,6 +85,7 @@ Response GetPlacement(const Services& services, const Caller& caller, const Requ
                                      services.options.request.max_slots);
   if (!request) return MakeProblem(request.error());
   auto placement = services.submitter->DryRun(*request);
+  if (services.daemon_metrics != nullptr) services.daemon_metrics->CountPlacement(placement);
   if (!placement) return MakeProblem(placement.error());
   const auto snapshot = services.cache->Current();
   const SystemTime now = services.clock->SystemNow();

@@ -5,7 +5,9 @@
 #include "api/auth.h"
 #include "api/options.h"
 #include "common/clock.h"
+#include "common/metrics.h"
 #include "daemon/cluster_cache.h"
+#include "daemon/daemon_metrics.h"
 #include "daemon/inflight_ledger.h"
 #include "daemon/job_canceller.h"
 #include "daemon/job_tracker.h"
@@ -44,6 +46,11 @@ struct Services {
   std::string user;
   ApiOptions options;
   std::string version;  // bplace's, for GET /v1/cluster
+  // GET /metrics renders this registry; null: the route answers 404 as if
+  // it did not exist (tests and embedders without metrics).
+  const metrics::Registry* metrics = nullptr;
+  // Counts placements (GET /v1/placement); null: not counted.
+  DaemonMetrics* daemon_metrics = nullptr;
 
   // Whether bsub runs as the caller ([auth] mode = "multi-user").
   bool multi_user() const { return auth != nullptr && auth->policy().mode == AuthMode::kMultiUser; }

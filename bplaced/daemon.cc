@@ -21,11 +21,14 @@
 
 #include "api/auth.h"
 #include "api/handlers.h"
+#include "api/http_metrics.h"
 #include "api/http_server.h"
 #include "api/router.h"
 #include "bplaced/config_reload.h"
 #include "bplaced/watchdog_pinger.h"
+#include "common/metrics.h"
 #include "daemon/cluster_cache.h"
+#include "daemon/daemon_metrics.h"
 #include "daemon/inflight_ledger.h"
 #include "daemon/job_canceller.h"
 #include "daemon/job_journal.h"
@@ -37,6 +40,7 @@
 #include "daemon/submission_service.h"
 #include "daemon/submitter.h"
 #include "lsf_adapter/lsf_invoker.h"
+#include "lsf_adapter/metered_command_runner.h"
 #include "lsf_adapter/subprocess_command_runner.h"
 
 namespace bplace {
@@ -150,7 +154,10 @@ struct Wiring {
   Wiring(const config::Config& config, const std::string& user,
          std::shared_ptr<const api::TokenStore> tokens, std::unique_ptr<JobStore> store)
       : ioc(std::max(1, config.server.threads)),
-        runner(ioc.get_executor()),
+        daemon_metrics(registry),
+        http_metrics(registry, clock),
+        subprocess(ioc.get_executor()),
+        runner(subprocess, registry),
         lsf(config.lsf, lsf::CurrentEnvironment()),
         cache(ioc.get_executor(), runner, lsf, ledger, clock, CacheFor(config, user)),
         memory(config.submit.esub_refusal_memory),
@@ -163,6 +170,15 @@ struct Wiring {
         reconciler(ioc.get_executor(), runner, clock, cache.store(), lsf, journal, submissions,
                    tracker, config.jobs.interval),
         canceller(runner, lsf) {
+    // GET /metrics (README): runs counted as they finish, the rest read
+    // from the snapshot and the counters at each scrape.
+    cache.store().SetObserver([this](const ClusterSnapshot& before, const ClusterSnapshot& after) {
+      daemon_metrics.OnPublish(before, after);
+    });
+    submitter.SetOnFinished(
+        [this](const SubmissionResult& result) { daemon_metrics.CountSubmission(result); });
+    registry.AddCollector(CoreCollector(cache, ledger, &limiter, clock));
+    router.SetObserver(&http_metrics);
     submissions.SetOnUnknown([this](const SubmissionCall& call, SystemTime created_at) {
       reconciler.Add(
           {call.context.user, call.context.tag, call.context.request_id, created_at, std::nullopt});
@@ -179,6 +195,8 @@ struct Wiring {
     services.user = user;
     services.options = config.api;
     services.version = kVersion;
+    services.metrics = &registry;
+    services.daemon_metrics = &daemon_metrics;
     api::RegisterRoutes(router, services);
   }
 
@@ -192,7 +210,11 @@ struct Wiring {
 
   boost::asio::io_context ioc;
   RealClock clock;
-  lsf::SubprocessCommandRunner runner;
+  metrics::Registry registry;
+  DaemonMetrics daemon_metrics;
+  api::HttpMetrics http_metrics;
+  lsf::SubprocessCommandRunner subprocess;
+  lsf::MeteredCommandRunner runner;  // `subprocess`, every command counted (GET /metrics)
   const lsf::LsfInvoker lsf;
   InflightLedger ledger;
   ClusterCache cache;
@@ -230,6 +252,7 @@ Result<void> Listen(Wiring& wiring, const config::Config& config, const DaemonOp
                                         wiring.router.AsHandler(), wiring.router.AsHeaderCheck());
   if (!server) return Fail(server.error().code, "cannot listen: " + server.error().message);
   wiring.server = std::move(*server);
+  wiring.registry.AddCollector(api::ConnectionCollector(*wiring.server));
   const auto endpoint = wiring.server->LocalEndpoint();
   wiring.server->Start();
   std::string bound;
@@ -417,7 +440,7 @@ void StopOnSignal(boost::asio::signal_set& signals, boost::asio::signal_set& han
     wiring.server->Stop([&wiring] {
       spdlog::info("all connections closed; exiting");
       if (wiring.watchdog) wiring.watchdog->Stop();
-      wiring.runner.Shutdown();
+      wiring.subprocess.Shutdown();
       wiring.ioc.stop();
     });
   });

@@ -249,6 +249,8 @@ constexpr std::pair<std::string_view, IbSource> kIbSources[] = {
     {"none", IbSource::kNone}, {"lsload", IbSource::kLsload}, {"local", IbSource::kLocal}};
 constexpr std::pair<std::string_view, api::AuthMode> kAuthModes[] = {
     {"service-account", api::AuthMode::kServiceAccount}, {"multi-user", api::AuthMode::kMultiUser}};
+constexpr std::pair<std::string_view, api::MetricsAccess> kMetricsAccess[] = {
+    {"anonymous", api::MetricsAccess::kAnonymous}, {"read", api::MetricsAccess::kRead}};
 
 // One of `choices` (name, value); reports the valid names otherwise.
 template <typename T>
@@ -427,6 +429,9 @@ std::string Show(rdma::LinkLayerWanted value) {
 }
 std::string Show(IbSource value) { return ShowChoice<IbSource>(kIbSources, value); }
 std::string Show(api::AuthMode value) { return ShowChoice<api::AuthMode>(kAuthModes, value); }
+std::string Show(api::MetricsAccess value) {
+  return ShowChoice<api::MetricsAccess>(kMetricsAccess, value);
+}
 
 // The schema: every table and key the file may hold, how each is read,
 // whether SIGHUP applies it, and the field it fills. The suggestions for
@@ -496,6 +501,11 @@ const KeySpec kServerKeys[] = {
      kRestart, BPLACE_FIELD(http.max_connections_per_peer)},
     {"threads", [](const Field& f, Config& c) { ReadInteger(f, 1, 64, c.server.threads); },
      kRestart, BPLACE_FIELD(server.threads)},
+    {"metrics_access",
+     [](const Field& f, Config& c) {
+       ReadChoice<api::MetricsAccess>(f, kMetricsAccess, c.api.metrics_access);
+     },
+     kRestart, BPLACE_FIELD(api.metrics_access)},
 };
 
 const KeySpec kLsfKeys[] = {

@@ -100,12 +100,16 @@ RateLimiter::Decision RateLimiter::AdmitSubmission(std::string_view user, Clock:
     }
     it = users_.emplace(std::string(user), FullAt::min()).first;
   }
-  return Admit(submit_rate_, it->second, now, tokens);
+  const Decision decision = Admit(submit_rate_, it->second, now, tokens);
+  if (!decision.allowed) submission_refusals_.fetch_add(1, std::memory_order_relaxed);
+  return decision;
 }
 
 RateLimiter::Decision RateLimiter::AdmitLsfCall(Clock::time_point now) {
   std::lock_guard lock(mutex_);
-  return Admit(lsf_rate_, lsf_full_at_, now);
+  const Decision decision = Admit(lsf_rate_, lsf_full_at_, now);
+  if (!decision.allowed) lsf_call_refusals_.fetch_add(1, std::memory_order_relaxed);
+  return decision;
 }
 
 std::size_t RateLimiter::TrackedUsers() const {

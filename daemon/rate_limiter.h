@@ -84,6 +84,11 @@ class RateLimiter {
   // Number of user buckets currently held (for tests and metrics).
   std::size_t TrackedUsers() const;
 
+  // Requests refused since start by AdmitSubmission (any user) and by
+  // AdmitLsfCall, for GET /metrics. Lock-free.
+  std::uint64_t SubmissionRefusals() const { return submission_refusals_.load(); }
+  std::uint64_t LsfCallRefusals() const { return lsf_call_refusals_.load(); }
+
  private:
   // One bucket's parameters: the time one token takes to come back, and how
   // far ahead of `now` a bucket's full-again time may be and still admit
@@ -119,6 +124,8 @@ class RateLimiter {
   std::unordered_map<std::string, FullAt, StringHash, std::equal_to<>> users_;
   FullAt lsf_full_at_ = FullAt::min();
   Clock::time_point last_sweep_ = Clock::time_point::min();
+  std::atomic<std::uint64_t> submission_refusals_{0};
+  std::atomic<std::uint64_t> lsf_call_refusals_{0};
 };
 
 }  // namespace bplace

@@ -27,10 +27,16 @@ std::shared_ptr<const ClusterSnapshot> SnapshotStore::Publish(const Change& chan
     if (next->complete() && !old->complete()) first_complete = std::move(on_first_complete_);
     published = next;
     current_.store(std::move(next));
+    if (observer_) observer_(*old, *published);
   }
   // Outside the lock: the callback may read the store.
   if (first_complete) first_complete();
   return published;
+}
+
+void SnapshotStore::SetObserver(Observer observer) {
+  std::lock_guard lock(writers_);
+  observer_ = std::move(observer);
 }
 
 void SnapshotStore::SetOnFirstComplete(std::function<void()> callback) {

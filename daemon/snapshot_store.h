@@ -32,10 +32,18 @@ class SnapshotStore {
   // The callback for the first complete snapshot (READY=1 to systemd).
   void SetOnFirstComplete(std::function<void()> callback);
 
+  // Called with the snapshot before and after every publish, under the
+  // writers' mutex (so in publish order), on the publishing thread: for
+  // counting refresh runs (daemon/daemon_metrics.h). Must be quick, must not
+  // throw and must not publish. Replaces the previous observer.
+  using Observer = std::function<void(const ClusterSnapshot& before, const ClusterSnapshot& after)>;
+  void SetObserver(Observer observer);
+
  private:
   std::atomic<std::shared_ptr<const ClusterSnapshot>> current_;
   std::mutex writers_;  // guards on_first_complete_ and orders publishes
   std::function<void()> on_first_complete_;
+  Observer observer_;  // guarded by writers_
 };
 
 }  // namespace bplace

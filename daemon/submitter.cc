@@ -418,6 +418,7 @@ void Submitter::Finish(std::shared_ptr<Run> run) {
                  run->context.request_id, run->context.user, result.job_id, result.queue,
                  result.host.value_or("-"));
   }
+  if (on_finished_) on_finished_(result);
   run->done(std::move(run->result));
 }
 

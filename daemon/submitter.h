@@ -201,6 +201,13 @@ class Submitter {
   // charged) instead of escaping onto the runner's thread.
   void Submit(JobRequest job, SubmitContext context, std::function<void(SubmissionResult)> done);
 
+  // Called with every submission's end, before its `done`, on the thread
+  // that finishes it (for metrics: DaemonMetrics::CountSubmission). Set it
+  // before the first Submit; it must be thread-safe, quick and not throw.
+  void SetOnFinished(std::function<void(const SubmissionResult&)> on_finished) {
+    on_finished_ = std::move(on_finished);
+  }
+
  private:
   struct Run;
   // The queue chosen for one attempt, its in-flight charge, and whether the
@@ -243,6 +250,7 @@ class Submitter {
   };
   std::atomic<std::shared_ptr<const Policy>> policy_;
   RateLimiter* const limiter_;
+  std::function<void(const SubmissionResult&)> on_finished_;  // may be empty
   // Makes "rank with the current in-flight counts, then reserve the winner"
   // one step, so concurrent requests see each other's reservations.
   mutable std::mutex place_mutex_;

@@ -5,6 +5,7 @@
 target_sources(bplace_lsf PRIVATE
   fork_exec_as.cc
   lsf_invoker.cc
+  metered_command_runner.cc
   resolve_executable.cc
   spawn.cc
   subprocess_child.cc

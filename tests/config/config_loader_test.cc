@@ -37,6 +37,7 @@ const std::set<std::string> kAllKeys = {
     "server.max_unix_connections",
     "server.max_connections_per_peer",
     "server.threads",
+    "server.metrics_access",
     "lsf.bin_dir",
     "lsf.env_dir",
     "lsf.command_timeout_s",
@@ -106,6 +107,7 @@ void ExpectSameConfig(const Config& actual, const Config& expected) {
   EXPECT_EQ(actual.http.max_unix_connections, expected.http.max_unix_connections);
   EXPECT_EQ(actual.http.max_connections_per_peer, expected.http.max_connections_per_peer);
   EXPECT_EQ(actual.server.threads, expected.server.threads);
+  EXPECT_EQ(actual.api.metrics_access, expected.api.metrics_access);
   EXPECT_EQ(actual.lsf.bin_dir, expected.lsf.bin_dir);
   EXPECT_EQ(actual.lsf.env_dir, expected.lsf.env_dir);
   EXPECT_EQ(actual.lsf.command_timeout, expected.lsf.command_timeout);
@@ -177,6 +179,7 @@ max_connections = 1000
 max_unix_connections = 300
 max_connections_per_peer = 0
 threads = 8
+metrics_access = "read"
 
 [lsf]
 bin_dir = "/opt/lsf/10.1/linux3.10-glibc2.17-x86_64/bin"
@@ -266,6 +269,7 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.http.max_unix_connections, 300);
   EXPECT_EQ(config.http.max_connections_per_peer, 0);
   EXPECT_EQ(config.server.threads, 8);
+  EXPECT_EQ(config.api.metrics_access, api::MetricsAccess::kRead);
   EXPECT_EQ(config.lsf.bin_dir, "/opt/lsf/10.1/linux3.10-glibc2.17-x86_64/bin");
   EXPECT_EQ(config.lsf.env_dir, "/opt/lsf/conf");
   EXPECT_EQ(config.lsf.command_timeout, seconds(45));

@@ -15,3 +15,10 @@ gtest_discover_tests(command_runner_test PROPERTIES LABELS unit)
 add_executable(lsf_invoker_test lsf_invoker_test.cc)
 target_link_libraries(lsf_invoker_test PRIVATE bplace_lsf GTest::gtest_main bplace_warnings)
 gtest_discover_tests(lsf_invoker_test PROPERTIES LABELS unit)
+
+# MeteredCommandRunner: the counts of LSF commands, on FakeCommandRunner.
+add_executable(metered_command_runner_test metered_command_runner_test.cc)
+target_include_directories(metered_command_runner_test PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(metered_command_runner_test PRIVATE bplace_lsf GTest::gtest_main GTest::gmock
+                      bplace_warnings)
+gtest_discover_tests(metered_command_runner_test PROPERTIES LABELS unit)
