@@ -21,6 +21,7 @@
 #include "api/handlers.h"
 #include "api/http_server.h"
 #include "api/router.h"
+#include "daemon/audit_log.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/inflight_ledger.h"
 #include "daemon/job_canceller.h"
@@ -354,6 +355,12 @@ Result<void> Daemon::Run() {
     return Fail(store.error().code,
                 "cannot open the state store ([state] dir): " + store.error().message);
   }
+  // After the state store: the default audit file is in its directory,
+  // which JobStore::Open has made.
+  auto audit = OpenAuditFile(config.audit, config.state.dir);
+  if (!audit) return Fail(audit.error().code, audit.error().message + " ([log] audit_file)");
+  SetAuditSink(*audit);
+  spdlog::info("audit records go to {}", AuditFilePath(config.audit, config.state.dir));
   Wiring wiring(config, *user, std::move(tokens), std::move(*store));
   if (auto restored = RestoreState(wiring); !restored) return restored;
   if (auto listening = Listen(wiring, config, options_, *user); !listening) return listening;

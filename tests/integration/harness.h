@@ -122,11 +122,14 @@ class DaemonProcess {
   // Sends SIGTERM and waits; returns the exit status (or -1 on timeout).
   int Terminate(std::chrono::seconds timeout = std::chrono::seconds(20));
   const std::string& log_path() const { return log_path_; }
+  // The audit file ([log] audit_file default: audit.log in the state dir).
+  const std::string& audit_path() const { return audit_path_; }
 
  private:
   pid_t pid_ = -1;
   int port_ = 0;
   std::string log_path_;
+  std::string audit_path_;
   std::string token_;
   std::string service_user_;
 };
