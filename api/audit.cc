@@ -1,5 +1,7 @@
 #include "api/audit.h"
 
+#include <string_view>
+
 #include <spdlog/spdlog.h>
 
 #include "api/json_mapping.h"
@@ -50,10 +52,6 @@ json AuditRecord(const Caller& caller, const RequestContext& ctx, const Submissi
   details["bsub_argv"] = result.bsub_argv;
   details["job_id"] = result.job_id;
   return Record(std::move(details), &caller, ctx, "submitted");
-}
-
-void LogAudit(const json& record) {
-  spdlog::info("audit {}", record.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace bplace::api

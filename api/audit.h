@@ -1,8 +1,7 @@
 #pragma once
 
-// The audit trail of submissions: one `audit {json}` log line per decision
-// on a POST /v1/jobs (README "Identity"), so that
-// `journalctl -u bplaced | grep ' audit '` finds them and jq reads them.
+// The audit records of submissions: one per decision on a POST /v1/jobs,
+// written with LogAudit (daemon/audit_log.h) to the audit file.
 
 #include <string_view>
 
@@ -10,6 +9,7 @@
 
 #include "api/auth.h"
 #include "api/http_server.h"
+#include "daemon/audit_log.h"
 #include "daemon/submitter.h"
 
 namespace bplace::api {
@@ -28,10 +28,5 @@ nlohmann::json AuditRecord(const Caller* caller, const RequestContext& ctx,
 // request and caller members as above. Pure.
 nlohmann::json AuditRecord(const Caller& caller, const RequestContext& ctx,
                            const SubmissionResult& result);
-
-// Logs `record` as "audit <compact json>" at level info. Strings that are not
-// valid UTF-8 (LSF's replies are arbitrary bytes) are repaired, never thrown
-// on. Thread-safe (spdlog).
-void LogAudit(const nlohmann::json& record);
 
 }  // namespace bplace::api

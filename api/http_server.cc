@@ -72,6 +72,7 @@ struct HttpServer::State {
                                                std::move(before_continue))),
         loops(std::move(accept_loops)),
         open_accept_loops(loops.size()),
+        drain_timer(io),
         listener_sessions(loops.size(), 0) {}
 
   // A connection being served, as the budgets see it.
@@ -208,8 +209,35 @@ struct HttpServer::State {
         return;
       }
       callbacks.swap(drain_callbacks);
+      drain_timer.cancel();  // drained: nothing is left for it to close
     }
     for (auto& callback : callbacks) net::post(ioc, std::move(callback));
+  }
+
+  // Starts the drain deadline (ServerOptions::drain_timeout) of the first
+  // Stop: when it passes, every connection still open is closed. Under
+  // `mutex`, which guards the timer (steady_timer is not thread-safe).
+  void StartDrainDeadline(const std::shared_ptr<State>& self) {
+    drain_timer.expires_after(shared->options.drain_timeout);
+    drain_timer.async_wait([self](const boost::system::error_code& ec) {
+      if (!ec) self->CloseAllAtDeadline();
+    });
+  }
+
+  // The drain deadline passed: closes what is left. Thread-safe.
+  void CloseAllAtDeadline() {
+    std::vector<std::weak_ptr<HttpSession>> left;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (const auto& [id, entry] : live_sessions) left.push_back(entry.session);
+    }
+    if (left.empty()) return;
+    spdlog::warn("http: drain deadline ({} s) passed; closing the {} connections left",
+                 shared->options.drain_timeout.count(), left.size());
+    // Outside the mutex, as in Stop.
+    for (const auto& weak : left) {
+      if (auto session = weak.lock()) session->ForceClose();
+    }
   }
 
   // Logs that a connection was turned away, at most once per
@@ -250,6 +278,7 @@ struct HttpServer::State {
   std::atomic<std::size_t> sessions{0};
   std::atomic<std::size_t> rejecters{0};
   std::atomic<std::size_t> open_accept_loops;  // not kEnded yet
+  net::steady_timer drain_timer;               // guarded by `mutex`
 
   std::mutex overload_mutex;  // guards the two below
   SteadyClock::time_point last_overload_log{};
@@ -503,6 +532,7 @@ void HttpServer::Stop(std::function<void()> on_drained) {
     std::lock_guard<std::mutex> lock(state_->mutex);
     if (on_drained) state_->drain_callbacks.push_back(std::move(on_drained));
     for (const auto& [id, entry] : state_->live_sessions) sessions.push_back(entry.session);
+    if (first) state_->StartDrainDeadline(state_);
   }
   if (first) CloseAcceptors(state_);
   // Outside the mutex: the last reference to a session may be dropped here,

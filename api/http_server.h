@@ -209,7 +209,9 @@ class HttpServer {
   // Stops accepting at once (new connect attempts are refused). Requests
   // already being read or handled run to the end and their responses carry
   // `Connection: close`; connections on which no byte of a request has
-  // arrived (idle keep-alive ones, just accepted ones) are closed. Calls
+  // arrived (idle keep-alive ones, just accepted ones) are closed. When
+  // drain_timeout has passed since the first call, every connection still
+  // open is closed, whatever it is doing (HttpSession::ForceClose). Calls
   // `on_drained` on an io thread once no connection is left (at once, posted,
   // if there is none). Returns without waiting. Every callback passed by
   // repeated calls runs once.

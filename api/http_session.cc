@@ -108,6 +108,22 @@ void HttpSession::Reclaim() {
   });
 }
 
+void HttpSession::ForceClose() {
+  net::post(stream_.get_executor(), [self = shared_from_this()] {
+    static constexpr const char* kPhaseNames[] = {"idle",     "reading headers", "reading the body",
+                                                  "handling", "writing",         "closing"};
+    spdlog::info(
+        "http: {} closed at the drain deadline while {}{}", self->remote_,
+        kPhaseNames[static_cast<int>(self->phase_)],
+        self->request_id_.empty() ? std::string() : " (request id " + self->request_id_ + ")");
+    self->phase_ = Phase::kClosing;
+    self->handler_timer_.cancel();
+    beast::error_code ec;
+    self->stream_.socket().shutdown(net::socket_base::shutdown_both, ec);
+    self->stream_.close();
+  });
+}
+
 void HttpSession::OnStop() {
   // Requests being read or handled finish (their response says close);
   // a connection between requests has nothing in flight and goes now.
@@ -398,11 +414,7 @@ void HttpSession::Send(Response res, bool force_close) {
 }
 
 void HttpSession::OnWritten(beast::error_code ec, std::size_t) {
-  const double ms =
-      std::chrono::duration<double, std::milli>(SteadyClock::now() - request_start_).count();
-  spdlog::info("{} \"{} {}\" {} {} {:.1f}ms id={}{}", remote_, method_.empty() ? "-" : method_,
-               target_.empty() ? "-" : target_, response_->result_int(), response_->body().size(),
-               ms, request_id_, ec ? " write failed: " + ec.message() : std::string());
+  LogAccess(ec);
   response_.reset();
   if (ec) return;
   if (close_after_write_) {
@@ -410,6 +422,23 @@ void HttpSession::OnWritten(beast::error_code ec, std::size_t) {
     return;
   }
   WaitForRequest();
+}
+
+// The access log line of the response just written, if its budget allows.
+void HttpSession::LogAccess(beast::error_code ec) {
+  const SteadyClock::time_point now = SteadyClock::now();
+  const AccessLogSampler::Verdict verdict = shared_->access_log.Admit(now);
+  if (!verdict.log) return;
+  if (verdict.skipped > 0) {
+    spdlog::info(
+        "http: access log: {} responses not logged (at most {} lines a second: [log] "
+        "access_log_per_s)",
+        verdict.skipped, shared_->options.access_log_per_second);
+  }
+  const double ms = std::chrono::duration<double, std::milli>(now - request_start_).count();
+  spdlog::info("{} \"{} {}\" {} {} {:.1f}ms id={}{}", remote_, method_.empty() ? "-" : method_,
+               target_.empty() ? "-" : target_, response_->result_int(), response_->body().size(),
+               ms, request_id_, ec ? " write failed: " + ec.message() : std::string());
 }
 
 void HttpSession::Close() {

@@ -20,6 +20,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include "api/access_log.h"
 #include "api/http_server.h"
 #include "api/listening_socket.h"
 #include "api/request_id.h"
@@ -39,12 +40,14 @@ struct SessionShared {
                 HeaderCheck continue_check = {})
       : options(std::move(server_options)),
         handler(std::move(request_handler)),
-        before_continue(std::move(continue_check)) {}
+        before_continue(std::move(continue_check)),
+        access_log(options.access_log_per_second) {}
 
   const ServerOptions options;
   const Handler handler;
   const HeaderCheck before_continue;  // may be empty
   RequestIdGenerator request_ids;
+  AccessLogSampler access_log;  // which responses get an access log line
   // Set by the server when it stops; never cleared. A session reads it when
   // it decides whether to keep a connection open.
   std::atomic<bool> stopping{false};
@@ -97,7 +100,8 @@ struct SessionEvents {
 // 400 or 415, a request the server's HeaderCheck refuses before its
 // 100 Continue that refusal, and the connection closes after each of them. An
 // expired read deadline closes the connection without a response. Every
-// response written is logged (spdlog, info) as one access log line.
+// response written is logged (spdlog, info) as one access log line, up to
+// access_log_per_second (SessionShared::access_log).
 //
 // Thread safety: everything runs on the strand of the socket's executor;
 // NotifyStop and the Responders it hands out may be called from any thread
@@ -129,6 +133,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // reclaiming it. Thread-safe; returns at once.
   void Reclaim();
 
+  // Closes the connection now, in whatever phase it is: the server calls it
+  // when its drain deadline passes (ServerOptions::drain_timeout). A
+  // request being read is dropped unanswered; a handler still running
+  // finds its Responder dead (its response is dropped). Thread-safe;
+  // returns at once.
+  void ForceClose();
+
  private:
   enum class Phase { kIdle, kHeader, kBody, kHandling, kWriting, kClosing };
 
@@ -153,6 +164,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void Finalize(Response& res, bool force_close);
   void Send(Response res, bool force_close);
   void OnWritten(boost::beast::error_code ec, std::size_t);
+  void LogAccess(boost::beast::error_code ec);
   void Close();
 
   const std::shared_ptr<SessionShared> shared_;

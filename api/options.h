@@ -80,6 +80,24 @@ struct ServerOptions {
   // lost Responder) or a hung backend: the client gets 500 and the connection
   // closes, with an error in the log.
   std::chrono::seconds handler_timeout{600};
+  // After Stop (SIGTERM), how long the connections still open have to
+  // finish: then every one left is closed, whatever it is doing, and the
+  // drain completes. A client trickling a request body, or a long poll,
+  // cannot hold the daemon past it. A bsub still running then is killed
+  // with the daemon's LSF commands; its submission is settled by the
+  // reconciler on the next start, and a client retrying with the same
+  // Idempotency-Key gets that job (README "Exactly once"). 10 s lets the
+  // bsubs of a burst finish (they take well under a second on a healthy
+  // mbatchd) and stays far below systemd's TimeoutStopSec (90 s).
+  std::chrono::seconds drain_timeout{10};
+  // Access log lines (one per response, level info) written per second at
+  // most; the requests beyond are counted and reported in one line when the
+  // next second's first is logged. 0: no access log. Under a flood of reads
+  // the log stays small and below journald's rate limit (10,000 lines per
+  // 30 s per service by default), so the daemon's other messages are not
+  // dropped with it; at a login node's ordinary load every request is
+  // logged.
+  std::uint32_t access_log_per_second = 20;
 };
 
 // [server] metrics_access: who may read GET /metrics.

@@ -13,6 +13,7 @@
 #include "api/job_json.h"
 #include "api/json_mapping.h"
 #include "api/problem.h"
+#include "api/route_access.h"
 
 namespace bplace::api {
 namespace {
@@ -305,9 +306,10 @@ namespace {
 std::optional<Response> CancelRefusal(const Caller& caller) {
   if (caller.can_submit || caller.is_admin) return std::nullopt;
   return MakeProblem(
-      Error{ErrorCode::kPermissionDenied, caller.submit_refusal.empty()
-                                              ? "cancelling jobs needs the `submit` scope"
-                                              : "cannot cancel jobs: " + caller.submit_refusal});
+      Error{ErrorCode::kPermissionDenied,
+            caller.submit_refusal.empty()
+                ? DescribeCaller(caller) + " lacks the `submit` scope, which cancelling jobs needs"
+                : DescribeCaller(caller) + " cannot cancel jobs: " + caller.submit_refusal});
 }
 
 // bkill runs as the caller in multi-user mode.
@@ -321,8 +323,8 @@ Result<std::optional<identity::UserIdentity>> KillerIdentity(const Services& s,
 
 const char* OutcomeName(lsf::BkillOutcome outcome) { return lsf::BkillOutcomeName(outcome); }
 
-// The answer to one bkill result about `job`.
-Response CancelAnswer(const JobView& job, const CancelResult& result) {
+// The answer to one bkill result about `job`, run as `killer` (a user name).
+Response CancelAnswer(const JobView& job, const CancelResult& result, const std::string& killer) {
   json body{
       {"job", JobJson(job)}, {"outcome", OutcomeName(result.outcome)}, {"message", result.message}};
   switch (result.outcome) {
@@ -333,7 +335,8 @@ Response CancelAnswer(const JobView& job, const CancelResult& result) {
     case lsf::BkillOutcome::kNotFound:
       return MakeProblem(Error{ErrorCode::kNotFound, "bkill: " + result.message}, body);
     case lsf::BkillOutcome::kPermissionDenied:
-      return MakeProblem(Error{ErrorCode::kPermissionDenied, "bkill: " + result.message}, body);
+      return MakeProblem(
+          Error{ErrorCode::kPermissionDenied, "bkill as " + killer + ": " + result.message}, body);
     case lsf::BkillOutcome::kUnavailable:
       return Unavailable("bkill: " + result.message);
     case lsf::BkillOutcome::kUnknown:
@@ -356,19 +359,21 @@ void CancelKnown(const Services& s, const Caller& caller, const JobView& job, co
   }
   auto killer = KillerIdentity(s, caller);
   if (!killer) return respond(MakeProblem(killer.error()));
-  s.canceller->Cancel(
-      {id}, *killer,
-      [s = &s, job, respond = std::move(respond)](Result<std::vector<CancelResult>> results) {
-        if (!results) {
-          Response problem = MakeProblem(results.error());
-          if (results.error().code == ErrorCode::kUnavailable) {
-            problem.set(http::field::retry_after, std::to_string(kJobsRetryAfterS));
-          }
-          return respond(std::move(problem));
-        }
-        s->tracker->RefreshSoon();
-        respond(CancelAnswer(job, results->front()));
-      });
+  // Who bkill runs as: the caller in multi-user mode, else the daemon's user.
+  std::string killer_name = *killer ? (*killer)->name : s.user;
+  s.canceller->Cancel({id}, *killer,
+                      [s = &s, job, killer_name = std::move(killer_name),
+                       respond = std::move(respond)](Result<std::vector<CancelResult>> results) {
+                        if (!results) {
+                          Response problem = MakeProblem(results.error());
+                          if (results.error().code == ErrorCode::kUnavailable) {
+                            problem.set(http::field::retry_after, std::to_string(kJobsRetryAfterS));
+                          }
+                          return respond(std::move(problem));
+                        }
+                        s->tracker->RefreshSoon();
+                        respond(CancelAnswer(job, results->front(), killer_name));
+                      });
 }
 
 }  // namespace

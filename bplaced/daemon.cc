@@ -27,6 +27,7 @@
 #include "bplaced/config_reload.h"
 #include "bplaced/watchdog_pinger.h"
 #include "common/metrics.h"
+#include "daemon/audit_log.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/daemon_metrics.h"
 #include "daemon/inflight_ledger.h"
@@ -471,6 +472,12 @@ Result<void> Daemon::Run() {
     return Fail(store.error().code,
                 "cannot open the state store ([state] dir): " + store.error().message);
   }
+  // After the state store: the default audit file is in its directory,
+  // which JobStore::Open has made.
+  auto audit = OpenAuditFile(config.audit, config.state.dir);
+  if (!audit) return Fail(audit.error().code, audit.error().message + " ([log] audit_file)");
+  SetAuditSink(*audit);
+  spdlog::info("audit records go to {}", AuditFilePath(config.audit, config.state.dir));
   Wiring wiring(config, *user, std::move(tokens), std::move(*store));
   if (auto restored = RestoreState(wiring); !restored) return restored;
   if (auto listening = Listen(wiring, config, options_, *user); !listening) return listening;

@@ -38,7 +38,8 @@ struct LogConfig {
 // field is the schema table of config_loader.cc, the one list of keys.
 struct Config {
   ServerConfig server;              // [server] listen, socket_mode, socket_group, threads
-  api::ServerOptions http;          // [server] body_limit_bytes, *_timeout_s, max_*connections*
+  api::ServerOptions http;          // [server] body_limit_bytes, *_timeout_s, max_*connections*;
+                                    // [log] access_log_per_s
   api::ApiOptions api;              // [server] max_staleness_s; [submit] max_slots
   lsf::InvokerOptions lsf;          // [lsf] bin_dir, env_dir, command_timeout_s
   CacheOptions refresh;             // [lsf] load_refresh_s, topology_refresh_s
@@ -49,7 +50,8 @@ struct Config {
   RateLimiterOptions limits;        // [limits]
   JobTrackerOptions jobs;           // [jobs]
   StateOptions state;               // [state]
-  LogConfig log;                    // [log]
+  LogConfig log;                    // [log] level
+  AuditOptions audit;               // [log] audit_file, audit_max_file_bytes, audit_max_files
 };
 
 // Parses TOML `text` (named `source_name` in messages, usually the file path)

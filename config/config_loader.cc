@@ -490,6 +490,8 @@ const KeySpec kServerKeys[] = {
      kRestart, BPLACE_FIELD(http.body_timeout)},
     {"idle_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.idle_timeout); },
      kRestart, BPLACE_FIELD(http.idle_timeout)},
+    {"drain_timeout_s", [](const Field& f, Config& c) { ReadSeconds(f, c.http.drain_timeout); },
+     kRestart, BPLACE_FIELD(http.drain_timeout)},
     {"max_connections",
      [](const Field& f, Config& c) { ReadInteger(f, 1, 100000, c.http.max_connections); }, kRestart,
      BPLACE_FIELD(http.max_connections)},
@@ -637,23 +639,43 @@ const KeySpec kJobsKeys[] = {
      [](const Config& from, Config& to) { to.jobs.retention = from.jobs.retention; }},
 };
 
+// A path the daemon opens whatever its working directory is; with
+// `allow_empty`, "" too (the key's default applies).
+void ReadAbsolutePath(const Field& field, std::string& out, bool allow_empty = false) {
+  auto path = field.String();
+  if (!path) return;
+  if (path->empty() && allow_empty) {
+    out.clear();
+    return;
+  }
+  if (path->empty() || path->front() != '/') {
+    field.Report("must be an absolute path, got `" + *path + "`");
+    return;
+  }
+  out = std::move(*path);
+}
+
 const KeySpec kStateKeys[] = {
-    {"dir",
-     [](const Field& f, Config& c) {
-       auto dir = f.String();
-       if (!dir) return;
-       if (dir->empty() || dir->front() != '/') {
-         f.Report("must be an absolute path, got `" + *dir + "`");
-         return;
-       }
-       c.state.dir = std::move(*dir);
-     },
-     kRestart, BPLACE_FIELD(state.dir)},
+    {"dir", [](const Field& f, Config& c) { ReadAbsolutePath(f, c.state.dir); }, kRestart,
+     BPLACE_FIELD(state.dir)},
 };
 
 const KeySpec kLogKeys[] = {
     {"level", [](const Field& f, Config& c) { ReadLogLevel(f, c.log.level); }, kLive,
      BPLACE_FIELD(log.level)},
+    {"access_log_per_s",
+     [](const Field& f, Config& c) { ReadInteger(f, 0, 1000000, c.http.access_log_per_second); },
+     kRestart, BPLACE_FIELD(http.access_log_per_second)},
+    {"audit_file", [](const Field& f, Config& c) { ReadAbsolutePath(f, c.audit.file, true); },
+     kRestart, BPLACE_FIELD(audit.file)},
+    {"audit_max_file_bytes",
+     [](const Field& f, Config& c) {
+       ReadInteger(f, 1024 * 1024, std::int64_t{1} << 40, c.audit.max_file_bytes);
+     },
+     kRestart, BPLACE_FIELD(audit.max_file_bytes)},
+    {"audit_max_files",
+     [](const Field& f, Config& c) { ReadInteger(f, 1, 1000, c.audit.max_files); }, kRestart,
+     BPLACE_FIELD(audit.max_files)},
 };
 
 #undef BPLACE_FIELD

@@ -6,6 +6,8 @@
 // key; nothing copies them field by field.
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,23 @@ struct JobTrackerOptions {
 // StateDirectory=bplace makes it so.
 struct StateOptions {
   std::string dir = "/var/lib/bplace";
+};
+
+// Where the audit trail of submission decisions goes (daemon/audit_log.h): JSON
+// lines in a file of its own, rotated by size. Not the journal: journald
+// rate-limits a service's messages all together, so a flood of reads would
+// drop audit records with its access lines.
+struct AuditOptions {
+  // The file; empty: audit.log in the [state] dir (the daemon's own,
+  // writable by it, kept across restarts and upgrades).
+  std::string file;
+  // A file about to pass this size is rotated: audit.log becomes
+  // audit.1.log, .1 becomes .2, ... up to max_files; the oldest goes.
+  // Defaults: 100 MiB × 10, about 200,000 records a file at ~500 bytes
+  // each, 2 million in all; ship the files to the site's log store to
+  // keep more.
+  std::uint64_t max_file_bytes = 100ULL * 1024 * 1024;
+  std::size_t max_files = 10;
 };
 
 }  // namespace bplace

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "daemon/audit_log.h"
 #include "daemon/caller_jobs.h"
 
 namespace bplace {
@@ -97,9 +98,10 @@ void SubmissionService::Submit(SubmissionCall call, std::function<void(Submissio
     SubmissionAnswer answer = begun ? FromBegin(*begun) : StateFailed(begun.error());
     if (answer.kind == SubmissionAnswer::Kind::kSubmitted) {
       // Durable now: bsub may run.
-      spdlog::info(
-          "audit {{\"event\":\"intent\",\"request_id\":\"{}\",\"tag\":\"{}\",\"caller\":\"{}\"}}",
-          call.context.request_id, call.context.tag, call.context.user);
+      LogAudit({{"event", "intent"},
+                {"request_id", call.context.request_id},
+                {"tag", call.context.tag},
+                {"caller", call.context.user}});
       if (options_.check_lsf_for_key && call.idempotency_key) {
         CheckLsfThenRun(std::move(call), std::move(done));
       } else {

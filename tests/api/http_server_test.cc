@@ -709,6 +709,39 @@ TEST_F(HttpServerTest, StopFinishesInFlightRequestClosesIdleOnesThenDrains) {
   EXPECT_EQ(late.connect_error(), net::error::connection_refused);
 }
 
+// A client trickling a body and a handler that never answers would each hold
+// the drain until their own deadlines (body_timeout, handler_timeout: many
+// minutes here); drain_timeout closes both.
+TEST_F(HttpServerTest, DrainDeadlineClosesTricklingBodiesAndUnansweredHandlers) {
+  ServerOptions options;
+  options.drain_timeout = 1s;
+  options.body_timeout = 600s;
+  options.handler_timeout = 600s;
+  StartServer(options);
+  Client trickling(Port());
+  trickling.Send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\nx");
+  Client waiting(Port());
+  waiting.Get("/never");
+  ASSERT_TRUE(WaitForConnections(2));
+
+  std::promise<void> drained;
+  auto drained_future = drained.get_future();
+  server_->Stop([&drained] { drained.set_value(); });
+  // Bounded waits far below the 600 s the connections could otherwise hold.
+  ASSERT_EQ(drained_future.wait_for(60s), std::future_status::ready);
+  EXPECT_TRUE(trickling.WaitClosed(5s));
+  EXPECT_TRUE(waiting.WaitClosed(5s));
+  EXPECT_EQ(server_->ActiveConnections(), 0u);
+  int logged = 0;
+  for (const std::string& line : log_->last_formatted()) {
+    if (line.find("closed at the drain deadline while reading the body") != std::string::npos ||
+        line.find("closed at the drain deadline while handling") != std::string::npos) {
+      ++logged;
+    }
+  }
+  EXPECT_EQ(logged, 2);
+}
+
 TEST_F(HttpServerTest, StopWithoutConnectionsDrainsAtOnce) {
   StartServer();
   std::promise<void> drained;

@@ -33,6 +33,7 @@ const std::set<std::string> kAllKeys = {
     "server.header_timeout_s",
     "server.body_timeout_s",
     "server.idle_timeout_s",
+    "server.drain_timeout_s",
     "server.max_connections",
     "server.max_unix_connections",
     "server.max_connections_per_peer",
@@ -78,6 +79,10 @@ const std::set<std::string> kAllKeys = {
     "limits.lsf_calls_per_minute",
     "limits.lsf_calls_burst",
     "log.level",
+    "log.access_log_per_s",
+    "log.audit_file",
+    "log.audit_max_file_bytes",
+    "log.audit_max_files",
 };
 
 std::set<std::string> KeysIn(const toml::table& root) {
@@ -103,6 +108,11 @@ void ExpectSameConfig(const Config& actual, const Config& expected) {
   EXPECT_EQ(actual.http.header_timeout, expected.http.header_timeout);
   EXPECT_EQ(actual.http.body_timeout, expected.http.body_timeout);
   EXPECT_EQ(actual.http.idle_timeout, expected.http.idle_timeout);
+  EXPECT_EQ(actual.http.drain_timeout, expected.http.drain_timeout);
+  EXPECT_EQ(actual.http.access_log_per_second, expected.http.access_log_per_second);
+  EXPECT_EQ(actual.audit.file, expected.audit.file);
+  EXPECT_EQ(actual.audit.max_file_bytes, expected.audit.max_file_bytes);
+  EXPECT_EQ(actual.audit.max_files, expected.audit.max_files);
   EXPECT_EQ(actual.http.max_connections, expected.http.max_connections);
   EXPECT_EQ(actual.http.max_unix_connections, expected.http.max_unix_connections);
   EXPECT_EQ(actual.http.max_connections_per_peer, expected.http.max_connections_per_peer);
@@ -175,6 +185,7 @@ body_limit_bytes = 65536
 header_timeout_s = 5
 body_timeout_s = 20
 idle_timeout_s = 90
+drain_timeout_s = 3
 max_connections = 1000
 max_unix_connections = 300
 max_connections_per_peer = 0
@@ -238,6 +249,10 @@ dir = "/srv/bplace/state"
 
 [log]
 level = "debug"
+access_log_per_s = 0
+audit_file = "/srv/bplace/audit.jsonl"
+audit_max_file_bytes = 2097152
+audit_max_files = 3
 )";
 
 TEST(ParseConfigTest, EmptyTextGivesDefaults) {
@@ -265,6 +280,11 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.http.header_timeout, seconds(5));
   EXPECT_EQ(config.http.body_timeout, seconds(20));
   EXPECT_EQ(config.http.idle_timeout, seconds(90));
+  EXPECT_EQ(config.http.drain_timeout, seconds(3));
+  EXPECT_EQ(config.http.access_log_per_second, 0u);
+  EXPECT_EQ(config.audit.file, "/srv/bplace/audit.jsonl");
+  EXPECT_EQ(config.audit.max_file_bytes, 2097152u);
+  EXPECT_EQ(config.audit.max_files, 3u);
   EXPECT_EQ(config.http.max_connections, 1000);
   EXPECT_EQ(config.http.max_unix_connections, 300);
   EXPECT_EQ(config.http.max_connections_per_peer, 0);
@@ -471,6 +491,10 @@ INSTANTIATE_TEST_SUITE_P(
                       RangeCase{"server", "header_timeout_s", "-1", "1 and 604800 seconds"},
                       RangeCase{"server", "body_timeout_s", "0", "1 and 604800 seconds"},
                       RangeCase{"server", "idle_timeout_s", "0", "1 and 604800 seconds"},
+                      RangeCase{"server", "drain_timeout_s", "0", "1 and 604800 seconds"},
+                      RangeCase{"log", "access_log_per_s", "-1", "0 and 1000000"},
+                      RangeCase{"log", "audit_max_file_bytes", "1000", "1048576 and 1099511627776"},
+                      RangeCase{"log", "audit_max_files", "0", "1 and 1000"},
                       RangeCase{"server", "max_connections", "0", "1 and 100000"},
                       RangeCase{"server", "max_connections", "100001", "1 and 100000"},
                       RangeCase{"server", "max_unix_connections", "0", "1 and 100000"},

@@ -22,8 +22,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -398,6 +400,86 @@ TEST(AuthAnswersTest, AnonymousCallsNeedingMoreGet401AndEvery403NamesTheCaller) 
     EXPECT_EQ(reply.status, 403) << target << ": " << reply.body;
     EXPECT_NE(reply.body.find("bob"), std::string::npos) << target << ": " << reply.body;
   }
+  // Cancelling needs what submitting needs; the 403 names the caller too
+  // (the job need not exist: the right is checked first).
+  const HttpReply cancel =
+      Http(daemon.port(), "DELETE", "/v1/jobs/1", "", "application/json", "Bearer bob-read-token");
+  EXPECT_EQ(cancel.status, 403) << cancel.body;
+  EXPECT_NE(cancel.body.find("the token of bob"), std::string::npos) << cancel.body;
+}
+
+// Hole 5: one client trickling a request body kept the daemon alive until
+// its body deadline after SIGTERM. With drain_timeout_s = 2 it exits 0 soon
+// after; the bound asserted (30 s) is far below the 120 s body deadline the
+// connection would otherwise hold, and far above the 2 s, for a loaded CI.
+TEST(ShutdownTest, ATricklingClientCannotHoldTheDaemonPastTheDrainDeadline) {
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonSettings settings;
+  settings.server_config = "drain_timeout_s = 2\nbody_timeout_s = 120";
+  DaemonProcess daemon(sim, settings);
+  const int fd = ConnectTcp(daemon.port());
+  ASSERT_GE(fd, 0);
+  SendAll(fd,
+          "POST /v1/jobs HTTP/1.1\r\nHost: bplace\r\nContent-Type: application/json\r\n"
+          "Content-Length: 1000\r\n\r\n{\"comm");
+  // The daemon holds the connection in its body phase (a probe on another
+  // connection is answered, so the headers were read).
+  ASSERT_EQ(RunProbe([&] { return ConnectTcp(daemon.port()); }).status, std::optional<int>(200));
+  const Clock::time_point start = Clock::now();
+  const int status = daemon.Terminate(std::chrono::seconds(60));
+  const auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
+  close(fd);
+  EXPECT_EQ(status, 0);
+  EXPECT_LT(took, milliseconds(30000)) << took.count() << " ms";
+  std::printf("exited %lld ms after SIGTERM (drain_timeout_s = 2)\n",
+              static_cast<long long>(took.count()));
+}
+
+// Hole 5: audit records shared the journal's rate limit with one access line
+// per request. Under a flood of reads the access log keeps to its budget
+// (server default 20 lines a second, counting the rest) while every
+// submission's audit record is in the audit file.
+TEST(AuditUnderLoadTest, AReadFloodNeitherFloodsTheLogNorLosesAuditRecords) {
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonProcess daemon(sim, DaemonSettings{});
+  constexpr int kJobs = 20;
+  constexpr int kReads = 3000;
+  const Clock::time_point start = Clock::now();
+  std::thread flood([&] {
+    const int fd = ConnectTcp(daemon.port());
+    ASSERT_GE(fd, 0);
+    for (int i = 0; i < kReads; ++i) {
+      SendAll(fd, kHealthz);
+      ASSERT_EQ(ReadStatus(fd, Clock::now() + kProbeDeadline), std::optional<int>(200)) << i;
+    }
+    close(fd);
+  });
+  for (int i = 0; i < kJobs; ++i) {
+    const HttpReply reply = daemon.Post("/v1/jobs", R"({"command":"sleep 1"})");
+    ASSERT_EQ(reply.status, 201) << reply.body;
+  }
+  flood.join();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::ifstream audit(daemon.audit_path());
+  int submitted = 0;
+  for (std::string line; std::getline(audit, line);) {
+    if (line.find("\"decision\":\"submitted\"") != std::string::npos) ++submitted;
+  }
+  EXPECT_EQ(submitted, kJobs);
+  std::ifstream log(daemon.log_path());
+  int access_lines = 0;
+  int skipped_reports = 0;
+  for (std::string line; std::getline(log, line);) {
+    if (line.find("\"GET /healthz\"") != std::string::npos) ++access_lines;
+    if (line.find("responses not logged") != std::string::npos) ++skipped_reports;
+  }
+  // At most 20 a second (every started second: +1), so never all 3000.
+  EXPECT_LE(access_lines, 20 * (static_cast<int>(seconds) + 2)) << seconds << " s";
+  EXPECT_LT(access_lines, kReads);
+  std::printf(
+      "%d reads + %d submissions in %.1f s: %d access lines, %d reports of skipped "
+      "lines, %d audit records\n",
+      kReads, kJobs, seconds, access_lines, skipped_reports, submitted);
 }
 
 }  // namespace

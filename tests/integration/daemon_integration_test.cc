@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -494,13 +495,29 @@ TEST_F(MultiUserTest, JobsOverTheUnixSocketBelongToTheCallingUser) {
   EXPECT_EQ(json::parse(alice.body)["user"], "alice");
   EXPECT_EQ(OwnerOf(*sim_, json::parse(alice.body)["job_id"]), "alice");
   EXPECT_EQ(OwnerOf(*sim_, json::parse(bob.body)["job_id"]), "bob");
-  // One audit line per decision, naming the caller and the job.
+  // One audit record per decision, naming the caller and the job: a JSON
+  // line each in the audit file, owner-only, none in the main log.
+  std::ifstream audit(daemon_->audit_path());
+  std::vector<json> records;
+  int intents = 0;
+  for (std::string line; std::getline(audit, line);) {
+    json record = json::parse(line);
+    if (record["event"] == "intent") ++intents;
+    if (record["event"] == "submit") records.push_back(std::move(record));
+  }
+  EXPECT_EQ(intents, 2);  // each written before its bsub ran
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0]["caller"], "alice");
+  EXPECT_EQ(records[0]["auth"], "peer_credentials");
+  EXPECT_EQ(records[0]["decision"], "submitted");
+  EXPECT_EQ(records[1]["job_id"], json::parse(bob.body)["job_id"]);
+  EXPECT_TRUE(records[1]["time"].is_string());
+  EXPECT_EQ(
+      std::filesystem::status(daemon_->audit_path()).permissions() & std::filesystem::perms::all,
+      std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   std::ifstream log(daemon_->log_path());
   const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-  EXPECT_THAT(text, ::testing::HasSubstr("\"caller\":\"alice\""));
-  EXPECT_THAT(text, ::testing::HasSubstr("\"auth\":\"peer_credentials\""));
-  EXPECT_THAT(text, ::testing::HasSubstr("\"job_id\":\"" +
-                                         json::parse(bob.body)["job_id"].get<std::string>()));
+  EXPECT_THAT(text, ::testing::Not(::testing::HasSubstr(" audit {")));
 }
 
 TEST_F(MultiUserTest, OnlyTheOwnerCancelsAJobAndBkillRunsAsTheCaller) {

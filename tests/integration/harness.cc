@@ -273,6 +273,7 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
   }
   const std::string state_dir =
       settings.state_dir.empty() ? (sim.dir() / "state").string() : settings.state_dir;
+  audit_path_ = state_dir + "/audit.log";
   std::filesystem::create_directories(state_dir);
   std::filesystem::permissions(state_dir, std::filesystem::perms::owner_all);
   if (drop) {

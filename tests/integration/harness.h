@@ -127,12 +127,15 @@ class DaemonProcess {
   const std::string& config_path() const { return config_path_; }
   // The daemon's pid (-1 once it has been reaped), for signals.
   pid_t pid() const { return pid_; }
+  // The audit file ([log] audit_file default: audit.log in the state dir).
+  const std::string& audit_path() const { return audit_path_; }
 
  private:
   pid_t pid_ = -1;
   std::string config_path_;
   int port_ = 0;
   std::string log_path_;
+  std::string audit_path_;
   std::string token_;
   std::string service_user_;
 };
