@@ -21,6 +21,7 @@
 #include "api/handlers.h"
 #include "api/http_server.h"
 #include "api/router.h"
+#include "common/version.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/inflight_ledger.h"
 #include "daemon/job_canceller.h"
@@ -37,8 +38,6 @@
 
 namespace bplace {
 namespace {
-
-constexpr const char* kVersion = "0.1.0";
 
 Result<std::string> CurrentUserName() {
   const uid_t uid = geteuid();

@@ -12,6 +12,7 @@
 
 #include "api/listen_address.h"
 #include "bplaced/daemon.h"
+#include "common/version.h"
 #include "config/config.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
                  "HOST:PORT or unix:/PATH to listen on; overrides server.listen");
   app.add_option("--port-file", port_file,
                  "write the bound TCP port to this file once listening (for scripts and tests)");
+  app.set_version_flag("-V,--version", std::string("bplaced ") + bplace::kVersion,
+                       "print the version (the same as `bplace --version`) and exit");
   CLI11_PARSE(app, argc, argv);
 
   // Logs go to stderr: the journal takes them under systemd.
