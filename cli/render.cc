@@ -96,9 +96,21 @@ std::string ProblemLine(const std::string& body, int status) {
 
 std::string RenderProblemExclusions(const std::string& body, std::size_t width) {
   const json problem = json::parse(body, nullptr, false);
-  const json& excluded = Array(problem, "excluded");
-  if (excluded.empty()) return {};
-  return ExclusionTable(excluded, width);
+  // The queues left out of -q were not asked for: counted, not listed.
+  json asked = json::array();
+  std::size_t not_requested = 0;
+  for (const json& item : Array(problem, "excluded")) {
+    if (Text(item, "code") == "not_requested") {
+      ++not_requested;
+    } else {
+      asked.push_back(item);
+    }
+  }
+  std::string out = asked.empty() ? std::string() : ExclusionTable(asked, width);
+  if (not_requested > 0) {
+    out += "(" + std::to_string(not_requested) + " other queues not among the requested ones)\n";
+  }
+  return out;
 }
 
 std::string RenderHost(const json& host, std::size_t width) {
@@ -117,10 +129,10 @@ std::string RenderHost(const json& host, std::size_t width) {
     out += "No queue admits " + Text(host, "host") + ".\n";
   } else {
     out += "Queues that admit it (" + std::to_string(queues.size()) + "):\n";
-    Table table{{"QUEUE", "VIA", "TOKEN", "REASON"}, {}};
+    // The reason names the deciding token: no column of its own.
+    Table table{{"QUEUE", "VIA", "REASON"}, {}};
     for (const json& queue : queues) {
-      table.rows.push_back(
-          {Text(queue, "queue"), Text(queue, "via"), Text(queue, "token"), Text(queue, "reason")});
+      table.rows.push_back({Text(queue, "queue"), Text(queue, "via"), Text(queue, "reason")});
     }
     out += RenderTable(table, width);
   }
@@ -199,7 +211,7 @@ std::string RenderJobs(const json& jobs, std::size_t width) {
                           Text(job, "submitted_at")});
   }
   std::string out = RenderTable(table, width);
-  if (jobs.contains("next_cursor") && !jobs["next_cursor"].is_null()) {
+  if (Text(jobs, "next_cursor") != "-" && !Text(jobs, "next_cursor").empty()) {
     out += "More: --cursor " + Text(jobs, "next_cursor") + "\n";
   }
   return out;

@@ -17,7 +17,8 @@ namespace bplace::cli {
 std::string ProblemLine(const std::string& body, int status);
 
 // The `excluded` member of a problem (409 of POST /v1/jobs: no queue may take
-// the job) as a QUEUE/CODE/REASON table; empty when there is none.
+// the job) as a QUEUE/CODE/REASON table, the `not_requested` queues only
+// counted; empty when there is none.
 std::string RenderProblemExclusions(const std::string& body, std::size_t width);
 
 // GET /v1/hosts/{host}: the host's status and InfiniBand health, the queues

@@ -3,15 +3,20 @@
 // Unix socket, submissions over TCP with a token (as root the daemon runs as
 // bplace-sys, and only that user may submit: the harness's token is its).
 
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "tests/integration/harness.h"
 
@@ -32,6 +37,92 @@ std::size_t CodePoints(const std::string& text) {
   for (char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return count;
 }
+
+// A TCP relay on 127.0.0.1 to the daemon that drops the answer of the first
+// request it relays: the request reaches bplaced whole, the client sees the
+// connection close without an answer (a broken connection after sending).
+// Later connections are relayed whole. One request per connection (bplace
+// sends Connection: close).
+class AnswerDroppingRelay {
+ public:
+  explicit AnswerDroppingRelay(int daemon_port) : daemon_port_(daemon_port) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        ::listen(listener_, 8) != 0) {
+      throw std::runtime_error("relay: cannot listen");
+    }
+    socklen_t length = sizeof address;
+    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~AnswerDroppingRelay() {
+    ::shutdown(listener_, SHUT_RDWR);
+    ::close(listener_);
+    thread_.join();
+  }
+  int port() const { return port_; }
+  int relayed() const { return relayed_; }
+
+ private:
+  // Reads one request: the headers, then Content-Length bytes of body.
+  static std::string ReadRequest(int fd) {
+    std::string data;
+    char buffer[4096];
+    std::size_t need = std::string::npos;
+    while (need == std::string::npos || data.size() < need) {
+      const ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n <= 0) break;
+      data.append(buffer, static_cast<std::size_t>(n));
+      const auto end = data.find("\r\n\r\n");
+      if (need == std::string::npos && end != std::string::npos) {
+        std::string headers = data.substr(0, end);
+        for (char& c : headers) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const auto at = headers.find("content-length:");
+        need = end + 4 + (at == std::string::npos ? 0 : std::stoul(headers.substr(at + 15)));
+      }
+    }
+    return data;
+  }
+  std::string Forward(const std::string& request) const {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<std::uint16_t>(daemon_port_));
+    std::string answer;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+        ::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+      char buffer[4096];
+      for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) {
+        answer.append(buffer, static_cast<std::size_t>(n));
+      }
+    }
+    ::close(fd);
+    return answer;
+  }
+  void Serve() {
+    for (;;) {
+      const int client = ::accept(listener_, nullptr, nullptr);
+      if (client < 0) return;
+      const std::string answer = Forward(ReadRequest(client));
+      if (relayed_++ > 0) {
+        if (::write(client, answer.data(), answer.size()) < 0) {
+        }
+      }
+      ::close(client);
+    }
+  }
+
+  int daemon_port_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<int> relayed_ = 0;
+  std::thread thread_;
+};
 
 // One daemon for the whole suite: the reads do not change it, and each
 // submission is its own job.
@@ -343,6 +434,51 @@ TEST_F(BplaceCommandTest, RefusedSubmitIsExit1WithTheProblemDetail) {
   // The 409 names every queue's reason: maint's is printed too.
   EXPECT_NE(out.err.find("maint"), std::string::npos);
   EXPECT_NE(out.err.find("queue_closed"), std::string::npos) << out.err;
+}
+
+TEST_F(BplaceCommandTest, ABrokenConnectionAfterSendingIsRetriedOnceWithTheSameKey) {
+  const int bsubs_before = sim_->Counts()["bsub"].get<int>();
+  AnswerDroppingRelay relay(daemon_->port());
+  const ProcessOutput out =
+      Bplace({"submit", "node007", "--label", "retry=once", "true"},
+             {{"BPLACE_URL", "http://127.0.0.1:" + std::to_string(relay.port())},
+              {"BPLACE_TOKEN", daemon_->token()}});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(relay.relayed(), 2);
+  EXPECT_NE(out.err.find("asking once more with the same Idempotency-Key"), std::string::npos)
+      << out.err;
+  EXPECT_EQ(out.out.rfind("Job <", 0), 0u) << out.out;
+  // One bsub, one job: the second request got the first one's answer.
+  EXPECT_EQ(sim_->Counts()["bsub"].get<int>(), bsubs_before + 1);
+  const json jobs = json::parse(BplaceTcp({"--json", "jobs", "--label", "retry=once"}).out);
+  ASSERT_EQ(jobs["jobs"].size(), 1u) << jobs.dump();
+  EXPECT_NE(out.out.find("<" + jobs["jobs"][0]["id"].get<std::string>() + ">"), std::string::npos);
+}
+
+TEST_F(BplaceCommandTest, BashCompletionCompletesCommandsAndTheDaemonsNames) {
+  const std::string script =
+      "source '" CLI_SOURCE_DIR
+      "/bplace.bash'\n"
+      "complete_line() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); _bplace; "
+      "echo \"${COMPREPLY[*]}\"; }\n"
+      "complete_line bplace pl\n"
+      "complete_line bplace submit -q n\n"
+      "complete_line bplace hosts node00\n";
+  const ProcessOutput out =
+      RunProcess({"/bin/bash", "-c", "PATH=$(dirname " BPLACE_PATH "):$PATH; " + script},
+                 {{"BPLACE_URL", "unix:" + (sim_->dir() / "bplace.sock").string()}});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  const auto lines = Lines(out.out);
+  ASSERT_EQ(lines.size(), 3u) << out.out;
+  EXPECT_EQ(lines[0], "place");
+  std::string queues_n;
+  const json queues = daemon_->Get("/v1/queues").Json();
+  for (const json& queue : queues["queues"]) {
+    const std::string name = queue["name"];
+    if (name[0] == 'n') queues_n += (queues_n.empty() ? "" : " ") + name;
+  }
+  EXPECT_EQ(lines[1], queues_n);
+  EXPECT_NE(lines[2].find("node007"), std::string::npos) << lines[2];
 }
 
 TEST_F(BplaceCommandTest, KillOfAnUnknownJobIsExit1) {
