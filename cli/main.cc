@@ -61,8 +61,8 @@ int main(int argc, char** argv) {
   bool names_only = false;
   auto* hosts = app.add_subcommand(
       "hosts",
-      "HOST: the queues whose HOSTS admit HOST, how (directly, through which host group, all, "
-      "others) and the queues that exclude it; without HOST every host of bhosts");
+      "with HOST: the queues whose HOSTS admit HOST, how (directly, through which host group, "
+      "all, others) and the queues that exclude it; without: every host of bhosts");
   hosts->add_option("HOST", host, "a host name as bhosts prints it (compared exactly)");
   hosts->add_flag("--names", names_only, "only the host names, one a line (no HOST)");
   hosts->footer("Examples:\n  bplace hosts node007\n  bplace hosts\n  bplace hosts --names");

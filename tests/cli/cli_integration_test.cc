@@ -185,6 +185,27 @@ TEST(BplaceUnreachable, DaemonDownIsExit3WithOneLine) {
   std::filesystem::remove_all(pattern);
 }
 
+TEST(BplaceUnreachable, NoAnswerWithinTheTimeoutIsExit3) {
+  // A listener that never accepts: the kernel completes the connection, no
+  // answer ever comes.
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  socklen_t length = sizeof address;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(address.sin_port));
+  const ProcessOutput out =
+      RunProcess({BPLACE_PATH, "--timeout", "0.3", "--url", url, "queues"}, {{"BPLACE_TOKEN", ""}});
+  ::close(listener);
+  EXPECT_EQ(out.exit_code, 3);
+  EXPECT_EQ(out.err, "bplace: bplaced at " + url +
+                         " gave no answer within 0.3 s (--timeout; is it overloaded? see systemctl "
+                         "status bplaced)\n");
+}
+
 TEST(BplaceUsage, BadCommandLinesAreExit2AndSendNothing) {
   // No daemon at this address: a usage error must not even try it (else 3).
   const std::map<std::string, std::string> env = {{"BPLACE_URL", "unix:/nonexistent/bplace.sock"}};
