@@ -329,22 +329,33 @@ int RunKill(const GlobalOptions& options, const std::vector<std::string>& ids) {
 int RunStatus(const GlobalOptions& options) {
   Client client;
   if (!client.Open(options, kDefaultTimeout)) return Code(ExitCode::kUsage);
-  json answers;
-  for (const auto& [name, target] : {std::pair{"cluster", "/v1/cluster"}, {"hosts", "/v1/hosts"}}) {
+  auto cluster = client.Send({"GET", "/v1/cluster", "", {}});
+  if (!cluster) return Code(ExitCode::kUnreachable);
+  if (ExitCodeForStatus(cluster->status) != ExitCode::kOk) return client.Refused(*cluster);
+  StatusAnswers answers;
+  answers.cluster = json::parse(cluster->body, nullptr, false);
+  // The others complete the picture: /v1/hosts and /v1/ib are 503 before
+  // the first snapshot (the cluster's answer says why), so a refusal of one
+  // leaves its rows out rather than failing the command.
+  const std::pair<json*, const char*> others[] = {
+      {&answers.hosts, "/v1/hosts"}, {&answers.ib, "/v1/ib"}, {&answers.jobs, "/v1/jobs?limit=1"}};
+  for (const auto& [into, target] : others) {
     auto answer = client.Send({"GET", target, "", {}});
     if (!answer) return Code(ExitCode::kUnreachable);
-    // /v1/hosts is 503 before the first snapshot; /v1/cluster says why.
-    if (answer->status == 503 && std::string(name) == "hosts") {
-      answers[name] = json::object();
-      continue;
-    }
-    if (ExitCodeForStatus(answer->status) != ExitCode::kOk) return client.Refused(*answer);
-    answers[name] = json::parse(answer->body, nullptr, false);
+    *into = ExitCodeForStatus(answer->status) == ExitCode::kOk
+                ? json::parse(answer->body, nullptr, false)
+                : json::object();
+    if (into->is_discarded()) *into = json::object();
   }
   if (client.json_output()) {
-    std::cout << answers.dump() << "\n";
+    std::cout << json{{"cluster", answers.cluster},
+                      {"hosts", answers.hosts},
+                      {"ib", answers.ib},
+                      {"jobs", answers.jobs}}
+                     .dump()
+              << "\n";
   } else {
-    std::cout << RenderStatus(answers["cluster"], answers["hosts"], OutputWidth());
+    std::cout << RenderStatus(answers, OutputWidth());
   }
   return Code(ExitCode::kOk);
 }

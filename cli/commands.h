@@ -56,8 +56,9 @@ int RunJob(const GlobalOptions& options, const std::string& id, std::optional<in
 // --json prints one answer a line.
 int RunKill(const GlobalOptions& options, const std::vector<std::string>& ids);
 
-// GET /v1/cluster and GET /v1/hosts. --json prints {"cluster": ...,
-// "hosts": ...}, the two answers.
+// GET /v1/cluster, then /v1/hosts, /v1/ib and /v1/jobs?limit=1 (the
+// jobs tier's age). --json prints {"cluster": ..., "hosts": ..., "ib": ...,
+// "jobs": ...}, the answers (an object left empty for one that was refused).
 int RunStatus(const GlobalOptions& options);
 
 }  // namespace bplace::cli

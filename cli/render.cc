@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
+#include <optional>
 
 #include "cli/table.h"
 
@@ -65,6 +67,31 @@ std::string ExecHosts(const json& job) {
     out += (slots == "1" || slots == "-" ? "" : slots + "*") + Text(host, "host");
   }
   return out.empty() ? "-" : out;
+}
+
+// Seconds since the epoch of an RFC 3339 UTC time as bplaced writes it
+// ("2026-12-01T17:00:35.532Z"); nullopt for anything else.
+std::optional<double> EpochSeconds(const json& text) {
+  if (!text.is_string()) return std::nullopt;
+  std::tm utc{};
+  int millis = 0;
+  const std::string value = text.get<std::string>();
+  if (std::sscanf(value.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &utc.tm_year, &utc.tm_mon,
+                  &utc.tm_mday, &utc.tm_hour, &utc.tm_min, &utc.tm_sec, &millis) != 7) {
+    return std::nullopt;
+  }
+  utc.tm_year -= 1900;
+  utc.tm_mon -= 1;
+  return static_cast<double>(timegm(&utc)) + millis / 1000.0;
+}
+
+// The age of the InfiniBand verdicts: /v1/ib gives the load data's age and
+// both times, so the source's age is the load age plus the gap between them.
+json IbAge(const json& ib) {
+  const auto as_of = EpochSeconds(ib.value("as_of", json()));
+  const auto source_as_of = EpochSeconds(ib.value("source_as_of", json()));
+  if (!as_of || !source_as_of || !ib.value("age_s", json()).is_number()) return json();
+  return ib["age_s"].get<double>() + (*as_of - *source_as_of);
 }
 
 }  // namespace
@@ -272,7 +299,9 @@ std::string RenderKilled(const std::string& id, const json& answer) {
          (Text(answer, "message") == "-" ? "" : ": " + Text(answer, "message")) + "\n";
 }
 
-std::string RenderStatus(const json& cluster, const json& hosts, std::size_t width) {
+std::string RenderStatus(const StatusAnswers& answers, std::size_t width) {
+  const json& cluster = answers.cluster;
+  const json& hosts = answers.hosts;
   std::string out = "Cluster " + Text(cluster, "cluster_name") + " (master " +
                     Text(cluster, "master_name") + ", " + Text(cluster, "lsf_version") +
                     "), bplace " + Text(cluster, "bplace_version") + ", " +
@@ -286,6 +315,14 @@ std::string RenderStatus(const json& cluster, const json& hosts, std::size_t wid
     const json t = cluster.value(tier, json::object());
     tiers.rows.push_back({tier, FormatAge(t.value("age_s", json())),
                           Text(t, "consecutive_failures"), Text(t, "last_error")});
+  }
+  if (answers.ib.is_object() && answers.ib.contains("source") && answers.ib["source"] != "none") {
+    tiers.rows.push_back({"ib (" + Text(answers.ib, "source") + ")", FormatAge(IbAge(answers.ib)),
+                          "-", Text(answers.ib, "source_error")});
+  }
+  if (answers.jobs.is_object() && answers.jobs.contains("age_s")) {
+    tiers.rows.push_back(
+        {"jobs", FormatAge(answers.jobs["age_s"]), "-", Text(answers.jobs, "jobs_error")});
   }
   out += RenderTable(tiers, width);
   for (const json& warning : Array(cluster, "warnings")) {

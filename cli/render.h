@@ -52,11 +52,19 @@ std::string RenderSubmitted(const nlohmann::json& answer);
 // (200, already_finished).
 std::string RenderKilled(const std::string& id, const nlohmann::json& answer);
 
-// GET /v1/cluster and GET /v1/hosts together: the cluster, each refresh
-// tier's age and last error, topology warnings, and the sick hosts (those
+// The answers `bplace status` reads; an answer it could not get is an
+// empty object (its rows are left out).
+struct StatusAnswers {
+  nlohmann::json cluster;  // GET /v1/cluster: the load and topology tiers
+  nlohmann::json hosts;    // GET /v1/hosts: the sick hosts
+  nlohmann::json ib;       // GET /v1/ib: the InfiniBand source's age and error
+  nlohmann::json jobs;     // GET /v1/jobs?limit=1: the jobs tier's age and error
+};
+
+// The cluster, each refresh tier's age and last error (load, topology, ib
+// when it has a source, jobs), topology warnings, and the sick hosts (those
 // that take no new work or whose InfiniBand is unhealthy).
-std::string RenderStatus(const nlohmann::json& cluster, const nlohmann::json& hosts,
-                         std::size_t width);
+std::string RenderStatus(const StatusAnswers& answers, std::size_t width);
 
 // `age_s` as people read it: "-" for null, "4s", "2m10s", "3h05m".
 std::string FormatAge(const nlohmann::json& age_s);

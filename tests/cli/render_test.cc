@@ -57,11 +57,29 @@ TEST(RenderStatus, SickHostsAreThoseWithoutNewWorkOrWithUnhealthyIb) {
                          {"status", "ok"},
                          {"takes_new_work", true},
                          {"ib", {{"health", "unhealthy"}, {"reasons", {"port 1 down"}}}}}}}};
-  const std::string out = RenderStatus({{"cluster_name", "x"}, {"ready", true}}, hosts, 100);
+  const std::string out = RenderStatus(
+      {{{"cluster_name", "x"}, {"ready", true}}, hosts, json::object(), json::object()}, 100);
   EXPECT_NE(out.find("Sick hosts (2 of 3"), std::string::npos) << out;
   EXPECT_NE(out.find("b     unavail  unknown"), std::string::npos) << out;
   EXPECT_NE(out.find("unhealthy (port 1 down)"), std::string::npos) << out;
   EXPECT_EQ(out.find("\na "), std::string::npos) << out;
+}
+
+TEST(RenderStatus, ShowsTheIbAndJobsTiersAgesAndErrors) {
+  StatusAnswers answers{{{"load", {{"age_s", 3}}}},
+                        json::object(),
+                        {{"source", "lsload"},
+                         {"as_of", "2026-12-01T17:00:10.000Z"},
+                         {"age_s", 5.0},
+                         {"source_as_of", "2026-12-01T16:59:10.000Z"},
+                         {"source_error", "lsload: LIM is down"}},
+                        {{"age_s", 12}, {"jobs_error", nullptr}}};
+  const std::string out = RenderStatus(answers, 200);
+  EXPECT_NE(out.find("ib (lsload)  1m05s  -         lsload: LIM is down\n"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("jobs         12s    -         -\n"), std::string::npos) << out;
+  answers.ib["source"] = "none";
+  EXPECT_EQ(RenderStatus(answers, 200).find("ib ("), std::string::npos);
 }
 
 TEST(FormatAge, SecondsMinutesHours) {
