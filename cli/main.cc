@@ -3,6 +3,9 @@
 // commands.cc.
 
 #include <csignal>
+#include <cstdio>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,12 +40,24 @@ constexpr char kFooter[] =
 
 int Code(ExitCode code) { return static_cast<int>(code); }
 
-}  // namespace
+using bplace::cli::GlobalOptions;
 
-int main(int argc, char** argv) {
-  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe (| head) is an error return, not a signal
-  bplace::cli::GlobalOptions global;
-  CLI::App app{kIntro, "bplace"};
+// The words of the command line, filled by CLI11.
+struct Words {
+  std::string host, queues, user, status, cursor, id, queue_name;
+  bool names_only = false;
+  std::optional<int> slots, limit, wait_s;
+  std::optional<bool> require_ib;
+  std::vector<std::string> labels, ids;
+};
+
+// What the chosen command does once the line is parsed.
+using Runner = std::function<int()>;
+
+// Each Add* below adds one command with its options, help and examples, and
+// sets `run` when the command line names it.
+
+void AddGlobalOptions(CLI::App& app, GlobalOptions& global) {
   app.footer(std::string(kFooter) + bplace::cli::kExitCodesHelp);
   app.set_version_flag("-V,--version", std::string("bplace ") + bplace::kVersion,
                        "print the version (the same as `bplaced --version`) and exit");
@@ -56,44 +71,59 @@ int main(int argc, char** argv) {
   app.add_flag("--json", global.json, "print the daemon's JSON answer instead of a table");
   app.require_subcommand(1);
   app.fallthrough();
+}
 
-  std::string host;
-  bool names_only = false;
+void AddHosts(CLI::App& app, const GlobalOptions& global, Words& w, Runner& run) {
   auto* hosts = app.add_subcommand(
       "hosts",
       "with HOST: the queues whose HOSTS admit HOST, how (directly, through which host group, "
       "all, others) and the queues that exclude it; without: every host of bhosts");
-  hosts->add_option("HOST", host, "a host name as bhosts prints it (compared exactly)");
-  hosts->add_flag("--names", names_only, "only the host names, one a line (no HOST)");
+  hosts->add_option("HOST", w.host, "a host name as bhosts prints it (compared exactly)");
+  hosts->add_flag("--names", w.names_only, "only the host names, one a line (no HOST)");
   hosts->footer("Examples:\n  bplace hosts node007\n  bplace hosts\n  bplace hosts --names");
+  hosts->callback([&] {
+    run = [&] {
+      if (w.names_only && !w.host.empty()) {
+        std::fprintf(stderr, "bplace: hosts --names lists every host; give no HOST\n");
+        return Code(ExitCode::kUsage);
+      }
+      return bplace::cli::RunHosts(global, w.host, w.names_only);
+    };
+  });
+}
 
-  std::string queues;
-  std::optional<int> slots;
-  std::optional<bool> require_ib;
-  std::string user;
+void AddPlace(CLI::App& app, const GlobalOptions& global, Words& w, Runner& run) {
   auto* place = app.add_subcommand(
       "place",
       "dry run: the queues a job could go to, best first, and every other queue with the reason "
       "it is left out (nothing is submitted; exit 1 when no queue can take the job)");
-  place->add_option("--host,-m", host, "the host the job must run on (bsub -m)");
-  place->add_option("-q,--queues", queues, "candidate queues, blank- or comma-separated (\"a b\")");
-  place->add_option("-n,--slots", slots, "slots of the job (bsub -n), default 1")
+  place->add_option("--host,-m", w.host, "the host the job must run on (bsub -m)");
+  place->add_option("-q,--queues", w.queues,
+                    "candidate queues, blank- or comma-separated (\"a b\")");
+  place->add_option("-n,--slots", w.slots, "slots of the job (bsub -n), default 1")
       ->check(CLI::PositiveNumber);
   place->add_flag(
-      "--ib,!--no-ib", require_ib,
+      "--ib,!--no-ib", w.require_ib,
       "keep hosts with unhealthy InfiniBand out (default: the daemon's [ib] require_ib)");
-  place->add_option("--user,-u", user, "rank for another user (needs the admin scope)");
+  place->add_option("--user,-u", w.user, "rank for another user (needs the admin scope)");
   place->footer(
       "Examples:\n  bplace place --host node007\n  bplace place -q \"short normal\" -n 8\n"
       "  bplace place --host node007 --no-ib");
+  place->callback([&] {
+    run = [&] {
+      return bplace::cli::RunPlace(global, w.host, w.queues, w.slots, w.require_ib, w.user);
+    };
+  });
+}
 
+void AddSubmit(CLI::App& app, const GlobalOptions& global, Runner& run) {
   auto* submit = app.add_subcommand(
       "submit",
       "submit a job to the best queue that takes it (as bsub would, with the job's bsub options)");
+  // Every word after `submit` is the job's (bsub options, the command): none
+  // goes to bplace's own options, which come before `submit`.
   submit->prefix_command();
   submit->allow_extras();
-  // Every word after `submit` is the job's (bsub options, the command): none goes
-  // to bplace's own options, which come before `submit`.
   submit->fallthrough(false);
   submit->footer(
       "Usage: bplace submit HOST [bsub options] COMMAND...\n"
@@ -115,70 +145,81 @@ int main(int argc, char** argv) {
       "  bplace submit node007 -n 4 -W 2:00 -o out.%J ./run.sh input.dat\n"
       "  bplace submit -q \"short normal\" -J align -R \"rusage[mem=4000]\" ./align.sh\n"
       "  bplace submit --host node007 --label workflow=wf17 'sleep 60; date'");
+  submit->callback([&, submit] {
+    run = [&, submit] { return bplace::cli::RunSubmit(global, submit->remaining()); };
+  });
+}
 
-  std::string queue_name;
-  auto* queues_command = app.add_subcommand(
+void AddQueues(CLI::App& app, const GlobalOptions& global, Words& w, Runner& run) {
+  auto* queues = app.add_subcommand(
       "queues", "the queues in bqueues order: status, limits, counters, hosts usable/admitted");
-  queues_command->add_option("QUEUE", queue_name, "only this queue");
-  queues_command->add_flag("--names", names_only, "only the queue names, one a line");
-  queues_command->footer(
-      "Examples:\n  bplace queues\n  bplace queues normal\n  bplace queues --names");
+  queues->add_option("QUEUE", w.queue_name, "only this queue");
+  queues->add_flag("--names", w.names_only, "only the queue names, one a line");
+  queues->footer("Examples:\n  bplace queues\n  bplace queues normal\n  bplace queues --names");
+  queues->callback(
+      [&] { run = [&] { return bplace::cli::RunQueues(global, w.queue_name, w.names_only); }; });
+}
 
-  std::string status;
-  std::vector<std::string> labels;
-  std::optional<int> limit;
-  std::string cursor;
+void AddJobCommands(CLI::App& app, const GlobalOptions& global, Words& w, Runner& run) {
   auto* jobs = app.add_subcommand("jobs", "jobs submitted through bplace, newest first");
-  jobs->add_option("--user,-u", user, "another user's jobs, or `all` (needs the admin scope)");
-  jobs->add_option("--status,-s", status, "only these states, comma-separated (RUN,PEND)");
-  jobs->add_option("--label,-l", labels, "only jobs with this label KEY=VALUE (repeatable)");
-  jobs->add_option("--limit", limit, "at most this many (1..1000, default 100)");
-  jobs->add_option("--cursor", cursor, "the next page (as the previous page printed)");
+  jobs->add_option("--user,-u", w.user, "another user's jobs, or `all` (needs the admin scope)");
+  jobs->add_option("--status,-s", w.status, "only these states, comma-separated (RUN,PEND)");
+  jobs->add_option("--label,-l", w.labels, "only jobs with this label KEY=VALUE (repeatable)");
+  jobs->add_option("--limit", w.limit, "at most this many (1..1000, default 100)");
+  jobs->add_option("--cursor", w.cursor, "the next page (as the previous page printed)");
   jobs->footer(
       "Examples:\n  bplace jobs\n  bplace jobs -s RUN,PEND --label workflow=wf17\n"
       "  bplace jobs -u all --limit 20");
+  jobs->callback([&] {
+    run = [&] {
+      return bplace::cli::RunJobs(global, w.user, w.status, w.labels, w.limit, w.cursor);
+    };
+  });
 
-  std::string id;
-  std::optional<int> wait_s;
   auto* job = app.add_subcommand("job", "one job's state, as the last bjobs refresh saw it");
-  job->add_option("ID", id, "the job id (1234, or 1234[7] for an array element)")->required();
-  job->add_option("--wait", wait_s,
+  job->add_option("ID", w.id, "the job id (1234, or 1234[7] for an array element)")->required();
+  job->add_option("--wait", w.wait_s,
                   "answer after the next jobs refresh, waiting at most this many seconds (1..60)");
   job->footer(
       "Examples:\n  bplace job 1234\n  bplace job 1234 --wait 30\n  bplace --json job 1234");
+  job->callback([&] { run = [&] { return bplace::cli::RunJob(global, w.id, w.wait_s); }; });
 
-  std::vector<std::string> ids;
   auto* kill = app.add_subcommand(
       "kill", "cancel jobs (bkill as you); a job already finished is not an error");
-  kill->add_option("ID", ids, "job ids")->required();
+  kill->add_option("ID", w.ids, "job ids")->required();
   kill->footer("Examples:\n  bplace kill 1234\n  bplace kill 1234 1235 1236");
+  kill->callback([&] { run = [&] { return bplace::cli::RunKill(global, w.ids); }; });
+}
 
-  auto* status_command = app.add_subcommand(
+void AddStatus(CLI::App& app, const GlobalOptions& global, Runner& run) {
+  auto* status = app.add_subcommand(
       "status",
       "the cluster, the age and last error of each refresh tier, topology warnings, and the sick "
       "hosts (taking no new work, or InfiniBand unhealthy)");
-  status_command->footer("Examples:\n  bplace status\n  bplace --json status");
+  status->footer("Examples:\n  bplace status\n  bplace --json status");
+  status->callback([&] { run = [&] { return bplace::cli::RunStatus(global); }; });
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe (| head) is an error return, not a signal
+  GlobalOptions global;
+  Words words;
+  Runner run = [] { return Code(ExitCode::kUsage); };
+  CLI::App app{kIntro, "bplace"};
+  AddGlobalOptions(app, global);
+  AddHosts(app, global, words, run);
+  AddPlace(app, global, words, run);
+  AddSubmit(app, global, run);
+  AddQueues(app, global, words, run);
+  AddJobCommands(app, global, words, run);
+  AddStatus(app, global, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int printed = app.exit(e);
+    const int printed = app.exit(e);  // help and --version are "errors" that exit 0
     return printed == 0 ? 0 : Code(ExitCode::kUsage);
   }
-  using namespace bplace::cli;
-  if (*hosts) {
-    if (names_only && !host.empty()) {
-      std::fprintf(stderr, "bplace: hosts --names lists every host; give no HOST\n");
-      return Code(ExitCode::kUsage);
-    }
-    return RunHosts(global, host, names_only);
-  }
-  if (*place) return RunPlace(global, host, queues, slots, require_ib, user);
-  if (*submit) return RunSubmit(global, submit->remaining());
-  if (*queues_command) return RunQueues(global, queue_name, names_only);
-  if (*jobs) return RunJobs(global, user, status, labels, limit, cursor);
-  if (*job) return RunJob(global, id, wait_s);
-  if (*kill) return RunKill(global, ids);
-  if (*status_command) return RunStatus(global);
-  return Code(ExitCode::kUsage);
+  return run();
 }
