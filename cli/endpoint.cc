@@ -74,6 +74,12 @@ Result<Endpoint> ParseEndpoint(const std::string& url) {
       return Fail(ErrorCode::kInvalidArgument,
                   url + ": expected unix:/ABSOLUTE/PATH of bplaced's socket");
     }
+    // sockaddr_un holds 108 bytes with the terminating NUL (unix(7)).
+    if (endpoint.path.size() > 107) {
+      return Fail(
+          ErrorCode::kInvalidArgument,
+          url + ": socket path longer than 107 bytes, more than a Unix socket address holds");
+    }
     return endpoint;
   }
   if (url.rfind(kHttp, 0) == 0) return ParseHttp(url, url.substr(kHttp.size()));

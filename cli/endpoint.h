@@ -29,7 +29,8 @@ struct Endpoint {
 // `[v6]`; a trailing "/" is allowed, no other path). Pure. Returns
 // kInvalidArgument naming what is wrong: another scheme (`https` included:
 // bplaced speaks plain HTTP, TLS belongs to a proxy in front), a relative
-// socket path, a missing or non-numeric port, a path after the port.
+// socket path or one over 107 bytes (sockaddr_un), a missing or non-numeric
+// port, a path after the port.
 Result<Endpoint> ParseEndpoint(const std::string& url);
 
 // The endpoint to use: `url_option` (from --url) when not empty, else

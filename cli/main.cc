@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
@@ -221,5 +222,11 @@ int main(int argc, char** argv) {
     const int printed = app.exit(e);  // help and --version are "errors" that exit 0
     return printed == 0 ? 0 : Code(ExitCode::kUsage);
   }
-  return run();
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    // Not expected (network trouble is a return value): say so, never abort.
+    std::fprintf(stderr, "bplace: internal error: %s\n", e.what());
+    return Code(ExitCode::kRefused);
+  }
 }

@@ -30,10 +30,18 @@ TEST(ParseEndpoint, ReadsUnixAndHttp) {
 
 TEST(ParseEndpoint, RefusesWhatItCannotUseNamingTheProblem) {
   const std::pair<const char*, const char*> cases[] = {
-      {"unix:relative.sock", "ABSOLUTE"},      {"https://127.0.0.1:1", "plain HTTP"},
-      {"http://127.0.0.1", "no port"},         {"http://127.0.0.1:x", "port must be"},
-      {"http://127.0.0.1:70000", "port must"}, {"http://127.0.0.1:80/v1", "no path"},
-      {"127.0.0.1:8080", "expected unix:"},    {"http://:80", "no host"},
+      {"unix:relative.sock", "ABSOLUTE"},
+      {"https://127.0.0.1:1", "plain HTTP"},
+      {"http://127.0.0.1", "no port"},
+      {"http://127.0.0.1:x", "port must be"},
+      {"http://127.0.0.1:70000", "port must"},
+      {"http://127.0.0.1:80/v1", "no path"},
+      {"127.0.0.1:8080", "expected unix:"},
+      {"unix:/tmp/"
+       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+       "aaaaaaaaaaaaaaaa",
+       "longer than 107"},
+      {"http://:80", "no host"},
   };
   for (const auto& [url, problem] : cases) {
     auto parsed = ParseEndpoint(url);
