@@ -68,7 +68,7 @@ void AddGlobalOptions(CLI::App& app, GlobalOptions& global) {
   app.add_option("--timeout", global.timeout_s,
                  "seconds one request may take, connecting included (default 30; submit 120: "
                  "it waits for bsub)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(0.001, 86400.0));
   app.add_flag("--json", global.json, "print the daemon's JSON answer instead of a table");
   app.require_subcommand(1);
   app.fallthrough();
