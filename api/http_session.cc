@@ -16,10 +16,7 @@
 
 #include "api/problem.h"
 #include "api/request_framing.h"
-
-#ifndef BPLACE_VERSION
-#define BPLACE_VERSION "dev"
-#endif
+#include "common/version.h"
 
 namespace bplace::api {
 
@@ -28,7 +25,7 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using SteadyClock = std::chrono::steady_clock;
 
-const char kServerName[] = "bplaced/" BPLACE_VERSION;
+const std::string kServerName = std::string("bplaced/") + kVersion;
 
 namespace {
 

@@ -30,7 +30,7 @@ namespace bplace::api {
 using Stream = boost::beast::basic_stream<Protocol>;
 
 // The Server header of every response: "bplaced/VERSION".
-extern const char kServerName[];
+extern const std::string kServerName;
 
 // What the sessions of one server share with it.
 // Thread safety: constant after construction, except `stopping` (atomic) and

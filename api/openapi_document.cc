@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/job_request_decoder.h"
+#include "common/version.h"
 
 namespace bplace::api {
 
@@ -16,7 +17,7 @@ nlohmann::ordered_json OpenApiDocument(const JobRequestLimits& limits) {
   if (!document.contains(request) || !document[request].is_object()) {
     throw std::logic_error("the embedded OpenAPI document has no " + request.to_string());
   }
-  document["info"]["version"] = BPLACE_VERSION;
+  document["info"]["version"] = kVersion;
   nlohmann::ordered_json& properties = document[request]["properties"];
   properties = nlohmann::ordered_json::object();
   for (const JobRequestField& field : JobRequestFields(limits)) {

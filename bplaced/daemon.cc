@@ -27,6 +27,7 @@
 #include "bplaced/config_reload.h"
 #include "bplaced/watchdog_pinger.h"
 #include "common/metrics.h"
+#include "common/version.h"
 #include "daemon/audit_log.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/daemon_metrics.h"
@@ -46,8 +47,6 @@
 
 namespace bplace {
 namespace {
-
-constexpr const char* kVersion = "0.1.0";
 
 Result<std::string> CurrentUserName() {
   const uid_t uid = geteuid();

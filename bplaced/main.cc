@@ -13,6 +13,7 @@
 #include "api/listen_address.h"
 #include "api/openapi_document.h"
 #include "bplaced/daemon.h"
+#include "common/version.h"
 #include "config/config.h"
 
 int main(int argc, char** argv) {
@@ -29,6 +30,8 @@ int main(int argc, char** argv) {
   app.add_flag("--print-openapi", print_openapi,
                "print the OpenAPI document that GET /v1/openapi.json serves (with the limits "
                "of --config) and exit");
+  app.set_version_flag("-V,--version", std::string("bplaced ") + bplace::kVersion,
+                       "print the version (the same as `bplace --version`) and exit");
   CLI11_PARSE(app, argc, argv);
 
   // Logs go to stderr: the journal takes them under systemd.

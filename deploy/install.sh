@@ -22,5 +22,9 @@ if [ -x "$build_dir/rdma_probe/rdma_probe" ]; then
   install -m 0755 "$build_dir/rdma_probe/rdma_probe" /usr/local/bin/rdma_probe
 fi
 install -m 0755 "$here/../tools/bplace-token" /usr/local/bin/bplace-token
+# The bplace command and its bash completion (bash-completion loads it on demand).
+install -m 0755 "$build_dir/cli/bplace" /usr/local/bin/bplace
+install -d -m 0755 /usr/local/share/bash-completion/completions
+install -m 0644 "$here/../cli/bplace.bash" /usr/local/share/bash-completion/completions/bplace
 systemctl daemon-reload
 echo "installed; edit /etc/bplace/bplaced.toml ([lsf] bin_dir, env_dir), then: systemctl enable --now bplaced"

@@ -203,4 +203,10 @@ Result<void> CheckExtraArgs(const std::vector<std::string>& extra_args) {
   return {};
 }
 
+std::optional<bool> ExtraArgTakesValue(std::string_view flag) {
+  const AllowedOption* option = FindAllowed(flag);
+  if (option == nullptr) return std::nullopt;
+  return option->takes_value;
+}
+
 }  // namespace bplace::lsf

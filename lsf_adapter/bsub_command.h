@@ -93,4 +93,10 @@ std::string JoinShellQuoted(const std::vector<std::string>& argv);
 // missing its value, and a bare word (bsub would take it as the command).
 Result<void> CheckExtraArgs(const std::vector<std::string>& extra_args);
 
+// Whether `flag` ("-G") is one of the options CheckExtraArgs lets through and,
+// if so, whether it takes a value (true for "-G", false for "-B"); nullopt
+// for any other word. The same table CheckExtraArgs reads; the bplace
+// command uses it to tell options from the job's command.
+std::optional<bool> ExtraArgTakesValue(std::string_view flag);
+
 }  // namespace bplace::lsf

@@ -66,7 +66,7 @@ fi
 tools/install-deps.sh
 
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBPLACE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build_dir" -j"$(nproc)" --target bplaced lsfsim
+cmake --build "$build_dir" -j"$(nproc)" --target bplaced bplace lsfsim
 
 have_lsf=0
 if [ -n "${LSF_ENVDIR:-}" ] && [ -f "${LSF_ENVDIR}/lsf.conf" ]; then

@@ -203,5 +203,17 @@ TEST(CheckExtraArgsOrderTest, RefusedOptionIsFoundAfterValuedOption) {
   EXPECT_THAT(result.error().message, StartsWith("extra_args[3] -K"));
 }
 
+TEST(ExtraArgTakesValueTest, AgreesWithCheckExtraArgs) {
+  EXPECT_EQ(ExtraArgTakesValue("-G"), true);
+  EXPECT_EQ(ExtraArgTakesValue("-B"), false);
+  EXPECT_EQ(ExtraArgTakesValue("-q"), std::nullopt);   // the daemon's own
+  EXPECT_EQ(ExtraArgTakesValue("-Is"), std::nullopt);  // waits for a terminal
+  EXPECT_EQ(ExtraArgTakesValue("node1"), std::nullopt);
+  for (const char* flag : {"-G", "-B", "-sla", "-x", "-N"}) {
+    std::vector<std::string> args = {flag};
+    if (*ExtraArgTakesValue(flag)) args.push_back("value");
+    EXPECT_TRUE(CheckExtraArgs(args).has_value()) << flag;
+  }
+}
 }  // namespace
 }  // namespace bplace::lsf

@@ -1,0 +1,93 @@
+#include "cli/render.h"
+
+#include <gtest/gtest.h>
+
+namespace bplace::cli {
+namespace {
+
+using nlohmann::json;
+
+TEST(ProblemLine, DetailThenTitleThenStatus) {
+  EXPECT_EQ(ProblemLine(R"({"title":"Not Found","status":404,"detail":"no host x"})", 404),
+            "no host x");
+  EXPECT_EQ(ProblemLine(R"({"title":"Not Found","status":404})", 404), "Not Found");
+  EXPECT_EQ(ProblemLine("<html>", 502), "HTTP 502");
+}
+
+TEST(RenderSubmitted, SpeaksAsBsub) {
+  EXPECT_EQ(RenderSubmitted({{"job_id", "123"}, {"queue", "normal"}}),
+            "Job <123> is submitted to queue <normal>.\n");
+}
+
+TEST(RenderKilled, SpeaksAsBkill) {
+  EXPECT_EQ(RenderKilled("7", {{"outcome", "terminating"}, {"job", json::object()}}),
+            "Job <7> is being terminated.\n");
+  EXPECT_EQ(RenderKilled("7", {{"outcome", "already_finished"}, {"job", {{"status", "DONE"}}}}),
+            "Job <7> has already finished (DONE).\n");
+}
+
+TEST(RenderPlacement, ListsEveryExcludedQueueWithCodeAndReason) {
+  const json placement = {{"user", "alice"},
+                          {"host", "node1"},
+                          {"chosen", nullptr},
+                          {"candidates", json::array()},
+                          {"excluded",
+                           {{{"queue", "q1"}, {"code", "queue_closed"}, {"reason", "closed"}},
+                            {{"queue", "q2"},
+                             {"code", "rejected_by_lsf"},
+                             {"reason", "refused"},
+                             {"until_refresh", "topology"}}}}};
+  const std::string out = RenderPlacement(placement, 200);
+  EXPECT_EQ(out.rfind("No queue can take the job (for alice on node1)\n", 0), 0u) << out;
+  EXPECT_NE(out.find("q1     queue_closed     closed\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("refused (until the next topology refresh)"), std::string::npos) << out;
+}
+
+TEST(RenderStatus, SickHostsAreThoseWithoutNewWorkOrWithUnhealthyIb) {
+  const json hosts = {{"hosts",
+                       {{{"host", "a"},
+                         {"status", "ok"},
+                         {"takes_new_work", true},
+                         {"ib", {{"health", "healthy"}}}},
+                        {{"host", "b"},
+                         {"status", "unavail"},
+                         {"takes_new_work", false},
+                         {"ib", {{"health", "unknown"}}}},
+                        {{"host", "c"},
+                         {"status", "ok"},
+                         {"takes_new_work", true},
+                         {"ib", {{"health", "unhealthy"}, {"reasons", {"port 1 down"}}}}}}}};
+  const std::string out = RenderStatus(
+      {{{"cluster_name", "x"}, {"ready", true}}, hosts, json::object(), json::object()}, 100);
+  EXPECT_NE(out.find("Sick hosts (2 of 3"), std::string::npos) << out;
+  EXPECT_NE(out.find("b     unavail  unknown"), std::string::npos) << out;
+  EXPECT_NE(out.find("unhealthy (port 1 down)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\na "), std::string::npos) << out;
+}
+
+TEST(RenderStatus, ShowsTheIbAndJobsTiersAgesAndErrors) {
+  StatusAnswers answers{{{"load", {{"age_s", 3}}}},
+                        json::object(),
+                        {{"source", "lsload"},
+                         {"as_of", "2026-12-01T17:00:10.000Z"},
+                         {"age_s", 5.0},
+                         {"source_as_of", "2026-12-01T16:59:10.000Z"},
+                         {"source_error", "lsload: LIM is down"}},
+                        {{"age_s", 12}, {"jobs_error", nullptr}}};
+  const std::string out = RenderStatus(answers, 200);
+  EXPECT_NE(out.find("ib (lsload)  1m05s  -         lsload: LIM is down\n"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("jobs         12s    -         -\n"), std::string::npos) << out;
+  answers.ib["source"] = "none";
+  EXPECT_EQ(RenderStatus(answers, 200).find("ib ("), std::string::npos);
+}
+
+TEST(FormatAge, SecondsMinutesHours) {
+  EXPECT_EQ(FormatAge(json()), "-");
+  EXPECT_EQ(FormatAge(4.4), "4s");
+  EXPECT_EQ(FormatAge(130), "2m10s");
+  EXPECT_EQ(FormatAge(3 * 3600 + 5 * 60 + 9), "3h05m");
+}
+
+}  // namespace
+}  // namespace bplace::cli
