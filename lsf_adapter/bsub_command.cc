@@ -204,9 +204,9 @@ Result<void> CheckExtraArgs(const std::vector<std::string>& extra_args) {
 }
 
 std::optional<bool> ExtraArgTakesValue(std::string_view flag) {
-  const AllowedOption* option = FindAllowed(flag);
-  if (option == nullptr) return std::nullopt;
-  return option->takes_value;
+  const BsubOptionRule rule = FindBsubOption(flag);
+  if (rule.use != BsubOptionUse::kPassed) return std::nullopt;
+  return rule.takes_value;
 }
 
 }  // namespace bplace::lsf
