@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -64,17 +66,32 @@ std::string CurrentUser() {
   return name;
 }
 
-// Appends the exchange to <$BPLACE_API_EXCHANGES>/<pid>.jsonl, one JSON
+// Appends an exchange with a daemon of ours to <$BPLACE_API_EXCHANGES>/<pid>.jsonl, one JSON
 // object a line (method, target, status, content_type, body, request_body,
 // test), when
 // the variable is set: tools/validate-responses.py checks every answer
 // against the OpenAPI document (the ctest fixture openapi_responses of
 // tests/integration/CMakeLists.txt). One file per process, so that tests
 // ctest runs in parallel never write to the same file.
-void RecordExchange(const std::string& method, const std::string& target, const std::string& body,
-                    const HttpReply& reply) {
+// The ports of the bplaced processes this process started: only their
+// answers are bplace's API (a test may also talk to Prometheus, a relay).
+std::mutex daemon_ports_mutex;
+std::set<int> daemon_ports;  // guarded by daemon_ports_mutex
+
+void NoteDaemonPort(int port) {
+  std::lock_guard<std::mutex> lock(daemon_ports_mutex);
+  daemon_ports.insert(port);
+}
+
+bool IsDaemonPort(int port) {
+  std::lock_guard<std::mutex> lock(daemon_ports_mutex);
+  return daemon_ports.count(port) != 0;
+}
+
+void RecordExchange(int port, const std::string& method, const std::string& target,
+                    const std::string& body, const HttpReply& reply) {
   const char* dir = std::getenv("BPLACE_API_EXCHANGES");
-  if (dir == nullptr || *dir == '\0') return;
+  if (dir == nullptr || *dir == '\0' || !IsDaemonPort(port)) return;
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
   const auto content_type = reply.headers.find("content-type");
   const nlohmann::json line = {
@@ -207,7 +224,7 @@ HttpReply Http(int port, const std::string& method, const std::string& target,
   reply.body = parser.get().body();
   beast::error_code ec;
   stream.socket().shutdown(tcp::socket::shutdown_both, ec);
-  RecordExchange(method, target, body, reply);
+  RecordExchange(port, method, target, body, reply);
   return reply;
 }
 
@@ -332,6 +349,7 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
     }
     if (port_ == 0 && std::filesystem::exists(port_path)) {
       port_ = std::atoi(ReadFile(port_path).c_str());
+      if (port_ != 0) NoteDaemonPort(port_);
     }
     if (port_ != 0 && Get("/readyz").status == 200) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
