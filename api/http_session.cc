@@ -424,13 +424,15 @@ void HttpSession::OnWritten(beast::error_code ec, std::size_t) {
 // The access log line of the response just written, if its budget allows.
 void HttpSession::LogAccess(beast::error_code ec) {
   const SteadyClock::time_point now = SteadyClock::now();
-  const AccessLogSampler::Verdict verdict = shared_->access_log.Admit(now);
+  const bool error = response_->result_int() >= 400;
+  const AccessLogSampler::Verdict verdict =
+      (error ? shared_->error_log : shared_->access_log).Admit(now);
   if (!verdict.log) return;
   if (verdict.skipped > 0) {
     spdlog::info(
-        "http: access log: {} responses not logged (at most {} lines a second: [log] "
+        "http: access log: {} {}responses not logged (at most {} lines a second: [log] "
         "access_log_per_s)",
-        verdict.skipped, shared_->options.access_log_per_second);
+        verdict.skipped, error ? "error " : "", shared_->options.access_log_per_second);
   }
   const double ms = std::chrono::duration<double, std::milli>(now - request_start_).count();
   spdlog::info("{} \"{} {}\" {} {} {:.1f}ms id={}{}", remote_, method_.empty() ? "-" : method_,

@@ -41,13 +41,17 @@ struct SessionShared {
       : options(std::move(server_options)),
         handler(std::move(request_handler)),
         before_continue(std::move(continue_check)),
-        access_log(options.access_log_per_second) {}
+        access_log(options.access_log_per_second),
+        error_log(options.access_log_per_second) {}
 
   const ServerOptions options;
   const Handler handler;
   const HeaderCheck before_continue;  // may be empty
   RequestIdGenerator request_ids;
-  AccessLogSampler access_log;  // which responses get an access log line
+  // Which responses get an access log line: those of 4xx/5xx from a budget
+  // of their own, so that a flood of successes never hides the errors.
+  AccessLogSampler access_log;  // status < 400
+  AccessLogSampler error_log;   // status >= 400
   // Set by the server when it stops; never cleared. A session reads it when
   // it decides whether to keep a connection open.
   std::atomic<bool> stopping{false};

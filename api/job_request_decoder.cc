@@ -666,6 +666,22 @@ const Field kFields[] = {
      BooleanSchema},
 };
 
+// Whether the field named `field` (a JobRequestFields() name with a bsub
+// option: job_name, slots, resources, ...) is set in `job`.
+bool FieldIsSet(const JobRequest& job, std::string_view field) {
+  if (field == "job_name") return job.job_name.has_value();
+  if (field == "slots") return job.slots.has_value();
+  if (field == "resources") return job.resources.has_value();
+  if (field == "output") return job.output.has_value();
+  if (field == "error") return job.error.has_value();
+  if (field == "cwd") return job.cwd.has_value();
+  if (field == "walltime") return job.walltime.has_value();
+  if (field == "memory") return job.memory.has_value();
+  if (field == "project") return job.project.has_value();
+  if (field == "app") return job.app.has_value();
+  return false;
+}
+
 // The #BSUB lines of `job.script` (bsub applies them; lsf::ParseEmbeddedOptions),
 // checked as extra_args and the fields are; the script's -n is counted.
 Result<void> CheckScript(const JobRequestLimits& limits, JobRequest& job) {
@@ -673,16 +689,20 @@ Result<void> CheckScript(const JobRequestLimits& limits, JobRequest& job) {
   if (!lines) return tl::unexpected(Bad("script", lines.error().message));
   auto found = lsf::CheckEmbeddedOptions(*lines, limits.max_slots);
   if (!found) return tl::unexpected(Bad("script", found.error().message));
-  if (found->slots && job.slots) {
-    // bsub would take the command line's -n and drop the script's quietly.
-    return tl::unexpected(Bad("script", "line " + std::to_string(found->slots_line) +
-                                            ": #BSUB -n and the `slots` field both set the "
-                                            "slots; give one"));
-  }
   if (found->job_name_line != 0 && job.array) {
     return tl::unexpected(Bad("script", "line " + std::to_string(found->job_name_line) +
                                             ": #BSUB -J with the `array` field; give the "
                                             "array's name in `job_name`"));
+  }
+  for (const auto& option : found->field_options) {
+    if (FieldIsSet(job, option.field)) {
+      // bsub would take the command line's value and drop the line's.
+      return tl::unexpected(Bad("script", "line " + std::to_string(option.line) + ": #BSUB " +
+                                              option.flag + " and the `" +
+                                              std::string(option.field) +
+                                              "` field both set it; give one"));
+    }
+    if (option.flag == "-R") job.script_resources.push_back(option.value);
   }
   job.script_slots = found->slots;
   return {};

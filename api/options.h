@@ -91,12 +91,12 @@ struct ServerOptions {
   // mbatchd) and stays far below systemd's TimeoutStopSec (90 s).
   std::chrono::seconds drain_timeout{10};
   // Access log lines (one per response, level info) written per second at
-  // most; the requests beyond are counted and reported in one line when the
-  // next second's first is logged. 0: no access log. Under a flood of reads
-  // the log stays small and below journald's rate limit (10,000 lines per
-  // 30 s per service by default), so the daemon's other messages are not
-  // dropped with it; at a login node's ordinary load every request is
-  // logged.
+  // most, for responses below 400 and, apart, for 4xx/5xx (a flood of
+  // successes never hides an error); the responses beyond are counted and
+  // reported in one line when the next second's first is logged. 0: no access log. Under a flood of
+  // reads the log stays small and below journald's rate limit (10,000 lines per 30 s per service by
+  // default), so the daemon's other messages are not dropped with it; at a login node's ordinary
+  // load every request is logged.
   std::uint32_t access_log_per_second = 20;
 };
 

@@ -13,6 +13,19 @@ std::string Joined(const std::vector<std::string>& keys) {
   return joined;
 }
 
+// Re-reads the tokens file of `config` (its path needs a restart), even
+// when the config file itself was refused: revoking a leaked token must not
+// wait for a typo to be fixed. Returns the status suffix ("; 3 tokens").
+std::string ReloadTokens(const config::Config& config, const ReloadTargets& targets,
+                         ReloadOutcome& outcome) {
+  if (config.auth.tokens_file.empty()) return "";
+  auto loaded = targets.reload_tokens(config.auth.tokens_file);
+  if (loaded) return "; " + std::to_string(*loaded) + (*loaded == 1 ? " token" : " tokens");
+  outcome.log.push_back(
+      {ReloadLogLine::Level::kError, "previous tokens kept: " + loaded.error().message});
+  return "; tokens file refused, previous tokens kept";
+}
+
 }  // namespace
 
 ReloadOutcome ApplyReload(const config::Config& running, const Result<config::Config>& reread,
@@ -24,7 +37,8 @@ ReloadOutcome ApplyReload(const config::Config& running, const Result<config::Co
     outcome.log.push_back(
         {ReloadLogLine::Level::kError,
          "config not reloaded, the running one is kept: " + reread.error().message});
-    outcome.status = "reload refused, running config kept: " + FirstLine(reread.error().message);
+    outcome.status = "reload refused, running config kept: " + FirstLine(reread.error().message) +
+                     ReloadTokens(running, targets, outcome);
     return outcome;
   }
   for (const config::KeyChange& change : config::DiffConfigs(running, *reread)) {
@@ -47,17 +61,7 @@ ReloadOutcome ApplyReload(const config::Config& running, const Result<config::Co
   targets.set_jobs(outcome.running.jobs);
   targets.set_submit(outcome.running.submit);
   targets.set_log_level(outcome.running.log.level);
-  std::string tokens;
-  if (!outcome.running.auth.tokens_file.empty()) {
-    auto loaded = targets.reload_tokens(outcome.running.auth.tokens_file);
-    if (loaded) {
-      tokens = "; " + std::to_string(*loaded) + (*loaded == 1 ? " token" : " tokens");
-    } else {
-      outcome.log.push_back(
-          {ReloadLogLine::Level::kError, "previous tokens kept: " + loaded.error().message});
-      tokens = "; tokens file refused, previous tokens kept";
-    }
-  }
+  const std::string tokens = ReloadTokens(outcome.running, targets, outcome);
   outcome.status =
       "reloaded: " +
       (outcome.applied.empty()       ? std::string("no key changed")

@@ -1,5 +1,5 @@
 # Bash completion of the bplace command (README "The bplace command").
-# Installed by deploy/install.sh into /usr/share/bash-completion/completions;
+# Installed by deploy/install.sh (into bash-completion's completions directory);
 # or: source cli/bplace.bash
 #
 # Host and queue names come from the daemon (`bplace hosts --names`,
@@ -13,6 +13,18 @@ _bplace_names() {
     if [[ ${COMP_WORDS[i]} == --url ]]; then url=(--url "${COMP_WORDS[i + 1]}"); fi
   done
   "${COMP_WORDS[0]}" "${url[@]}" --timeout 2 "$1" --names 2>/dev/null
+}
+
+_bplace_complete_names() {
+  # Fills COMPREPLY with the names of $1 (hosts or queues) that start with
+  # $2. The names are data from the daemon: matched as plain strings, never
+  # handed to compgen -W, which would expand $(...) in them.
+  local names=() name
+  mapfile -t names < <(_bplace_names "$1")
+  COMPREPLY=()
+  for name in "${names[@]}"; do
+    [[ $name == "$2"* ]] && COMPREPLY+=("$name")
+  done
 }
 
 _bplace() {
@@ -31,8 +43,8 @@ _bplace() {
   case $prev in
     --url) COMPREPLY=($(compgen -W "unix:/run/bplace/bplace.sock http://127.0.0.1:8080" -- "$cur")); return ;;
     --timeout | --limit | --cursor | --wait | --label | -l | -J | -n | -W | -M | -R | -P | -app | --idempotency-key) return ;;
-    --host | -m) COMPREPLY=($(compgen -W "$(_bplace_names hosts)" -- "$cur")); return ;;
-    -q | --queues) COMPREPLY=($(compgen -W "$(_bplace_names queues)" -- "$cur")); return ;;
+    --host | -m) _bplace_complete_names hosts "$cur"; return ;;
+    -q | --queues) _bplace_complete_names queues "$cur"; return ;;
     -o | -e | -cwd) COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac
   if [[ -z $command ]]; then
@@ -48,13 +60,13 @@ _bplace() {
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--names --help" -- "$cur"))
       else
-        COMPREPLY=($(compgen -W "$(_bplace_names hosts)" -- "$cur"))
+        _bplace_complete_names hosts "$cur"
       fi ;;
     queues)
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--names --help" -- "$cur"))
       else
-        COMPREPLY=($(compgen -W "$(_bplace_names queues)" -- "$cur"))
+        _bplace_complete_names queues "$cur"
       fi ;;
     place) COMPREPLY=($(compgen -W "--host -m -q --queues -n --slots --ib --no-ib --user -u --help" -- "$cur")) ;;
     submit)
@@ -62,7 +74,7 @@ _bplace() {
         COMPREPLY=($(compgen -W "--host -m -q -n -J -R -o -e -cwd -W -M -P -app -G -B -N -E -x -sla -g --label --ib --no-ib --idempotency-key --help" -- "$cur"))
       elif ((COMP_CWORD == command_at + 1)); then
         # The seed's usage: HOST first.
-        COMPREPLY=($(compgen -W "$(_bplace_names hosts)" -- "$cur"))
+        _bplace_complete_names hosts "$cur"
       else
         COMPREPLY=($(compgen -c -- "$cur"))
       fi ;;

@@ -226,6 +226,10 @@ int RunSubmit(const GlobalOptions& options, const std::vector<std::string>& args
   const HttpCall call{"POST", "/v1/jobs", request->body.dump(), {{"Idempotency-Key", key}}};
   const auto deadline = std::chrono::steady_clock::now() + client.timeout();
   auto answer = client.SendQuietly(call);
+  // Whether any attempt reached bplaced: then the job may exist, and only
+  // the same key may ask again (a retry that cannot connect says nothing
+  // of the first attempt).
+  const bool sent = answer.has_value() || answer.error().request_sent;
   if (!answer && answer.error().kind == TransportError::Kind::kBroken) {
     // bplaced may have taken the job: the same key gets its answer, never
     // a second bsub (README "Exactly once").
@@ -243,7 +247,7 @@ int RunSubmit(const GlobalOptions& options, const std::vector<std::string>& args
   }
   if (!answer) {
     client.Report(answer.error());
-    if (answer.error().request_sent) {
+    if (sent || answer.error().request_sent) {
       Complain(
           "the job may have been submitted; to learn, run the same command again with "
           "--idempotency-key " +

@@ -1,6 +1,8 @@
 #include "daemon/audit_log.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <memory>
@@ -28,6 +30,10 @@ Result<std::shared_ptr<spdlog::logger>> OpenAuditFile(const AuditOptions& option
   handlers.after_open = [](const spdlog::filename_t&, std::FILE* file) {
     if (file != nullptr) ::fchmod(::fileno(file), 0600);
   };
+  // Created owner-only before spdlog opens it (fopen would use the umask);
+  // a failure here is reported by spdlog's own open just below.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);
   try {
     auto sink = std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
         path, options.max_file_bytes, options.max_files, false, handlers);

@@ -39,15 +39,19 @@ ClusterCache::~ClusterCache() = default;
 
 CacheOptions ClusterCache::options() const {
   CacheOptions options = options_;
-  options.load_interval = load_interval_.load();
-  options.topology_interval = topology_interval_.load();
+  std::lock_guard<std::mutex> lock(intervals_mutex_);
+  options.load_interval = load_interval_;
+  options.topology_interval = topology_interval_;
   return options;
 }
 
 void ClusterCache::SetIntervals(std::chrono::milliseconds load,
                                 std::chrono::milliseconds topology) {
-  load_interval_.store(load);
-  topology_interval_.store(topology);
+  {
+    std::lock_guard<std::mutex> lock(intervals_mutex_);
+    load_interval_ = load;
+    topology_interval_ = topology;
+  }
   permissions_.SetTtl(topology);
   load_.SetInterval(load);
   topology_.SetInterval(topology);
@@ -159,7 +163,7 @@ TierCycle ClusterCache::IbCycle() {
   TierCycle cycle;
   cycle.queries = {{"lsload -w -I " + std::string(kIbOkIndex),
                     lsf_.Spec("lsload", {"-w", "-I", std::string(kIbOkIndex)})}};
-  cycle.build = [max_age = 3 * load_interval_.load()](
+  cycle.build = [max_age = 3 * options().load_interval](
                     auto& results, const CycleTimes& times) -> Result<SnapshotStore::Change> {
     return [lsload = std::move(results[0]), started = times.started_wall,
             max_age](ClusterSnapshot& snapshot) {

@@ -93,8 +93,11 @@ class ClusterCache {
   InflightLedger& ledger_;
   Clock& clock_;
   const CacheOptions options_;  // its intervals as at start-up; the current ones below
-  std::atomic<std::chrono::milliseconds> load_interval_;
-  std::atomic<std::chrono::milliseconds> topology_interval_;
+  // The current intervals, set together by SetIntervals (a reader never
+  // sees a new load interval with the old topology one).
+  mutable std::mutex intervals_mutex_;
+  std::chrono::milliseconds load_interval_;      // guarded by intervals_mutex_
+  std::chrono::milliseconds topology_interval_;  // guarded by intervals_mutex_
   SnapshotStore store_;
   PermissionCache permissions_;
   RefreshTier load_;

@@ -125,7 +125,8 @@ std::vector<CollectedFamily> SnapshotFamilies(
     }
     std::map<std::pair<std::string, std::string>, std::int64_t> by_status;
     for (const lsf::HostStatus& host : snapshot.load->hosts) {
-      const IbHealth verdict = HostIbVerdict(snapshot.ib.get(), host.name);
+      // As the API answers it (HostIbOf): a closed host is never "healthy".
+      const IbHealth verdict = HostIbOf(snapshot.ib.get(), &host, host.name).health;
       ++by_status[{host.status, IbHealthName(verdict)}];
     }
     for (const auto& [key, count] : by_status) {

@@ -115,7 +115,9 @@ struct StateOptions {
 // drop audit records with its access lines.
 struct AuditOptions {
   // The file; empty: audit.log in the [state] dir (the daemon's own,
-  // writable by it, kept across restarts and upgrades).
+  // writable by it, kept across restarts and upgrades). Elsewhere, keep it
+  // in a directory only the daemon's user can enter: a file a rotation
+  // opens gets mode 0600 right after it is created, not before.
   std::string file;
   // A file about to pass this size is rotated: audit.log becomes
   // audit.1.log, .1 becomes .2, ... up to max_files; the oldest goes.

@@ -20,7 +20,6 @@ lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue, con
   options.array = job.array;
   options.slots = job.slots;
   options.resources = job.resources;
-  if (ib_select != nullptr) options.daemon_resources = ib_select;
   options.output = job.output;
   options.error = job.error;
   options.cwd = job.cwd;
@@ -29,6 +28,14 @@ lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue, con
   options.project = job.project;
   options.app = job.app;
   options.extra_args = job.extra_args;
+  if (ib_select != nullptr) {
+    options.daemon_resources = ib_select;
+    // A command-line -R replaces the script's #BSUB -R: keep them.
+    for (const std::string& resources : job.script_resources) {
+      options.extra_args.push_back("-R");
+      options.extra_args.push_back(resources);
+    }
+  }
   if (job.command) {
     options.command = job.command;
   } else if (job.argv) {

@@ -45,6 +45,11 @@ struct JobRequest {
   // not given: placed and counted, never put on the command line.
   std::optional<std::int64_t> script_slots;
   std::optional<std::string> resources;
+  // The values of the script's `#BSUB -R` lines, in order. When bplace puts
+  // its own -R on the command line (require_ib with the lsload source),
+  // bsub would drop the script's -R for it; these then go on the command
+  // line too, where LSF merges several -R.
+  std::vector<std::string> script_resources;
   std::optional<std::string> output;
   std::optional<std::string> error;
   std::optional<std::string> cwd;

@@ -232,6 +232,7 @@ Result<ScriptDirectives> CheckEmbeddedOptions(const std::vector<EmbeddedOptionLi
         if (auto ok = CheckField(rule, *value, line, max_slots, found); !ok) {
           return tl::unexpected(ok.error());
         }
+        found.field_options.push_back({rule.hint, std::string(rule.flag), *value, line});
       }
     }
   }

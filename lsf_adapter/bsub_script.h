@@ -54,6 +54,16 @@ struct ScriptDirectives {
   int slots_line = 0;
   // The line of a `#BSUB -J` (0: none).
   int job_name_line = 0;
+  // Every option with a request field (-J -n -R -o ...), in script order:
+  // bsub lets a command-line option replace the script's, so the caller
+  // checks these against the fields it puts on the command line.
+  struct FieldOption {
+    std::string_view field;  // the request field: "resources" for -R
+    std::string flag;        // "-R"
+    std::string value;
+    int line = 0;
+  };
+  std::vector<FieldOption> field_options;
 };
 
 // Applies to the #BSUB lines the rules of extra_args and of the request

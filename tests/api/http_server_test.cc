@@ -677,6 +677,32 @@ TEST_F(HttpServerTest, WritesAccessLogLine) {
   EXPECT_EQ(found, 1);
 }
 
+// Errors have a budget of their own: a burst of successes that spends the
+// access log's does not hide the 404 after it.
+TEST_F(HttpServerTest, AccessLogBudgetKeepsErrorsApartFromSuccesses) {
+  ServerOptions options;
+  options.access_log_per_second = 2;
+  StartServer(options);
+  Client client(Port());
+  for (int i = 0; i < 6; ++i) {
+    client.Get("/hello");
+    ASSERT_TRUE(client.Read());
+  }
+  client.Get("/missing");
+  auto missing = client.Read();
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->result_int(), 404u);
+  int hello = 0;
+  int errors = 0;
+  for (const std::string& line : log_->last_formatted()) {
+    if (line.find("\"GET /hello\" 200") != std::string::npos) ++hello;
+    if (line.find("\"GET /missing\" 404") != std::string::npos) ++errors;
+  }
+  EXPECT_LE(hello, 6);
+  EXPECT_GE(hello, 2);
+  EXPECT_EQ(errors, 1);
+}
+
 TEST_F(HttpServerTest, StopFinishesInFlightRequestClosesIdleOnesThenDrains) {
   StartServer();
   Client idle(Port());

@@ -152,6 +152,19 @@ TEST(ApplyReloadTest, RefusesASyntaxError) {
   EXPECT_FALSE(recorder.limits_);
 }
 
+// Revoking a leaked token must not wait for a typo in the config file.
+TEST(ApplyReloadTest, ARefusedFileStillReadsTheTokensFileAgain) {
+  const config::Config running = Parse("[auth]\ntokens_file = \"/etc/bplace/tokens\"\n");
+  Recorder recorder;
+  const ReloadOutcome outcome =
+      ApplyReload(running, config::ParseConfig("[limits\n", "bplaced.toml"), recorder.targets());
+  EXPECT_TRUE(outcome.refused);
+  EXPECT_FALSE(recorder.limits_);
+  EXPECT_THAT(recorder.token_paths_, ElementsAre("/etc/bplace/tokens"));
+  EXPECT_THAT(outcome.status, HasSubstr("reload refused, running config kept: bplaced.toml:1:"));
+  EXPECT_THAT(outcome.status, HasSubstr("; "));
+}
+
 TEST(ApplyReloadTest, ReadsTheTokensFileAgainEvenWhenNothingChanged) {
   const config::Config running = Parse("[auth]\ntokens_file = \"/etc/bplace/tokens\"\n");
   Recorder recorder;

@@ -710,7 +710,24 @@ TEST(DecodeJobRequestTest, CountsTheScriptsSlotsAgainstMaxSlots) {
 
 TEST(DecodeJobRequestTest, RefusesSlotsInBothTheBodyAndTheScript) {
   EXPECT_EQ(DecodeError(ScriptBody("echo\n#BSUB -n 2\n", R"(, "slots": 2)")),
-            "script: line 2: #BSUB -n and the `slots` field both set the slots; give one");
+            "script: line 2: #BSUB -n and the `slots` field both set it; give one");
+}
+
+// bsub lets the command line replace a #BSUB option: each field and its
+// script line together would drop the line silently.
+TEST(DecodeJobRequestTest, RefusesEveryFieldAlsoSetByAScriptLine) {
+  EXPECT_EQ(DecodeError(ScriptBody("#BSUB -R \"rusage[mem=4G]\"\necho\n",
+                                   R"(, "resources": "select[x86]")")),
+            "script: line 1: #BSUB -R and the `resources` field both set it; give one");
+  EXPECT_EQ(DecodeError(ScriptBody("#BSUB -W 10\necho\n", R"(, "walltime": 20)")),
+            "script: line 1: #BSUB -W and the `walltime` field both set it; give one");
+  EXPECT_EQ(DecodeError(ScriptBody("#BSUB -o out.txt\necho\n", R"(, "output": "o")")),
+            "script: line 1: #BSUB -o and the `output` field both set it; give one");
+  // Without the field the line is the job's.
+  const auto job =
+      Decode(ScriptBody("#BSUB -R \"rusage[mem=4G]\"\n#BSUB -R span[hosts=1]\necho\n"));
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_THAT(job->script_resources, ::testing::ElementsAre("rusage[mem=4G]", "span[hosts=1]"));
 }
 
 TEST(DecodeJobRequestTest, RefusesArraySyntaxInJobName) {

@@ -712,6 +712,26 @@ TEST_F(SubmitterTest, IbSelectAlsoAdmitsHostsWithoutIbOkWhenUnknownIsAllowed) {
                           "select[!defined(ib_ok) || ib_ok==1]", "./mpi_app"));
 }
 
+// bsub lets a command-line -R replace the script's #BSUB -R: with bplace's
+// own -R on the line, the script's go there too (LSF merges several -R).
+TEST_F(SubmitterTest, AScriptsResourcesJoinTheIbSelectOnTheCommandLine) {
+  options_.ib.require_ib = true;
+  options_.ib.source = IbSource::kLsload;
+  JobRequest job;
+  job.script = "#BSUB -R \"rusage[mem=4G]\"\n./mpi_app\n";
+  job.script_resources = {"rusage[mem=4G]"};
+  const SubmissionResult with_ib = Submit(job);
+  ASSERT_FALSE(with_ib.error) << with_ib.error->message;
+  EXPECT_THAT(with_ib.bsub_argv,
+              ElementsAre("bsub", "-q", "qa", "-Jd", "bplace:rid1", "-R",
+                          "select[!defined(ib_ok) || ib_ok==1]", "-R", "rusage[mem=4G]"));
+  // Without bplace's -R the script's line stands alone: nothing is added.
+  job.require_ib = false;
+  const SubmissionResult without = Submit(job);
+  ASSERT_FALSE(without.error) << without.error->message;
+  EXPECT_THAT(without.bsub_argv, ElementsAre("bsub", "-q", "qa", "-Jd", "bplace:rid1"));
+}
+
 TEST_F(SubmitterTest, LeavesIbSelectOutWhenRequestDoesNotRequireIb) {
   options_.ib.require_ib = true;
   options_.ib.source = IbSource::kLsload;
