@@ -1,5 +1,7 @@
 #include "daemon/host_admission_index.h"
 
+#include <utility>
+
 #include "daemon/topology.h"
 
 namespace bplace {
@@ -13,6 +15,105 @@ std::string_view MemberName(std::string_view member) {
   if (member.size() > 1 && member.back() == '/') member.remove_suffix(1);
   return member;
 }
+
+}  // namespace
+
+namespace {
+
+using Bits = std::vector<std::uint64_t>;
+
+void Or(Bits& into, const Bits& from) {
+  for (std::size_t w = 0; w < into.size(); ++w) into[w] |= from[w];
+}
+
+void Set(Bits& bits, std::size_t id) { bits[id / 64] |= std::uint64_t{1} << (id % 64); }
+
+// Builds a queue's bitset from its tokens with Topology::AdmitHost's rules
+// (topology.h): any matching "~x" keeps a host out; otherwise a matching
+// admitting token, or "others" (which admits exactly the hosts no other
+// token matches, so with it every host not excluded is in). Which token
+// matched only chooses AdmitHost's explanation, not the answer. A token
+// matches as Topology::TokenMatchesHost says: "all" every host, a group
+// (with or without "/") its members, a name itself; others, none and remote
+// tokens no host.
+class QueueBitsBuilder {
+ public:
+  QueueBitsBuilder(const Topology& topology, const std::vector<std::string>& names,
+                   const StringMap<std::int32_t>& id_by_name, std::string unlisted)
+      : topology_(topology),
+        names_(names),
+        id_by_name_(id_by_name),
+        unlisted_(std::move(unlisted)),
+        words_((names.size() + 1 + 63) / 64),
+        all_(words_, 0) {
+    for (std::size_t id = 0; id <= names_.size(); ++id) Set(all_, id);
+  }
+
+  Bits Build(const QueueTopology& queue) {
+    Bits admitted(words_, 0);
+    Bits excluded(words_, 0);
+    bool others = false;
+    for (const MemberToken& token : queue.hosts) {
+      if (!token.exclude && token.kind == MemberToken::Kind::kOthers) {
+        others = true;
+        continue;
+      }
+      Match(token, token.exclude ? excluded : admitted);
+    }
+    if (others) admitted = all_;
+    for (std::size_t w = 0; w < words_; ++w) admitted[w] &= ~excluded[w];
+    return admitted;
+  }
+
+ private:
+  void Match(const MemberToken& token, Bits& into) {
+    switch (token.kind) {
+      case MemberToken::Kind::kAll:
+        into = all_;
+        return;
+      case MemberToken::Kind::kName:
+        if (!topology_.host_groups().Has(token.name)) {
+          const auto id = id_by_name_.find(token.name);
+          if (id != id_by_name_.end()) Set(into, static_cast<std::size_t>(id->second));
+          return;
+        }
+        Or(into, Group(token.name));
+        return;
+      case MemberToken::Kind::kGroup:
+        Or(into, Group(token.name));
+        return;
+      case MemberToken::Kind::kOthers:  // an excluded "~others" takes nothing out
+      case MemberToken::Kind::kNone:
+      case MemberToken::Kind::kRemote:
+        return;
+    }
+  }
+
+  // The ids a host group contains (GroupIndex::Contains), made once per
+  // group: queues share groups, so this is groups x names look-ups, not
+  // queues x names.
+  const Bits& Group(const std::string& group) {
+    const auto cached = groups_.find(group);
+    if (cached != groups_.end()) return cached->second;
+    Bits bits(words_, 0);
+    const GroupIndex& index = topology_.host_groups();
+    if (index.Has(group)) {
+      for (std::size_t id = 0; id <= names_.size(); ++id) {
+        const std::string& name = id < names_.size() ? names_[id] : unlisted_;
+        if (index.Contains(group, name)) Set(bits, id);
+      }
+    }
+    return groups_.emplace(group, std::move(bits)).first->second;
+  }
+
+  const Topology& topology_;
+  const std::vector<std::string>& names_;
+  const StringMap<std::int32_t>& id_by_name_;
+  const std::string unlisted_;
+  const std::size_t words_;
+  Bits all_;
+  StringMap<Bits> groups_;
+};
 
 }  // namespace
 
@@ -41,16 +142,14 @@ HostAdmissionIndex HostAdmissionIndex::Build(const Topology& topology) {
   const std::size_t ids = index.names_.size() + 1;
   index.queue_count_ = topology.queues().size();
   index.words_ = (ids + 63) / 64;
-  index.bits_.assign(index.queue_count_ * index.words_, 0);
+  index.bits_.reserve(index.queue_count_ * index.words_);
   index.queues_admitting_.assign(ids, 0);
-  for (std::size_t q = 0; q < index.queue_count_; ++q) {
-    const QueueTopology& queue = topology.queues()[q];
-    std::uint64_t* words = index.bits_.data() + q * index.words_;
+  QueueBitsBuilder builder(topology, index.names_, index.id_by_name_, unlisted);
+  for (const QueueTopology& queue : topology.queues()) {
+    const Bits bits = builder.Build(queue);
+    index.bits_.insert(index.bits_.end(), bits.begin(), bits.end());
     for (std::size_t id = 0; id < ids; ++id) {
-      const std::string& name = id < index.names_.size() ? index.names_[id] : unlisted;
-      if (!topology.AdmitHost(queue, name).admitted()) continue;
-      words[id / 64] |= std::uint64_t{1} << (id % 64);
-      ++index.queues_admitting_[id];
+      index.queues_admitting_[id] += static_cast<std::int32_t>((bits[id / 64] >> (id % 64)) & 1U);
     }
   }
   return index;

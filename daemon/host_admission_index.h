@@ -36,9 +36,11 @@ class HostAdmissionIndex {
  public:
   HostAdmissionIndex() = default;
 
-  // Evaluates Topology::AdmitHost for every queue of `topology` and every
-  // name it mentions, plus one made-up unlisted name. O(queues x names x
-  // tokens): the cost a load refresh paid before, now paid per topology.
+  // Decides every queue of `topology` for every name it mentions, plus one
+  // made-up unlisted name, with Topology::AdmitHost's rules applied to
+  // bitsets: each host group's members are looked up once (groups x names
+  // GroupIndex::Contains calls), then each queue's HOSTS tokens are ORed
+  // and its exclusions masked out (queues x tokens x names / 64 words).
   static HostAdmissionIndex Build(const Topology& topology);
 
   // The id of `host`: its position in names() when the topology mentions it,
