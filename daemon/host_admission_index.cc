@@ -90,17 +90,25 @@ class QueueBitsBuilder {
   }
 
   // The ids a host group contains (GroupIndex::Contains), made once per
-  // group: queues share groups, so this is groups x names look-ups, not
-  // queues x names.
+  // group, since queues share groups. A group that is not `all` contains
+  // exactly its resolved members (GroupIndex::Expand: nesting walked,
+  // exclusions taken out), every one of them a mentioned name; an `all`
+  // group contains every host but its exclusions, which GroupIndex keeps to
+  // itself, so those few are asked name by name.
   const Bits& Group(const std::string& group) {
     const auto cached = groups_.find(group);
     if (cached != groups_.end()) return cached->second;
     Bits bits(words_, 0);
     const GroupIndex& index = topology_.host_groups();
-    if (index.Has(group)) {
+    if (index.IsAll(group)) {
       for (std::size_t id = 0; id <= names_.size(); ++id) {
         const std::string& name = id < names_.size() ? names_[id] : unlisted_;
         if (index.Contains(group, name)) Set(bits, id);
+      }
+    } else {
+      for (const std::string& member : index.Expand(group)) {
+        const auto id = id_by_name_.find(member);
+        if (id != id_by_name_.end()) Set(bits, static_cast<std::size_t>(id->second));
       }
     }
     return groups_.emplace(group, std::move(bits)).first->second;

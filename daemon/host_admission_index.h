@@ -38,9 +38,10 @@ class HostAdmissionIndex {
 
   // Decides every queue of `topology` for every name it mentions, plus one
   // made-up unlisted name, with Topology::AdmitHost's rules applied to
-  // bitsets: each host group's members are looked up once (groups x names
-  // GroupIndex::Contains calls), then each queue's HOSTS tokens are ORed
-  // and its exclusions masked out (queues x tokens x names / 64 words).
+  // bitsets: each host group's bitset is made once from its resolved
+  // members (an `all` group by GroupIndex::Contains per name), then each
+  // queue's HOSTS tokens are ORed and its exclusions masked out (queues x
+  // tokens x names / 64 words).
   static HostAdmissionIndex Build(const Topology& topology);
 
   // The id of `host`: its position in names() when the topology mentions it,
