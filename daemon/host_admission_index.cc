@@ -16,10 +16,6 @@ std::string_view MemberName(std::string_view member) {
   return member;
 }
 
-}  // namespace
-
-namespace {
-
 using Bits = std::vector<std::uint64_t>;
 
 void Or(Bits& into, const Bits& from) {
