@@ -16,9 +16,11 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
+#include "daemon/ib_health.h"
 #include "daemon/placement.h"
 #include "daemon/snapshot.h"
 #include "daemon/topology.h"
@@ -139,6 +141,31 @@ void BM_BuildSnapshot(benchmark::State& state) {
   state.counters["hosts"] = static_cast<double>(BuildSnapshot(text)->load->hosts.size());
 }
 BENCHMARK(BM_BuildSnapshot)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// What a load (or InfiniBand) publish recomputes: the per-queue host counts
+// and queues_admitting of SnapshotStore::Publish (issue 12). With
+// `with_ib`, every host has an lsload verdict (a third unhealthy).
+void CountBench(benchmark::State& state, bool with_ib) {
+  const auto snapshot = BuildSnapshot(Text());
+  bplace::IbHealthState ib;
+  ib.source = "lsload";
+  for (std::size_t i = 0; i < snapshot->load->hosts.size(); ++i) {
+    bplace::HostIbHealth entry;
+    entry.health = i % 3 == 0 ? bplace::IbHealth::kUnhealthy : bplace::IbHealth::kHealthy;
+    ib.hosts.insert_or_assign(snapshot->load->hosts[i].name, std::move(entry));
+  }
+  std::vector<std::int32_t> admitting;
+  for (auto _ : state) {
+    auto counts = bplace::CountQueueHosts(*snapshot->topology, *snapshot->load,
+                                          with_ib ? &ib : nullptr, &admitting);
+    benchmark::DoNotOptimize(counts);
+  }
+  state.counters["hosts"] = static_cast<double>(snapshot->load->hosts.size());
+}
+void BM_CountQueueHosts(benchmark::State& state) { CountBench(state, false); }
+void BM_CountQueueHostsIb(benchmark::State& state) { CountBench(state, true); }
+BENCHMARK(BM_CountQueueHosts)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CountQueueHostsIb)->Unit(benchmark::kMillisecond);
 
 void PlaceBench(benchmark::State& state, bool with_host) {
   const auto snapshot = BuildSnapshot(Text());

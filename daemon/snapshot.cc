@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+
+#include "daemon/host_admission_index.h"
 
 namespace bplace {
 
@@ -142,34 +145,123 @@ SlotUsage CountSlotsInUse(const JobTable& jobs) {
   return usage;
 }
 
+namespace {
+
+constexpr int kVerdicts = 3;  // IbHealth values, the index of slots_by_ib
+
+void CountUsable(QueueHostCounts& count, IbHealth verdict, std::int64_t hosts,
+                 const HostSlots& slots) {
+  count.usable += hosts;
+  count.slots_by_ib[static_cast<int>(verdict)] += slots;
+  switch (verdict) {
+    case IbHealth::kHealthy:
+      count.ib_healthy += hosts;
+      break;
+    case IbHealth::kUnhealthy:
+      count.ib_unhealthy += hosts;
+      break;
+    case IbHealth::kUnknown:
+      count.ib_unknown += hosts;
+      break;
+  }
+}
+
+// The bhosts rows of one load, by host id of the topology's admission index:
+// what a queue's admission bitset is ANDed with. bhosts prints each host
+// once, but a name twice would count twice, as it did when every row was
+// evaluated on its own; `rows`, `usable_rows` and the summed `slots` keep
+// that. Rows without an id (hosts the topology does not mention) are summed
+// into `unlisted`, which every queue admitting unlisted hosts adds whole.
+struct LoadByHostId {
+  std::vector<std::uint64_t> present;  // ids with at least one row
+  std::vector<std::uint64_t> usable;   // ids with at least one row taking new work
+  std::vector<std::int32_t> rows;
+  std::vector<std::int32_t> usable_rows;
+  std::vector<IbHealth> verdict;  // one per id: verdicts are by host name
+  std::vector<HostSlots> slots;   // of the usable rows
+  bool one_row_per_id = true;
+  QueueHostCounts unlisted;
+};
+
+LoadByHostId GroupByHostId(const HostAdmissionIndex& index, const LoadState& load,
+                           const IbHealthState* ib, std::vector<std::int32_t>* queues_admitting) {
+  const auto listed = static_cast<std::size_t>(index.unlisted_id());
+  LoadByHostId by_id;
+  by_id.present.assign(index.words(), 0);
+  by_id.usable.assign(index.words(), 0);
+  by_id.rows.assign(listed, 0);
+  by_id.usable_rows.assign(listed, 0);
+  by_id.verdict.assign(listed, IbHealth::kUnknown);
+  by_id.slots.assign(listed, HostSlots{});
+  if (queues_admitting) queues_admitting->assign(load.hosts.size(), 0);
+  for (std::size_t i = 0; i < load.hosts.size(); ++i) {
+    const lsf::HostStatus& host = load.hosts[i];
+    const std::int32_t id = index.HostId(host.name);
+    if (queues_admitting) (*queues_admitting)[i] = index.QueuesAdmitting(id);
+    const bool takes_work = HostTakesNewWork(host.status);
+    const IbHealth verdict = takes_work ? HostIbVerdict(ib, host.name) : IbHealth::kUnknown;
+    if (id == index.unlisted_id()) {
+      ++by_id.unlisted.admitted;
+      if (takes_work) CountUsable(by_id.unlisted, verdict, 1, SlotsOf(host));
+      continue;
+    }
+    const auto at = static_cast<std::size_t>(id);
+    by_id.present[at / 64] |= std::uint64_t{1} << (at % 64);
+    if (++by_id.rows[at] > 1) by_id.one_row_per_id = false;
+    if (!takes_work) continue;
+    by_id.usable[at / 64] |= std::uint64_t{1} << (at % 64);
+    ++by_id.usable_rows[at];
+    by_id.verdict[at] = verdict;
+    by_id.slots[at] += SlotsOf(host);
+  }
+  return by_id;
+}
+
+void AddUnlisted(QueueHostCounts& count, const QueueHostCounts& unlisted) {
+  count.admitted += unlisted.admitted;
+  count.usable += unlisted.usable;
+  count.ib_healthy += unlisted.ib_healthy;
+  count.ib_unhealthy += unlisted.ib_unhealthy;
+  count.ib_unknown += unlisted.ib_unknown;
+  for (int v = 0; v < kVerdicts; ++v) count.slots_by_ib[v] += unlisted.slots_by_ib[v];
+}
+
+// One queue: its admission words ANDed with the load's, popcount for the
+// admitted hosts, a walk of the set bits for the usable ones (their slots
+// are summed per verdict).
+void CountQueue(const HostAdmissionIndex& index, std::size_t queue, const LoadByHostId& by_id,
+                QueueHostCounts& count) {
+  const std::uint64_t* admits = index.QueueWords(queue);
+  for (std::size_t w = 0; w < index.words(); ++w) {
+    const std::uint64_t present = admits[w] & by_id.present[w];
+    if (present == 0) continue;
+    if (by_id.one_row_per_id) {
+      count.admitted += std::popcount(present);
+    } else {
+      for (std::uint64_t bits = present; bits != 0; bits &= bits - 1) {
+        count.admitted += by_id.rows[w * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
+      }
+    }
+    for (std::uint64_t bits = admits[w] & by_id.usable[w]; bits != 0; bits &= bits - 1) {
+      const std::size_t id = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+      CountUsable(count, by_id.verdict[id], by_id.usable_rows[id], by_id.slots[id]);
+    }
+  }
+  if (index.Admits(queue, index.unlisted_id())) AddUnlisted(count, by_id.unlisted);
+}
+
+}  // namespace
+
 std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(
     const Topology& topology, const LoadState& load, const IbHealthState* ib,
     std::vector<std::int32_t>* queues_admitting) {
+  const HostAdmissionIndex& index = topology.admission_index();
+  const LoadByHostId by_id = GroupByHostId(index, load, ib, queues_admitting);
   std::unordered_map<std::string, QueueHostCounts> counts;
-  if (queues_admitting) queues_admitting->assign(load.hosts.size(), 0);
-  for (const QueueTopology& queue : topology.queues()) {
-    QueueHostCounts& count = counts[queue.definition.name];
-    for (std::size_t i = 0; i < load.hosts.size(); ++i) {
-      const lsf::HostStatus& host = load.hosts[i];
-      if (!topology.AdmitHost(queue, host.name).admitted()) continue;
-      if (queues_admitting) ++(*queues_admitting)[i];
-      ++count.admitted;
-      if (!HostTakesNewWork(host.status)) continue;
-      ++count.usable;
-      const IbHealth verdict = HostIbVerdict(ib, host.name);
-      count.slots_by_ib[static_cast<int>(verdict)] += SlotsOf(host);
-      switch (verdict) {
-        case IbHealth::kHealthy:
-          ++count.ib_healthy;
-          break;
-        case IbHealth::kUnhealthy:
-          ++count.ib_unhealthy;
-          break;
-        case IbHealth::kUnknown:
-          ++count.ib_unknown;
-          break;
-      }
-    }
+  counts.reserve(topology.queues().size());
+  for (std::size_t q = 0; q < topology.queues().size(); ++q) {
+    // Two queues of one name add up in one entry, as they always did.
+    CountQueue(index, q, by_id, counts[topology.queues()[q].definition.name]);
   }
   return counts;
 }

@@ -166,9 +166,13 @@ HostIbHealth HostIbOf(const IbHealthState* ib, const lsf::HostStatus* status,
 
 // Counts, for every queue of `topology`, the bhosts hosts its HOSTS admits,
 // how many of those take new work, and those by InfiniBand verdict in `ib`
-// (may be null). O(queues x hosts x tokens). When `queues_admitting` is
-// given, it is resized to load.hosts and receives, in the same pass, the
-// number of queues that admit each host.
+// (may be null). Admission comes from topology.admission_index(), decided
+// once per topology: this costs one hash look-up per bhosts row (two with
+// `ib`) and an AND + popcount of queues x host ids / 64 words, plus a walk
+// of the admitted usable hosts for their slots; the same counts as calling
+// Topology::AdmitHost for every queue x row. When `queues_admitting` is
+// given, it is resized to load.hosts and receives the number of queues that
+// admit each host.
 std::unordered_map<std::string, QueueHostCounts> CountQueueHosts(
     const Topology& topology, const LoadState& load, const IbHealthState* ib,
     std::vector<std::int32_t>* queues_admitting = nullptr);

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "daemon/host_admission_index.h"
 #include "lsf_adapter/group_parser.h"
 
 namespace bplace {
@@ -112,6 +113,8 @@ std::shared_ptr<const Topology> Topology::Build(std::vector<lsf::QueueDefinition
     topology->queue_by_name_.emplace(queue.definition.name, topology->queues_.size());
     topology->queues_.push_back(std::move(queue));
   }
+  topology->admission_index_ =
+      std::make_shared<const HostAdmissionIndex>(HostAdmissionIndex::Build(*topology));
   return topology;
 }
 

@@ -13,6 +13,8 @@
 
 namespace bplace {
 
+class HostAdmissionIndex;
+
 // Why a queue's HOSTS line admits one host, or why not.
 struct HostAdmission {
   enum class Via {
@@ -68,7 +70,8 @@ struct LsfAdministrators {
 // "node1.ib.example.org".
 class Topology {
  public:
-  // Parses every queue's tokens and resolves both group sets. Never fails:
+  // Parses every queue's tokens, resolves both group sets and builds the
+  // admission index (O(queues x host names x tokens)). Never fails:
   // problems (group cycles, unknown groups, unexpandable ranges) are kept in
   // warnings() and the offending reference is taken as empty. LSF
   // administrators whose list is unknown are a warning too (USERS lines are
@@ -100,6 +103,11 @@ class Topology {
   // The LSF administrators Build was given (empty when unknown).
   const std::vector<std::string>& lsf_administrators() const { return lsf_administrators_; }
 
+  // Which hosts each queue admits, as bitsets over the host names this
+  // topology mentions (daemon/host_admission_index.h); computed once by
+  // Build, for the per-queue host counts of every load publish.
+  const HostAdmissionIndex& admission_index() const { return *admission_index_; }
+
   const GroupIndex& host_groups() const { return host_groups_; }
   const GroupIndex& user_groups() const { return user_groups_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -116,6 +124,7 @@ class Topology {
   StringSet named_hosts_;
   std::vector<std::string> lsf_administrators_;
   std::vector<std::string> warnings_;
+  std::shared_ptr<const HostAdmissionIndex> admission_index_;  // set by Build, never null after
 };
 
 }  // namespace bplace
