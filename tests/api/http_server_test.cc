@@ -692,6 +692,10 @@ TEST_F(HttpServerTest, AccessLogBudgetKeepsErrorsApartFromSuccesses) {
   auto missing = client.Read();
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->result_int(), 404u);
+  // The line is written once the server has seen its write complete, which
+  // may be after the client has the response: wait for the session's end.
+  client.Close();
+  ASSERT_TRUE(WaitForConnections(0));
   int hello = 0;
   int errors = 0;
   for (const std::string& line : log_->last_formatted()) {
