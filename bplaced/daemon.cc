@@ -25,6 +25,7 @@
 #include "api/http_server.h"
 #include "api/router.h"
 #include "bplaced/config_reload.h"
+#include "bplaced/event_loop_thread.h"
 #include "bplaced/watchdog_pinger.h"
 #include "common/metrics.h"
 #include "common/version.h"
@@ -132,21 +133,6 @@ Result<std::vector<api::ListenerSpec>> Listeners(const config::ServerConfig& ser
   return listeners;
 }
 
-// Runs the event loop until it is stopped. The last exception boundary:
-// a throw that escapes a handler is logged and the loop goes on, rather than
-// end the daemon (the refresh tiers, HTTP sessions and bsub callbacks have
-// their own boundaries; this one catches what they miss).
-void RunGuarded(boost::asio::io_context& ioc) {
-  for (;;) {
-    try {
-      ioc.run();
-      return;
-    } catch (const std::exception& e) {
-      spdlog::error("internal error escaped to the event loop (serving on): {}", e.what());
-    }
-  }
-}
-
 // Everything the daemon runs, wired once from the config. Members are
 // declared in dependency order: each is built from those above it and
 // destroyed before them.
@@ -154,20 +140,21 @@ struct Wiring {
   Wiring(const config::Config& config, const std::string& user,
          std::shared_ptr<const api::TokenStore> tokens, std::unique_ptr<JobStore> store)
       : ioc(std::max(1, config.server.threads)),
+        refresh("bplace-refresh"),
         daemon_metrics(registry),
         http_metrics(registry, clock),
         subprocess(ioc.get_executor()),
         runner(subprocess, registry),
         lsf(config.lsf, lsf::CurrentEnvironment()),
-        cache(ioc.get_executor(), runner, lsf, ledger, clock, CacheFor(config, user)),
+        cache(refresh.executor(), runner, lsf, ledger, clock, CacheFor(config, user)),
         memory(config.submit.esub_refusal_memory),
         limiter(config.limits),
         submitter(runner, lsf, cache, ledger, memory, clock, config.submit, &limiter),
         authenticator(api::AuthPolicy{config.auth, user, geteuid()}, std::move(tokens)),
         journal(std::move(store)),
-        tracker(ioc.get_executor(), runner, clock, cache.store(), lsf, &journal, config.jobs),
+        tracker(refresh.executor(), runner, clock, cache.store(), lsf, &journal, config.jobs),
         submissions(submitter, tracker, &journal, clock, runner, lsf, config.exactly_once),
-        reconciler(ioc.get_executor(), runner, clock, cache.store(), lsf, journal, submissions,
+        reconciler(refresh.executor(), runner, clock, cache.store(), lsf, journal, submissions,
                    tracker, config.jobs.interval),
         canceller(runner, lsf) {
     // GET /metrics (README): runs counted as they finish, the rest read
@@ -208,7 +195,14 @@ struct Wiring {
     return options;
   }
 
-  boost::asio::io_context ioc;
+  // Stops the refresh thread before any member its handlers use goes.
+  ~Wiring() { refresh.Stop(); }
+
+  boost::asio::io_context ioc;  // HTTP sessions, bsub and LSF child processes, signals
+  // The refresh tiers (load, topology, IB, jobs, reconcile) and what they
+  // call back: parsing LSF output and building a snapshot take this thread,
+  // never one serving HTTP (issue 12).
+  EventLoopThread refresh;
   RealClock clock;
   metrics::Registry registry;
   DaemonMetrics daemon_metrics;
@@ -313,7 +307,7 @@ void StartLocalProbe(Wiring& wiring, const config::Config& config, const DaemonO
   probe.interval = config.submit.ib.local_interval;
   probe.probe_timeout = config.probe.probe_timeout;
   probe.env = wiring.lsf.env();
-  wiring.local_probe.emplace(wiring.ioc.get_executor(), wiring.runner, wiring.clock,
+  wiring.local_probe.emplace(wiring.refresh.executor(), wiring.runner, wiring.clock,
                              wiring.cache.store(), probe);
   wiring.local_probe->Start();
   spdlog::info("InfiniBand health: running {} every {} s for host {}", probe.probe_path,
@@ -342,9 +336,13 @@ std::optional<std::chrono::milliseconds> WatchdogPeriod() {
 void StartWatchdog(Wiring& wiring) {
   const auto period = WatchdogPeriod();
   if (!period) return;
-  wiring.watchdog.emplace(wiring.ioc.get_executor(), wiring.clock, *period, Notify);
+  wiring.watchdog.emplace(wiring.ioc.get_executor(), wiring.clock, *period, Notify,
+                          std::vector{wiring.refresh.executor()});
   wiring.watchdog->Start();
-  spdlog::info("systemd watchdog: WATCHDOG=1 from the event loop every {} ms", period->count());
+  spdlog::info(
+      "systemd watchdog: WATCHDOG=1 every {} ms while the event loop and the refresh "
+      "thread both run",
+      period->count());
 }
 
 // What SIGHUP needs besides the wiring: the config in force and where it
