@@ -139,7 +139,7 @@ Result<std::vector<api::ListenerSpec>> Listeners(const config::ServerConfig& ser
 struct Wiring {
   Wiring(const config::Config& config, const std::string& user,
          std::shared_ptr<const api::TokenStore> tokens, std::unique_ptr<JobStore> store)
-      : ioc(std::max(1, config.server.threads)),
+      : ioc(1),
         refresh("bplace-refresh"),
         daemon_metrics(registry),
         http_metrics(registry, clock),
@@ -195,10 +195,16 @@ struct Wiring {
     return options;
   }
 
-  // Stops the refresh thread before any member its handlers use goes.
-  ~Wiring() { refresh.Stop(); }
+  // Stops the threads of their own before any member their handlers use
+  // goes.
+  ~Wiring() {
+    refresh.Stop();
+    for (auto& loop : http_loops) loop->Stop();
+  }
 
-  boost::asio::io_context ioc;  // HTTP sessions, bsub and LSF child processes, signals
+  // The main thread's: LSF child processes (bsub too), signals, the
+  // listeners, and its share of the HTTP connections.
+  boost::asio::io_context ioc;
   // The refresh tiers (load, topology, IB, jobs, reconcile) and what they
   // call back: parsing LSF output and building a snapshot take this thread,
   // never one serving HTTP (issue 12).
@@ -223,6 +229,9 @@ struct Wiring {
   JobCanceller canceller;
   api::Services services;
   api::Router router;
+  // server.threads - 1 threads of their own, each serving its share of the
+  // HTTP connections on its own io_context (api::HttpServer::SpreadConnections).
+  std::vector<std::unique_ptr<EventLoopThread>> http_loops;
   std::unique_ptr<api::HttpServer> server;
   std::optional<LocalIbProbe> local_probe;
   std::optional<WatchdogPinger> watchdog;
@@ -248,6 +257,16 @@ Result<void> Listen(Wiring& wiring, const config::Config& config, const DaemonOp
   wiring.server = std::move(*server);
   wiring.registry.AddCollector(api::ConnectionCollector(*wiring.server));
   const auto endpoint = wiring.server->LocalEndpoint();
+  // Connections go to the main loop and the others in turn: one io_context
+  // per thread shares no queue between threads (issue 12: N threads on one
+  // context served tiny requests slower than one).
+  std::vector<boost::asio::io_context*> contexts{&wiring.ioc};
+  for (int i = 1; i < config.server.threads; ++i) {
+    wiring.http_loops.push_back(
+        std::make_unique<EventLoopThread>("bplace-http-" + std::to_string(i)));
+    contexts.push_back(&wiring.http_loops.back()->context());
+  }
+  wiring.server->SpreadConnections(std::move(contexts));
   wiring.server->Start();
   std::string bound;
   for (const std::string& address : wiring.server->BoundAddresses()) {
@@ -336,12 +355,13 @@ std::optional<std::chrono::milliseconds> WatchdogPeriod() {
 void StartWatchdog(Wiring& wiring) {
   const auto period = WatchdogPeriod();
   if (!period) return;
+  std::vector<boost::asio::any_io_executor> watched{wiring.refresh.executor()};
+  for (auto& loop : wiring.http_loops) watched.push_back(loop->executor());
   wiring.watchdog.emplace(wiring.ioc.get_executor(), wiring.clock, *period, Notify,
-                          std::vector{wiring.refresh.executor()});
+                          std::move(watched));
   wiring.watchdog->Start();
   spdlog::info(
-      "systemd watchdog: WATCHDOG=1 every {} ms while the event loop and the refresh "
-      "thread both run",
+      "systemd watchdog: WATCHDOG=1 every {} ms while every event loop runs (HTTP, refresh)",
       period->count());
 }
 
@@ -498,12 +518,7 @@ Result<void> Daemon::Run() {
   boost::asio::signal_set signals(wiring.ioc, SIGTERM, SIGINT);
   StopOnSignal(signals, hangup, wiring);
 
-  std::vector<std::thread> pool;
-  for (int i = 1; i < std::max(1, config.server.threads); ++i) {
-    pool.emplace_back([&wiring] { RunGuarded(wiring.ioc); });
-  }
   RunGuarded(wiring.ioc);
-  for (auto& thread : pool) thread.join();
   return {};
 }
 

@@ -17,8 +17,9 @@ namespace bplace {
 void RunGuarded(boost::asio::io_context& ioc);
 
 // An io_context served by one thread of its own (issue 12): the daemon's
-// refresh tiers run there, so parsing LSF output and building snapshots never
-// take a thread that serves HTTP. The thread is named `name` (at most 15
+// refresh tiers run on one, so parsing LSF output and building snapshots
+// never take a thread that serves HTTP, and each HTTP thread beyond the
+// first serves its share of the connections on one. The thread is named `name` (at most 15
 // characters: what `top -H` and /proc/PID/task/TID/comm show) and runs the
 // context under RunGuarded until Stop; it is kept running while idle (timers
 // only) by a work guard.
@@ -37,6 +38,7 @@ class EventLoopThread {
 
   // Where work for this thread goes.
   boost::asio::any_io_executor executor() { return ioc_.get_executor(); }
+  boost::asio::io_context& context() { return ioc_; }
 
   // Stops the loop after the handler it is running (those still queued are
   // destroyed with the context, not run) and joins the thread. Call it

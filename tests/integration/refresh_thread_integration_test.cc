@@ -77,7 +77,7 @@ TEST(RefreshThreadTest, RefreshWorkRunsOnTheRefreshThreadNotOnHttpThreads) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (TierSuccesses(daemon, "load") < load_runs + 8 &&
          std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   ASSERT_GE(TierSuccesses(daemon, "load"), load_runs + 8) << "the load tier did not refresh";
   const auto after = CpuTicksByThreadName(daemon.pid());
@@ -89,6 +89,8 @@ TEST(RefreshThreadTest, RefreshWorkRunsOnTheRefreshThreadNotOnHttpThreads) {
     (name == "bplace-refresh" ? refresh : others) += spent;
     std::cerr << name << ": " << spent << " ticks\n";
   }
+  // Everything else (the HTTP thread answering this test's polls, LSF child
+  // processes' I/O, the state store) costs less than the refreshes.
   EXPECT_GT(refresh, others);
 }
 
