@@ -268,6 +268,16 @@ struct HttpServer::State {
   KindCounts unix_counts;
 
   net::io_context& ioc;
+  // Where new connections are served, in turn (SpreadConnections); empty:
+  // `ioc`. Set before Start, read-only after.
+  std::vector<net::io_context*> connection_contexts;
+  std::atomic<std::size_t> next_context{0};
+  // The context the next connection is served on.
+  net::io_context& NextConnectionContext() {
+    if (connection_contexts.empty()) return ioc;
+    return *connection_contexts[next_context.fetch_add(1, std::memory_order_relaxed) %
+                                connection_contexts.size()];
+  }
   // Options, handler, request ids and the stopping flag.
   const std::shared_ptr<SessionShared> shared;
   const std::vector<std::unique_ptr<AcceptLoop>> loops;
@@ -428,7 +438,7 @@ void OnAccept(const std::shared_ptr<State>& state, AcceptLoop& loop, beast::erro
 // operation keeps alive.
 void DoAccept(const std::shared_ptr<State>& state, AcceptLoop& loop) {
   loop.phase = AcceptLoop::Phase::kAccepting;
-  loop.socket->acceptor().async_accept(net::make_strand(state->ioc),
+  loop.socket->acceptor().async_accept(net::make_strand(state->NextConnectionContext()),
                                        [state, &loop](beast::error_code ec, Socket socket) {
                                          OnAccept(state, loop, ec, std::move(socket));
                                        });
@@ -500,6 +510,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(net::io_context& ioc,
   listeners.push_back(std::move(spec));
   return Create(ioc, std::move(listeners), std::move(options), std::move(handler),
                 std::move(before_continue));
+}
+
+void HttpServer::SpreadConnections(std::vector<net::io_context*> contexts) {
+  state_->connection_contexts = std::move(contexts);
 }
 
 void HttpServer::Start() {

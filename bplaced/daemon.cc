@@ -25,6 +25,7 @@
 #include "api/http_server.h"
 #include "api/router.h"
 #include "bplaced/config_reload.h"
+#include "bplaced/event_loop_thread.h"
 #include "bplaced/watchdog_pinger.h"
 #include "common/metrics.h"
 #include "common/version.h"
@@ -132,42 +133,28 @@ Result<std::vector<api::ListenerSpec>> Listeners(const config::ServerConfig& ser
   return listeners;
 }
 
-// Runs the event loop until it is stopped. The last exception boundary:
-// a throw that escapes a handler is logged and the loop goes on, rather than
-// end the daemon (the refresh tiers, HTTP sessions and bsub callbacks have
-// their own boundaries; this one catches what they miss).
-void RunGuarded(boost::asio::io_context& ioc) {
-  for (;;) {
-    try {
-      ioc.run();
-      return;
-    } catch (const std::exception& e) {
-      spdlog::error("internal error escaped to the event loop (serving on): {}", e.what());
-    }
-  }
-}
-
 // Everything the daemon runs, wired once from the config. Members are
 // declared in dependency order: each is built from those above it and
 // destroyed before them.
 struct Wiring {
   Wiring(const config::Config& config, const std::string& user,
          std::shared_ptr<const api::TokenStore> tokens, std::unique_ptr<JobStore> store)
-      : ioc(std::max(1, config.server.threads)),
+      : ioc(1),
+        refresh("bplace-refresh"),
         daemon_metrics(registry),
         http_metrics(registry, clock),
         subprocess(ioc.get_executor()),
         runner(subprocess, registry),
         lsf(config.lsf, lsf::CurrentEnvironment()),
-        cache(ioc.get_executor(), runner, lsf, ledger, clock, CacheFor(config, user)),
+        cache(refresh.executor(), runner, lsf, ledger, clock, CacheFor(config, user)),
         memory(config.submit.esub_refusal_memory),
         limiter(config.limits),
         submitter(runner, lsf, cache, ledger, memory, clock, config.submit, &limiter),
         authenticator(api::AuthPolicy{config.auth, user, geteuid()}, std::move(tokens)),
         journal(std::move(store)),
-        tracker(ioc.get_executor(), runner, clock, cache.store(), lsf, &journal, config.jobs),
+        tracker(refresh.executor(), runner, clock, cache.store(), lsf, &journal, config.jobs),
         submissions(submitter, tracker, &journal, clock, runner, lsf, config.exactly_once),
-        reconciler(ioc.get_executor(), runner, clock, cache.store(), lsf, journal, submissions,
+        reconciler(refresh.executor(), runner, clock, cache.store(), lsf, journal, submissions,
                    tracker, config.jobs.interval),
         canceller(runner, lsf) {
     // GET /metrics (README): runs counted as they finish, the rest read
@@ -208,7 +195,20 @@ struct Wiring {
     return options;
   }
 
+  // Stops the threads of their own before any member their handlers use
+  // goes.
+  ~Wiring() {
+    refresh.Stop();
+    for (auto& loop : http_loops) loop->Stop();
+  }
+
+  // The main thread's: LSF child processes (bsub too), signals, the
+  // listeners, and its share of the HTTP connections.
   boost::asio::io_context ioc;
+  // The refresh tiers (load, topology, IB, jobs, reconcile) and what they
+  // call back: parsing LSF output and building a snapshot take this thread,
+  // never one serving HTTP (issue 12).
+  EventLoopThread refresh;
   RealClock clock;
   metrics::Registry registry;
   DaemonMetrics daemon_metrics;
@@ -229,6 +229,9 @@ struct Wiring {
   JobCanceller canceller;
   api::Services services;
   api::Router router;
+  // server.threads - 1 threads of their own, each serving its share of the
+  // HTTP connections on its own io_context (api::HttpServer::SpreadConnections).
+  std::vector<std::unique_ptr<EventLoopThread>> http_loops;
   std::unique_ptr<api::HttpServer> server;
   std::optional<LocalIbProbe> local_probe;
   std::optional<WatchdogPinger> watchdog;
@@ -254,6 +257,16 @@ Result<void> Listen(Wiring& wiring, const config::Config& config, const DaemonOp
   wiring.server = std::move(*server);
   wiring.registry.AddCollector(api::ConnectionCollector(*wiring.server));
   const auto endpoint = wiring.server->LocalEndpoint();
+  // Connections go to the main loop and the others in turn: one io_context
+  // per thread shares no queue between threads (issue 12: N threads on one
+  // context served tiny requests slower than one).
+  std::vector<boost::asio::io_context*> contexts{&wiring.ioc};
+  for (int i = 1; i < config.server.threads; ++i) {
+    wiring.http_loops.push_back(
+        std::make_unique<EventLoopThread>("bplace-http-" + std::to_string(i)));
+    contexts.push_back(&wiring.http_loops.back()->context());
+  }
+  wiring.server->SpreadConnections(std::move(contexts));
   wiring.server->Start();
   std::string bound;
   for (const std::string& address : wiring.server->BoundAddresses()) {
@@ -313,7 +326,7 @@ void StartLocalProbe(Wiring& wiring, const config::Config& config, const DaemonO
   probe.interval = config.submit.ib.local_interval;
   probe.probe_timeout = config.probe.probe_timeout;
   probe.env = wiring.lsf.env();
-  wiring.local_probe.emplace(wiring.ioc.get_executor(), wiring.runner, wiring.clock,
+  wiring.local_probe.emplace(wiring.refresh.executor(), wiring.runner, wiring.clock,
                              wiring.cache.store(), probe);
   wiring.local_probe->Start();
   spdlog::info("InfiniBand health: running {} every {} s for host {}", probe.probe_path,
@@ -342,9 +355,14 @@ std::optional<std::chrono::milliseconds> WatchdogPeriod() {
 void StartWatchdog(Wiring& wiring) {
   const auto period = WatchdogPeriod();
   if (!period) return;
-  wiring.watchdog.emplace(wiring.ioc.get_executor(), wiring.clock, *period, Notify);
+  std::vector<boost::asio::any_io_executor> watched{wiring.refresh.executor()};
+  for (auto& loop : wiring.http_loops) watched.push_back(loop->executor());
+  wiring.watchdog.emplace(wiring.ioc.get_executor(), wiring.clock, *period, Notify,
+                          std::move(watched));
   wiring.watchdog->Start();
-  spdlog::info("systemd watchdog: WATCHDOG=1 from the event loop every {} ms", period->count());
+  spdlog::info(
+      "systemd watchdog: WATCHDOG=1 every {} ms while every event loop runs (HTTP, refresh)",
+      period->count());
 }
 
 // What SIGHUP needs besides the wiring: the config in force and where it
@@ -500,12 +518,7 @@ Result<void> Daemon::Run() {
   boost::asio::signal_set signals(wiring.ioc, SIGTERM, SIGINT);
   StopOnSignal(signals, hangup, wiring);
 
-  std::vector<std::thread> pool;
-  for (int i = 1; i < std::max(1, config.server.threads); ++i) {
-    pool.emplace_back([&wiring] { RunGuarded(wiring.ioc); });
-  }
   RunGuarded(wiring.ioc);
-  for (auto& thread : pool) thread.join();
   return {};
 }
 

@@ -25,7 +25,7 @@ struct ServerConfig {
   std::vector<std::string> listen = {"127.0.0.1:8080"};
   std::uint32_t socket_mode = 0666;  // permission bits of Unix sockets bplaced creates
   std::string socket_group;          // group of those sockets; empty = the daemon's group
-  int threads = 2;                   // io_context threads
+  int threads = 2;                   // HTTP threads, each with an io_context of its own
 };
 
 // [log]

@@ -1,5 +1,7 @@
 #include "lsf_adapter/subprocess_command_runner.h"
 
+#include <pthread.h>
+
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -78,7 +80,12 @@ void SubprocessCommandRunner::Run(CommandSpec spec, Callback done) {
     } else if (!spawner_.joinable()) {
       // Started lazily so that the constructor cannot fail.
       try {
-        spawner_ = std::thread([shared = shared_] { shared->SpawnLoop(); });
+        spawner_ = std::thread([shared = shared_] {
+          // Named, not the name of whichever thread ran the first command
+          // (top -H, /proc/PID/task/TID/comm).
+          pthread_setname_np(pthread_self(), "bplace-spawn");
+          shared->SpawnLoop();
+        });
       } catch (const std::system_error& e) {
         refusal = Error{ErrorCode::kCommandFailed,
                         std::string("cannot start the spawn thread: ") + e.what()};

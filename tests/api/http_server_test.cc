@@ -779,6 +779,56 @@ TEST_F(HttpServerTest, StopWithoutConnectionsDrainsAtOnce) {
   EXPECT_EQ(drained.get_future().wait_for(2s), std::future_status::ready);
 }
 
+// SpreadConnections: connections are served on the given io_contexts in
+// turn, each context by its own thread, for a connection's whole lifetime.
+TEST(HttpServerSpreadTest, ConnectionsTakeTheContextsInTurn) {
+  net::io_context listeners(1);
+  net::io_context other(1);
+  auto keep_listeners = net::make_work_guard(listeners);
+  auto keep_other = net::make_work_guard(other);
+  std::mutex mutex;
+  std::vector<std::thread::id> served_by;
+  auto handler = [&](Request&& req, const RequestContext&, Responder respond) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      served_by.push_back(std::this_thread::get_id());
+    }
+    respond(MakeJson(200, {{"ok", true}}, req.version(), req.keep_alive()));
+  };
+  auto server = HttpServer::Create(listeners, "127.0.0.1:0", {}, handler);
+  ASSERT_TRUE(server) << server.error().message;
+  (*server)->SpreadConnections({&listeners, &other});
+  (*server)->Start();
+  std::thread listeners_thread([&listeners] { listeners.run(); });
+  std::thread other_thread([&other] { other.run(); });
+  const unsigned short port = (*server)->LocalEndpoint().port();
+  for (int i = 0; i < 4; ++i) {
+    Client client(port);
+    client.Get("/");  // two requests on one connection: the same thread
+    ASSERT_TRUE(client.Read());
+    client.Get("/");
+    ASSERT_TRUE(client.Read());
+    client.Close();
+  }
+  std::promise<void> drained;
+  (*server)->Stop([&drained] { drained.set_value(); });
+  EXPECT_EQ(drained.get_future().wait_for(5s), std::future_status::ready);
+  // Each accept takes the next context when it is started: connection i
+  // is served on context i % 2.
+  const std::thread::id on_listeners = listeners_thread.get_id();
+  const std::thread::id on_other = other_thread.get_id();
+  keep_listeners.reset();
+  keep_other.reset();
+  listeners.stop();
+  other.stop();
+  listeners_thread.join();
+  other_thread.join();
+  ASSERT_EQ(served_by.size(), 8u);
+  for (std::size_t i = 0; i < served_by.size(); ++i) {
+    EXPECT_EQ(served_by[i], (i / 2) % 2 == 0 ? on_listeners : on_other) << "request " << i;
+  }
+}
+
 TEST(HttpServerCreateTest, PortInUseIsUnavailable) {
   net::io_context ioc;
   auto handler = [](Request&&, const RequestContext&, Responder) {};

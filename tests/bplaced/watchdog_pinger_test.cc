@@ -90,5 +90,38 @@ TEST_F(WatchdogPingerTest, StopsPinging) {
   EXPECT_EQ(clock_.PendingTimers(), 0u);
 }
 
+// A second event loop the ping vouches for (the refresh thread): while it
+// does not run, the pings stop; once it has caught up, they resume.
+TEST_F(WatchdogPingerTest, AWedgedWatchedLoopStopsThePings) {
+  boost::asio::io_context refresh;
+  std::vector<std::string> sent;
+  WatchdogPinger pinger(io_.get_executor(), clock_, 15s,
+                        [&sent](const std::string& state) { sent.push_back(state); },
+                        {refresh.get_executor()});
+  const auto run_refresh = [&refresh] {
+    refresh.restart();
+    refresh.poll();
+  };
+  pinger.Start();
+  Poll();
+  EXPECT_EQ(sent.size(), 1u);  // nothing owed yet
+  run_refresh();
+  Advance(15s);
+  EXPECT_EQ(sent.size(), 2u);  // the loop ran its heartbeat
+
+  // The refresh loop is wedged: the main loop runs, the pings stop.
+  Advance(15s);
+  Advance(15s);
+  Advance(15s);
+  EXPECT_EQ(sent.size(), 2u);
+
+  // It runs again: its one heartbeat is done, the next tick pings.
+  run_refresh();
+  Advance(15s);
+  EXPECT_EQ(sent.size(), 3u);
+  pinger.Stop();
+  Poll();
+}
+
 }  // namespace
 }  // namespace bplace

@@ -157,7 +157,8 @@ TEST(SystemdNotifyTest, SendsReadyThenWatchdogPingsFromTheEventLoop) {
   for (const std::string& message : notify.received()) pings += message == "WATCHDOG=1";
   while (pings < 3 && notify.WaitFor(Contains("WATCHDOG=1"), std::chrono::seconds(5))) ++pings;
   EXPECT_GE(pings, 3);
-  EXPECT_TRUE(LogShows(daemon, "systemd watchdog: WATCHDOG=1 from the event loop every 100 ms"));
+  EXPECT_TRUE(
+      LogShows(daemon, "systemd watchdog: WATCHDOG=1 every 100 ms while every event loop runs"));
   EXPECT_EQ(daemon.Terminate(), 0);
 }
 
