@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -162,6 +163,35 @@ TEST(PlacementAnswerCacheTest, MissesOutsideTheAnswersTimeWindow) {
   EXPECT_FALSE(cache.Find("a", stamp, kT0 + 10s));
   cache.Insert("a", answer);
   EXPECT_FALSE(cache.Find("a", stamp, kT0 - 1ms)) << "the wall clock stepped back";
+}
+
+TEST(PlacementAnswerCacheTest, ConcurrentLookupsAndInsertionsStayWithinTheBound) {
+  const std::size_t entry = PlacementAnswerCache::EntryBytes("u-0-0000", *AnswerOf(1000));
+  PlacementAnswerCache cache(entry * 8);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&cache, t] {
+      for (int i = 0; i < 2000; ++i) {
+        // The snapshot generation moves on every 500 rounds, as refreshes
+        // would; the threads reach it at different times.
+        const auto answer = AnswerOf(1000, 1 + static_cast<std::uint64_t>(i / 500));
+        if (const auto found = cache.Find("hot", answer->stamp, kT0)) {
+          EXPECT_EQ(found->stamp, answer->stamp);
+          EXPECT_FALSE(found->body.Render(kT0 + std::chrono::milliseconds(i)).empty());
+        } else {
+          cache.Insert("hot", answer);
+        }
+        // A key never asked again: pushes the others out.
+        cache.Insert("u-" + std::to_string(t) + "-" + std::to_string(1000 + i), answer);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const auto stats = cache.stats();
+  EXPECT_LE(stats.bytes, entry * 8);
+  EXPECT_LE(stats.entries, 8u);
+  EXPECT_GT(stats.hits, 0u);
+  EXPECT_GT(stats.evictions, 0u);
 }
 
 // --- Through GET /v1/placement ------------------------------------------------
