@@ -140,4 +140,10 @@ Response MakeJson(unsigned status, const nlohmann::json& body, unsigned version,
   return MakeResponse(status, "application/json", Dump(body), version, keep_alive);
 }
 
+std::string DumpJson(const nlohmann::json& body) { return Dump(body); }
+
+Response MakeJsonText(unsigned status, std::string text, unsigned version, bool keep_alive) {
+  return MakeResponse(status, "application/json", std::move(text), version, keep_alive);
+}
+
 }  // namespace bplace::api

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -52,5 +53,14 @@ Response MakeProblem(const Error& error, const nlohmann::json& extra = {}, unsig
 // repaired, never thrown on. `version` and `keep_alive` as for MakeProblem.
 Response MakeJson(unsigned status, const nlohmann::json& body, unsigned version = 11,
                   bool keep_alive = true);
+
+// `body` serialised as MakeJson sends it: compact, invalid UTF-8 repaired,
+// and a newline.
+std::string DumpJson(const nlohmann::json& body);
+
+// Builds an `application/json` response whose body is `text`, already
+// serialised (DumpJson, or bytes made from it). As MakeJson otherwise.
+Response MakeJsonText(unsigned status, std::string text, unsigned version = 11,
+                      bool keep_alive = true);
 
 }  // namespace bplace::api

@@ -18,6 +18,8 @@
 
 namespace bplace::api {
 
+class PlacementAnswerCache;
+
 // What the route functions need from the daemon: its parts, by pointer, and
 // the API's options. The daemon owns the parts and builds this once before
 // the server starts; it must outlive the router's handlers. Thread safety:
@@ -51,6 +53,9 @@ struct Services {
   const metrics::Registry* metrics = nullptr;
   // Counts placements (GET /v1/placement); null: not counted.
   DaemonMetrics* daemon_metrics = nullptr;
+  // GET /v1/placement answers kept until an input changes
+  // (api/placement_answer_cache.h); null: every answer is computed.
+  PlacementAnswerCache* placement_answers = nullptr;
 
   // Whether bsub runs as the caller ([auth] mode = "multi-user").
   bool multi_user() const { return auth != nullptr && auth->policy().mode == AuthMode::kMultiUser; }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,9 +17,15 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
+
+#include "api/json_mapping.h"
+#include "api/placement_answer_cache.h"
+#include "api/problem.h"
 
 #include "daemon/ib_health.h"
 #include "daemon/placement.h"
@@ -186,6 +193,97 @@ void BM_PlaceOnHost(benchmark::State& state) { PlaceBench(state, true); }
 void BM_PlaceAnyHost(benchmark::State& state) { PlaceBench(state, false); }
 BENCHMARK(BM_PlaceOnHost)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PlaceAnyHost)->Unit(benchmark::kMicrosecond);
+
+// GET /v1/placement?host=H bodies (issue 12), one host after another of the
+// 5,000: uncached (Place, the nlohmann DOM, its dump), a cache miss (the
+// same, then the template, then the body rendered from it) and a hit (the
+// look-up and the body rendered with its ages). The route adds parsing the
+// query and reading the stamp to each.
+struct AnswerBench {
+  std::shared_ptr<const bplace::ClusterSnapshot> snapshot = BuildSnapshot(Text());
+  std::unordered_map<std::string, std::int64_t> inflight;
+  bplace::PlacementContext context;
+  const bplace::SystemTime now{std::chrono::seconds(1'800'000'000)};
+
+  AnswerBench() { context.inflight_slots = &inflight; }
+
+  bplace::PlacementRequest Request(std::size_t i) const {
+    bplace::PlacementRequest request;
+    request.user = "user001";
+    const auto& hosts = snapshot->load->hosts;
+    request.host = hosts[i % hosts.size()].name;
+    return request;
+  }
+
+  nlohmann::json Body(const bplace::PlacementRequest& request) const {
+    auto placement = bplace::Place(*snapshot, context, request);
+    nlohmann::json body = bplace::api::PlacementJson(request, *placement, snapshot->ib.get(), now);
+    bplace::api::AddAge(body, *snapshot, now);
+    return body;
+  }
+
+  std::shared_ptr<bplace::api::PlacementAnswer> Answer(const bplace::PlacementRequest& request) {
+    nlohmann::json body = Body(request);
+    auto answer = std::make_shared<bplace::api::PlacementAnswer>();
+    using Pointer = nlohmann::json::json_pointer;
+    answer->body = *bplace::api::BodyTemplate::Make(
+        body, {{Pointer("/age_s"), snapshot->as_of()},
+               {Pointer("/topology_age_s"), snapshot->topology_as_of}});
+    answer->placed_at = now;
+    return answer;
+  }
+};
+
+void BM_PlacementAnswerUncached(benchmark::State& state) {
+  AnswerBench bench;
+  std::size_t i = 0;
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string text = bplace::api::DumpJson(bench.Body(bench.Request(i++)));
+    bytes = text.size();
+    benchmark::DoNotOptimize(text);
+  }
+  state.counters["body_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_PlacementAnswerUncached)->Unit(benchmark::kMicrosecond);
+
+void BM_PlacementAnswerMiss(benchmark::State& state) {
+  AnswerBench bench;
+  bplace::api::PlacementAnswerCache cache;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto request = bench.Request(i++);
+    auto answer = bench.Answer(request);
+    std::string text = answer->body.Render(bench.now);
+    cache.Insert(bplace::api::PlacementAnswerCache::Key(request), std::move(answer));
+    benchmark::DoNotOptimize(text);
+  }
+}
+BENCHMARK(BM_PlacementAnswerMiss)->Unit(benchmark::kMicrosecond);
+
+// Hits spread over 256 stored answers (256 hosts asked about repeatedly).
+void BM_PlacementAnswerHit(benchmark::State& state) {
+  AnswerBench bench;
+  bplace::api::PlacementAnswerCache cache;
+  constexpr std::size_t kKeys = 256;
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < kKeys; ++i) {
+    keys.push_back(bplace::api::PlacementAnswerCache::Key(bench.Request(i)));
+    cache.Insert(keys.back(), bench.Answer(bench.Request(i)));
+  }
+  const bplace::PlacementStamp stamp;
+  std::size_t i = 0;
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const auto answer = cache.Find(keys[i++ % kKeys], stamp, bench.now);
+    std::string text = answer->body.Render(bench.now + std::chrono::milliseconds(i));
+    bytes = text.size();
+    benchmark::DoNotOptimize(text);
+  }
+  state.counters["body_bytes"] = static_cast<double>(bytes);
+  state.counters["cache_MiB"] = static_cast<double>(cache.stats().bytes) / (1024.0 * 1024.0);
+}
+BENCHMARK(BM_PlacementAnswerHit)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

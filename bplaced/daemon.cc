@@ -23,6 +23,7 @@
 #include "api/handlers.h"
 #include "api/http_metrics.h"
 #include "api/http_server.h"
+#include "api/placement_answer_cache.h"
 #include "api/router.h"
 #include "bplaced/config_reload.h"
 #include "bplaced/event_loop_thread.h"
@@ -184,6 +185,7 @@ struct Wiring {
     services.version = kVersion;
     services.metrics = &registry;
     services.daemon_metrics = &daemon_metrics;
+    services.placement_answers = &placement_answers;
     api::RegisterRoutes(router, services);
   }
 
@@ -227,6 +229,7 @@ struct Wiring {
   SubmissionService submissions;
   Reconciler reconciler;
   JobCanceller canceller;
+  api::PlacementAnswerCache placement_answers;  // GET /v1/placement answers until an input changes
   api::Services services;
   api::Router router;
   // server.threads - 1 threads of their own, each serving its share of the

@@ -8,6 +8,7 @@ InflightLedger::Ticket InflightLedger::Reserve(const std::string& queue, std::in
   std::lock_guard lock(mutex_);
   const Ticket ticket = next_ticket_++;
   entries_.emplace(ticket, Entry{queue, slots, false, {}});
+  version_.fetch_add(1, std::memory_order_release);
   return ticket;
 }
 
@@ -16,6 +17,7 @@ void InflightLedger::Finish(Ticket ticket, bool keep, Clock::time_point when,
   std::lock_guard lock(mutex_);
   const auto it = entries_.find(ticket);
   if (it == entries_.end()) return;
+  version_.fetch_add(1, std::memory_order_release);
   if (!keep) {
     entries_.erase(it);
     return;
@@ -27,19 +29,23 @@ void InflightLedger::Finish(Ticket ticket, bool keep, Clock::time_point when,
 
 void InflightLedger::OnLoadCounted(Clock::time_point counted_at) {
   std::lock_guard lock(mutex_);
+  bool dropped = false;
   for (auto it = entries_.begin(); it != entries_.end();) {
     // An entry still running may or may not be in the counters: keep it, so a
     // burst never undercounts; it goes at the first refresh after it ends.
     if (it->second.finished && it->second.finished_at < counted_at) {
       it = entries_.erase(it);
+      dropped = true;
     } else {
       ++it;
     }
   }
+  if (dropped) version_.fetch_add(1, std::memory_order_release);
 }
 
-std::unordered_map<std::string, std::int64_t> InflightLedger::Counts() const {
+std::unordered_map<std::string, std::int64_t> InflightLedger::Counts(std::uint64_t* version) const {
   std::lock_guard lock(mutex_);
+  if (version != nullptr) *version = version_.load(std::memory_order_relaxed);
   std::unordered_map<std::string, std::int64_t> counts;
   for (const auto& [ticket, entry] : entries_) counts[entry.queue] += entry.slots;
   return counts;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -33,8 +34,14 @@ class InflightLedger {
   // drops every entry that finished before it, since LSF counted those.
   void OnLoadCounted(Clock::time_point counted_at);
 
-  // Slots per queue still to be added to PEND.
-  std::unordered_map<std::string, std::int64_t> Counts() const;
+  // Slots per queue still to be added to PEND. When `version` is given it
+  // receives version() as of these counts (read under the same lock).
+  std::unordered_map<std::string, std::int64_t> Counts(std::uint64_t* version = nullptr) const;
+
+  // A number that grows with every change of what Counts returns (Reserve,
+  // Finish of a known ticket, OnLoadCounted that dropped an entry): equal
+  // versions mean equal counts. Never blocks.
+  std::uint64_t version() const { return version_.load(std::memory_order_acquire); }
 
  private:
   struct Entry {
@@ -47,6 +54,8 @@ class InflightLedger {
   mutable std::mutex mutex_;
   Ticket next_ticket_ = 1;
   std::unordered_map<Ticket, Entry> entries_;
+  // Bumped under mutex_ after each change of entries_; read without it.
+  std::atomic<std::uint64_t> version_{0};
 };
 
 }  // namespace bplace

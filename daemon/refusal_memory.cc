@@ -1,5 +1,6 @@
 #include "daemon/refusal_memory.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace bplace {
@@ -100,23 +101,35 @@ void RefusalMemory::RememberRefusal(const ClusterSnapshot& snapshot, SystemTime 
   } else {
     by_user_[user][queue] = std::move(entry);
   }
+  version_.fetch_add(1, std::memory_order_release);
 }
 
 std::unordered_map<std::string, RememberedRefusal> RefusalMemory::Refusals(
     const ClusterSnapshot& snapshot, SystemTime now, const std::string& user,
-    const std::optional<std::string>& host) const {
+    const std::optional<std::string>& host, ReadStamp* stamp) const {
   std::unordered_map<std::string, RememberedRefusal> valid;
+  std::optional<SystemTime> valid_until;
   std::lock_guard lock(mutex_);
   const auto collect = [&](const std::unordered_map<std::string, ByQueue>& map,
                            const std::string& key) {
     const auto it = map.find(key);
     if (it == map.end()) return;
     for (const auto& [queue, entry] : it->second) {
-      if (Valid(entry, queue, snapshot, now)) valid.emplace(queue, entry.refusal);
+      if (!Valid(entry, queue, snapshot, now)) continue;
+      valid.emplace(queue, entry.refusal);
+      // Only esub refusals end by time alone; the others end with a
+      // snapshot generation, which the caller's snapshot fixes.
+      if (entry.cause == lsf::BsubCause::kEsub) {
+        valid_until = std::min(valid_until.value_or(*entry.refusal.until), *entry.refusal.until);
+      }
     }
   };
   collect(by_user_, user);
   if (host) collect(by_host_, *host);
+  if (stamp != nullptr) {
+    stamp->version = version_.load(std::memory_order_relaxed);
+    stamp->valid_until = valid_until;
+  }
   return valid;
 }
 
@@ -128,6 +141,7 @@ void RefusalMemory::RememberRewrite(const ClusterSnapshot& snapshot, const std::
     return item.second.topology_generation != generation;
   });
   rewrites_[requested] = Rewrite{landed, generation};
+  version_.fetch_add(1, std::memory_order_release);
 }
 
 std::unordered_map<std::string, std::string> RefusalMemory::Rewrites(

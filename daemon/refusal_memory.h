@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -46,17 +47,34 @@ class RefusalMemory {
   void RememberRefusal(const ClusterSnapshot& snapshot, SystemTime now, const std::string& user,
                        const std::string& queue, const std::optional<std::string>& host,
                        lsf::BsubCause cause, const std::string& message);
+  // What a Refusals answer depends on besides its arguments: version() when
+  // it was read, and the earliest time after `now` at which one of the
+  // refusals it returned ends by time alone (an esub refusal's `until`);
+  // nullopt when none does. A refusal not returned because it had ended
+  // stays ended while time moves forward.
+  struct ReadStamp {
+    std::uint64_t version = 0;
+    std::optional<SystemTime> valid_until;
+  };
+
   // The queues refused for `user` (and for `host`, when the request names
-  // one) still valid in `snapshot` at `now`, by queue.
+  // one) still valid in `snapshot` at `now`, by queue. When `stamp` is
+  // given it receives what the answer depends on (read under the same lock).
   std::unordered_map<std::string, RememberedRefusal> Refusals(
       const ClusterSnapshot& snapshot, SystemTime now, const std::string& user,
-      const std::optional<std::string>& host) const;
+      const std::optional<std::string>& host, ReadStamp* stamp = nullptr) const;
 
   // bsub asked for `requested` put the job in `landed` (a site esub rewrote -q).
   void RememberRewrite(const ClusterSnapshot& snapshot, const std::string& requested,
                        const std::string& landed);
   // The rewrites (requested -> landed) still valid in `snapshot`.
   std::unordered_map<std::string, std::string> Rewrites(const ClusterSnapshot& snapshot) const;
+
+  // A number that grows with every refusal or rewrite remembered: with the
+  // same snapshot (whose generations decide the other expiries) and before
+  // ReadStamp::valid_until, equal versions mean equal Refusals and Rewrites
+  // answers. Never blocks.
+  std::uint64_t version() const { return version_.load(std::memory_order_acquire); }
 
  private:
   struct Entry {
@@ -82,6 +100,8 @@ class RefusalMemory {
     std::uint64_t topology_generation = 0;
   };
   std::unordered_map<std::string, Rewrite> rewrites_;  // requested queue -> landed queue
+  // Bumped under mutex_ after each change of the maps; read without it.
+  std::atomic<std::uint64_t> version_{0};
 };
 
 }  // namespace bplace

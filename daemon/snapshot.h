@@ -130,6 +130,10 @@ struct ClusterSnapshot {
   // admit it. Counted with host_counts, once per published change of
   // topology or load, so that GET /v1/hosts costs O(hosts) per request.
   std::vector<std::int32_t> queues_admitting;
+  // Counts the publishes of SnapshotStore (1 for its first): equal
+  // generations mean the same snapshot, so an answer computed from one
+  // generation stays true while it is current (api/placement_answer_cache.h).
+  std::uint64_t generation = 0;
 
   // Both tiers have succeeded at least once.
   bool complete() const { return topology && load; }

@@ -14,6 +14,7 @@ std::shared_ptr<const ClusterSnapshot> SnapshotStore::Publish(const Change& chan
     const std::shared_ptr<const ClusterSnapshot> old = current_.load();
     auto next = std::make_shared<ClusterSnapshot>(*old);
     change(*next);
+    next->generation = old->generation + 1;
     const bool counts_stale =
         next->topology != old->topology || next->load != old->load || next->ib != old->ib;
     if (next->complete() && counts_stale) {

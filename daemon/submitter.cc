@@ -169,23 +169,31 @@ Submitter::Submitter(lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf, Clu
       ledger_(ledger),
       memory_(memory),
       clock_(clock),
-      policy_(std::make_shared<const Policy>(std::move(options))),
+      policy_(std::make_shared<const Policy>(std::move(options), 0)),
       limiter_(limiter) {}
 
-Submitter::Policy::Policy(SubmitterOptions from)
+Submitter::Policy::Policy(SubmitterOptions from, std::uint64_t generation)
     : options(std::move(from)),
-      excluded_queues(options.excluded_queues.begin(), options.excluded_queues.end()) {}
+      excluded_queues(options.excluded_queues.begin(), options.excluded_queues.end()),
+      generation(generation) {}
 
 void Submitter::SetOptions(SubmitterOptions options) {
-  policy_.store(std::make_shared<const Policy>(std::move(options)));
+  policy_.store(std::make_shared<const Policy>(std::move(options), ++policy_generations_));
 }
 
 Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
                                          const std::unordered_set<std::string>* permitted,
-                                         const std::unordered_set<std::string>& tried) const {
+                                         const std::unordered_set<std::string>& tried,
+                                         StampedPlacement* stamped) const {
+  // Each version is read with its content (or the content is the object
+  // itself), never after it: the content is then at least as new as the
+  // stamp, and an answer whose stamp still matches later is current.
   const auto snapshot = cache_.Current();
-  const auto inflight = ledger_.Counts();
-  auto rejections = memory_.Refusals(*snapshot, clock_.SystemNow(), request.user, request.host);
+  PlacementStamp stamp;
+  const auto inflight = ledger_.Counts(&stamp.ledger_version);
+  const SystemTime now = clock_.SystemNow();
+  RefusalMemory::ReadStamp refusals_read;
+  auto rejections = memory_.Refusals(*snapshot, now, request.user, request.host, &refusals_read);
   for (const std::string& queue : tried) {
     // Tried in this request: the attempt says why it failed, whether or not
     // that is remembered.
@@ -201,6 +209,16 @@ Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
   const std::shared_ptr<const Policy> policy = policy_.load();
   context.excluded_queues = &policy->excluded_queues;
   context.allow_unknown_ib = policy->options.ib.allow_unknown;
+  if (stamped != nullptr) {
+    stamp.snapshot_generation = snapshot->generation;
+    stamp.policy_generation = policy->generation;
+    stamp.refusal_version = refusals_read.version;
+    stamped->stamp = std::move(stamp);
+    stamped->snapshot = snapshot;
+    stamped->placed_at = now;
+    stamped->valid_until = refusals_read.valid_until;
+  }
+  placements_computed_.fetch_add(1, std::memory_order_relaxed);
   return Place(*snapshot, context, request);
 }
 
@@ -208,6 +226,28 @@ Result<Placement> Submitter::DryRun(const PlacementRequest& request) const {
   const auto permissions = cache_.Permissions(request.user);
   std::lock_guard lock(place_mutex_);
   return PlaceLocked(request, permissions ? &permissions->queues : nullptr, {});
+}
+
+StampedPlacement Submitter::DryRunStamped(const PlacementRequest& request) const {
+  StampedPlacement stamped;
+  auto permissions = cache_.Permissions(request.user);
+  {
+    std::lock_guard lock(place_mutex_);
+    stamped.placement =
+        PlaceLocked(request, permissions ? &permissions->queues : nullptr, {}, &stamped);
+  }
+  stamped.stamp.permissions = std::move(permissions);
+  return stamped;
+}
+
+PlacementStamp Submitter::Stamp(const std::string& user) const {
+  PlacementStamp stamp;
+  stamp.snapshot_generation = cache_.Current()->generation;
+  stamp.policy_generation = policy_.load()->generation;
+  stamp.ledger_version = ledger_.version();
+  stamp.refusal_version = memory_.version();
+  stamp.permissions = cache_.Permissions(user);
+  return stamp;
 }
 
 void Submitter::Submit(JobRequest job, SubmitContext context,

@@ -162,6 +162,37 @@ Verdict Judge(const Result<lsf::CommandResult>& result, const std::string& tag);
 inline constexpr char kIbSelect[] = "select[ib_ok==1]";
 inline constexpr char kIbSelectOrUnknown[] = "select[!defined(ib_ok) || ib_ok==1]";
 
+// What a dry-run placement for one user is computed from besides the
+// request, as numbers that grow with every change of an input: equal stamps
+// mean DryRun gives the same answer for the same request (before the time
+// limit of StampedPlacement::valid_until). Copyable; compare with ==.
+struct PlacementStamp {
+  std::uint64_t snapshot_generation = 0;  // ClusterSnapshot::generation
+  std::uint64_t policy_generation = 0;    // counts Submitter::SetOptions calls
+  std::uint64_t ledger_version = 0;       // InflightLedger::version
+  std::uint64_t refusal_version = 0;      // RefusalMemory::version
+  // LSF's permission answer for the user (ClusterCache::Permissions), null
+  // when none is cached. Held, so that an equal pointer is the same answer
+  // (its address cannot be reused while a stamp holds it).
+  std::shared_ptr<const UserPermissions> permissions;
+
+  bool operator==(const PlacementStamp&) const = default;
+};
+
+// A dry run with what it was computed from (Submitter::DryRunStamped).
+struct StampedPlacement {
+  Result<Placement> placement;
+  // The snapshot placed against: the answer's ages and IB source come from it.
+  std::shared_ptr<const ClusterSnapshot> snapshot;
+  // Each input's version as read together with (or before) its content, so
+  // the content is never older than the stamp.
+  PlacementStamp stamp;
+  SystemTime placed_at{};  // the wall time the refusals were judged at
+  // The earliest time at which a remembered refusal in the answer ends by
+  // time alone (RefusalMemory::ReadStamp); nullopt: none does.
+  std::optional<SystemTime> valid_until;
+};
+
 // Places jobs and submits them with bsub (DESIGN §3.4): tries the ranked
 // queues in order, at most max_attempts bsub calls; a queue-specific
 // rejection is remembered and the next queue tried; a job-specific one ends
@@ -200,6 +231,23 @@ class Submitter {
   // otherwise the USERS lines. Errors as Place().
   Result<Placement> DryRun(const PlacementRequest& request) const;
 
+  // DryRun, with the snapshot it used and the stamp of its inputs: an answer
+  // computed once stays the answer while Stamp(request.user) equals its
+  // stamp, and the wall clock is in [placed_at, valid_until).
+  StampedPlacement DryRunStamped(const PlacementRequest& request) const;
+
+  // The current stamp of the inputs of `user`'s dry runs, without placing:
+  // a few atomic loads and one look-up of the user's permissions. Never
+  // blocks on LSF.
+  PlacementStamp Stamp(const std::string& user) const;
+
+  // How many placements (Place calls: dry runs and submissions' choices)
+  // this submitter has computed since it was made; for tests and benchmarks
+  // of answers served without one.
+  std::uint64_t placements_computed() const {
+    return placements_computed_.load(std::memory_order_relaxed);
+  }
+
   // Submits `job` for `context.user`. Returns at once; `done` is called once,
   // on a runner thread, with the result. A throw while handling bsub's reply
   // ends the request with kInternal (the job may exist; its slots stay
@@ -226,9 +274,13 @@ class Submitter {
   // error set) when the request ends here.
   std::optional<Choice> Choose(Run& run);
   lsf::CommandSpec BsubSpec(const Run& run, const Choice& choice) const;
+  // Places `request` from the current inputs; with `stamped`, records there
+  // the snapshot, the versions read and the time limit (not the placement
+  // nor the permissions, which the caller sets).
   Result<Placement> PlaceLocked(const PlacementRequest& request,
                                 const std::unordered_set<std::string>* permitted,
-                                const std::unordered_set<std::string>& tried) const;
+                                const std::unordered_set<std::string>& tried,
+                                StampedPlacement* stamped = nullptr) const;
   // Takes one call from the LSF budget; false (with the error set) when empty.
   bool AdmitLsfCall(Run& run);
   // Takes the user's submission token before the first bsub; false (with
@@ -249,11 +301,14 @@ class Submitter {
   // The options and their exclusions as a set, replaced whole by SetOptions
   // so that one placement never mixes two versions.
   struct Policy {
-    explicit Policy(SubmitterOptions from);
+    Policy(SubmitterOptions from, std::uint64_t generation);
     SubmitterOptions options;
     std::unordered_set<std::string> excluded_queues;  // options.excluded_queues
+    std::uint64_t generation = 0;                     // PlacementStamp::policy_generation
   };
   std::atomic<std::shared_ptr<const Policy>> policy_;
+  std::atomic<std::uint64_t> policy_generations_{0};  // the last Policy::generation given
+  mutable std::atomic<std::uint64_t> placements_computed_{0};
   RateLimiter* const limiter_;
   std::function<void(const SubmissionResult&)> on_finished_;  // may be empty
   // Makes "rank with the current in-flight counts, then reserve the winner"
