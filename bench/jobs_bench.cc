@@ -56,11 +56,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_util.h"
 #include "tests/integration/harness.h"
 
 extern char** environ;
 
 namespace {
+
+using bplace::bench::Flags;
+using bplace::bench::LoadAverage;
+using bplace::bench::OnPath;
+using bplace::bench::ReadFile;
+using bplace::bench::SecondsSince;
+using bplace::bench::Timestamp;
 
 using bplace::testing::DaemonProcess;
 using bplace::testing::DaemonSettings;
@@ -78,61 +86,6 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr const char* kToken = "bpl_jobs_bench_0123456789abcdef";
 // bjobs ids per call (lsf_adapter/bjobs_command.h kBjobsMaxIdsPerCall).
 constexpr int kIdsPerBjobs = 500;
-
-// --name value pairs after the mode.
-class Flags {
- public:
-  Flags(int argc, char** argv) {
-    for (int i = 2; i < argc; ++i) {
-      std::string name = argv[i];
-      if (name.rfind("--", 0) != 0 || i + 1 >= argc) {
-        throw std::invalid_argument("expected --name value, got " + name);
-      }
-      values_[name.substr(2)] = argv[++i];
-    }
-  }
-  int Int(const std::string& name, int fallback) {
-    used_.insert(name);
-    const auto it = values_.find(name);
-    return it == values_.end() ? fallback : std::stoi(it->second);
-  }
-  std::vector<int> Ints(const std::string& name, const std::string& fallback) {
-    used_.insert(name);
-    const auto it = values_.find(name);
-    std::stringstream in(it == values_.end() ? fallback : it->second);
-    std::vector<int> out;
-    for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoi(item));
-    return out;
-  }
-  // Call after every Int/Ints: an unknown flag is an error.
-  void CheckAllKnown() const {
-    for (const auto& [name, value] : values_) {
-      if (!used_.contains(name)) throw std::invalid_argument("unknown flag --" + name);
-    }
-  }
-
- private:
-  std::map<std::string, std::string> values_;
-  std::set<std::string> used_;
-};
-
-std::string LoadAverage() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return one + " " + five + " " + fifteen;
-}
-
-std::string Timestamp() {
-  const std::time_t now = std::time(nullptr);
-  char text[64];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
-  return text;
-}
-
-double SecondsSince(SteadyClock::time_point start) {
-  return std::chrono::duration<double>(SteadyClock::now() - start).count();
-}
 
 // The user bplaced runs as (and submits as): DaemonProcess's choice.
 std::string ServiceUser() {
@@ -376,13 +329,6 @@ class Child {
  private:
   pid_t pid_ = -1;
 };
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 // The summary line of bench/jobs_read.lua, key by key.
 struct WrkFigures {
@@ -1033,20 +979,8 @@ int Crash(Flags& flags) {
 
 // Runs `mode` with `args` as if given on the command line.
 int RunMode(int (*mode)(Flags&), std::vector<std::string> args) {
-  args.insert(args.begin(), {"jobs_bench", "mode"});
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  Flags flags(static_cast<int>(argv.size()), argv.data());
+  Flags flags(args);
   return mode(flags);
-}
-
-bool OnPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path != nullptr ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
-  }
-  return false;
 }
 
 // Every mode at tiny sizes (the ctest jobs_bench_smoke): proves the bench
@@ -1083,7 +1017,7 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   const std::string mode = argv[1];
   try {
-    Flags flags(argc, argv);
+    Flags flags(std::vector<std::string>(argv + 2, argv + argc));
     if (mode == "polling") return Polling(flags);
     if (mode == "storm") return Storm(flags);
     if (mode == "cpu") return Cpu(flags);

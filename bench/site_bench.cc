@@ -58,11 +58,19 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_util.h"
 #include "tests/integration/harness.h"
 
 extern char** environ;
 
 namespace {
+
+using bplace::bench::Flags;
+using bplace::bench::LoadAverage;
+using bplace::bench::OnPath;
+using bplace::bench::ReadFile;
+using bplace::bench::SecondsSince;
+using bplace::bench::Timestamp;
 
 namespace fs = std::filesystem;
 using bplace::testing::DaemonProcess;
@@ -223,58 +231,6 @@ class Daemon {
 
 // ---------------------------------------------------------------- helpers
 
-// --name value pairs after the mode; an unknown name is an error.
-class Flags {
- public:
-  Flags(const std::vector<std::string>& args) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      if (args[i].rfind("--", 0) != 0 || i + 1 >= args.size()) {
-        throw std::invalid_argument("expected --name value, got " + args[i]);
-      }
-      values_[args[i].substr(2)] = args[i + 1];
-      ++i;
-    }
-  }
-  int Int(const std::string& name, int fallback) {
-    used_.insert(name);
-    const auto it = values_.find(name);
-    if (it == values_.end()) return fallback;
-    std::size_t end = 0;
-    const int value = std::stoi(it->second, &end);
-    if (end != it->second.size() || value < 0) {
-      throw std::invalid_argument("--" + name + ": not a count: " + it->second);
-    }
-    return value;
-  }
-  void CheckAllKnown() const {
-    for (const auto& [name, value] : values_) {
-      if (!used_.contains(name)) throw std::invalid_argument("unknown flag --" + name);
-    }
-  }
-
- private:
-  std::map<std::string, std::string> values_;
-  std::set<std::string> used_;
-};
-
-std::string LoadAverage() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return one + " " + five + " " + fifteen;
-}
-
-std::string Timestamp() {
-  const std::time_t now = std::time(nullptr);
-  char text[64];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
-  return text;
-}
-
-double SecondsSince(SteadyClock::time_point start) {
-  return std::chrono::duration<double>(SteadyClock::now() - start).count();
-}
-
 std::string Format(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string Format(const char* format, ...) {
   char text[1024];
@@ -285,26 +241,10 @@ std::string Format(const char* format, ...) {
   return text;
 }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 void WriteFile(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
-bool OnPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path != nullptr ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
-  }
-  return false;
 }
 
 // A temporary directory (mode 755: nginx's workers may run as another user),

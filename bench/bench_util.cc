@@ -1,0 +1,96 @@
+#include "bench/bench_util.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace bplace::bench {
+namespace {
+
+int Count(const std::string& flag, const std::string& text) {
+  std::size_t end = 0;
+  int value = -1;
+  try {
+    value = std::stoi(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  if (end == 0 || end != text.size() || value < 0) {
+    throw std::invalid_argument("--" + flag + ": not a count: " + text);
+  }
+  return value;
+}
+
+}  // namespace
+
+Flags::Flags(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); i += 2) {
+    if (args[i].rfind("--", 0) != 0 || i + 1 >= args.size()) {
+      throw std::invalid_argument("expected --name value, got " + args[i]);
+    }
+    values_[args[i].substr(2)] = args[i + 1];
+  }
+}
+
+int Flags::Int(const std::string& name, int fallback) {
+  used_.insert(name);
+  const auto it = values_.find(name);
+  return it == values_.end() ? fallback : Count(name, it->second);
+}
+
+std::vector<int> Flags::Ints(const std::string& name, const std::string& fallback) {
+  used_.insert(name);
+  const auto it = values_.find(name);
+  std::stringstream in(it == values_.end() ? fallback : it->second);
+  std::vector<int> out;
+  for (std::string item; std::getline(in, item, ',');) out.push_back(Count(name, item));
+  return out;
+}
+
+void Flags::CheckAllKnown() const {
+  for (const auto& [name, value] : values_) {
+    if (!used_.contains(name)) throw std::invalid_argument("unknown flag --" + name);
+  }
+}
+
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one + " " + five + " " + fifteen;
+}
+
+std::string Timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[64];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &utc);
+  return text;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool OnPath(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path != nullptr ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace bplace::bench
