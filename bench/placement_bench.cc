@@ -35,18 +35,9 @@
 #include "lsf_adapter/bqueues_long_parser.h"
 #include "lsf_adapter/bqueues_parser.h"
 #include "lsf_adapter/group_parser.h"
+#include "tests/fakes/capture_command.h"
 
 namespace {
-
-std::string Capture(const std::string& command) {
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) throw std::runtime_error("popen failed: " + command);
-  std::array<char, 65536> buffer;
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) out.append(buffer.data(), n);
-  return out;
-}
 
 const char* EnvOr(const char* name, const char* fallback) {
   const char* value = std::getenv(name);
@@ -73,11 +64,11 @@ const ClusterText& Text() {
     if (std::system(init.c_str()) != 0) throw std::runtime_error("lsfsim init failed");
     const std::string env = "LSF_ENVDIR=" + dir + "/lsf " + bin + "/";
     ClusterText t;
-    t.bqueues_w = Capture(env + "bqueues -w");
-    t.bqueues_l = Capture(env + "bqueues -l");
-    t.bmgroup = Capture(env + "bmgroup -w");
-    t.bugroup = Capture(env + "bugroup -w");
-    t.bhosts = Capture(env + "bhosts -w");
+    t.bqueues_w = bplace::testing::CaptureCommand(env + "bqueues -w");
+    t.bqueues_l = bplace::testing::CaptureCommand(env + "bqueues -l");
+    t.bmgroup = bplace::testing::CaptureCommand(env + "bmgroup -w");
+    t.bugroup = bplace::testing::CaptureCommand(env + "bugroup -w");
+    t.bhosts = bplace::testing::CaptureCommand(env + "bhosts -w");
     std::filesystem::remove_all(dir);
     return t;
   }();

@@ -27,6 +27,7 @@
 #include "daemon/daemon_metrics.h"
 #include "lsf_adapter/group_parser.h"
 #include "tests/api/handlers_fixture.h"
+#include "tests/fakes/capture_command.h"
 
 namespace bplace::api::testing {
 namespace {
@@ -360,16 +361,6 @@ TEST_F(PlacementAnswerRouteTest, EveryAnswerIsCountedHitsIncluded) {
 
 // --- The generated big cluster --------------------------------------------------
 
-std::string Capture(const std::string& command) {
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return out;
-  std::array<char, 65536> buffer;
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) out.append(buffer.data(), n);
-  return out;
-}
-
 // The LSF output of `lsfsim generate --queues 300 --hosts 5000
 // --host-groups 200` (every HOSTS token kind, nested groups), made once.
 struct GeneratedCluster {
@@ -389,16 +380,16 @@ const GeneratedCluster& Generated() {
         bin + "/lsfsim init --cluster " + dir + "/cluster.toml --state " + dir + "/lsf >/dev/null";
     if (std::system(generate.c_str()) == 0 && std::system(init.c_str()) == 0) {
       const std::string env = "LSF_ENVDIR=" + dir + "/lsf " + bin + "/";
-      c.bqueues_w = Capture(env + "bqueues -w");
-      c.bqueues_l = Capture(env + "bqueues -l");
-      c.bmgroup = Capture(env + "bmgroup -w");
-      c.bugroup = Capture(env + "bugroup -w");
-      c.bhosts = Capture(env + "bhosts -w");
+      c.bqueues_w = bplace::testing::CaptureCommand(env + "bqueues -w");
+      c.bqueues_l = bplace::testing::CaptureCommand(env + "bqueues -l");
+      c.bmgroup = bplace::testing::CaptureCommand(env + "bmgroup -w");
+      c.bugroup = bplace::testing::CaptureCommand(env + "bugroup -w");
+      c.bhosts = bplace::testing::CaptureCommand(env + "bhosts -w");
       if (auto groups = lsf::ParseBugroup(c.bugroup); groups && !groups->empty()) {
         for (const std::string& member : groups->front().members) {
           if (member.empty() || member.back() == '/' || member.front() == '~') continue;
           c.permitted_user = member;
-          c.bqueues_u = Capture(env + "bqueues -u " + member + " -w");
+          c.bqueues_u = bplace::testing::CaptureCommand(env + "bqueues -u " + member + " -w");
           break;
         }
       }

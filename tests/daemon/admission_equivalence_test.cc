@@ -27,6 +27,7 @@
 #include "lsf_adapter/bqueues_long_parser.h"
 #include "lsf_adapter/bqueues_parser.h"
 #include "lsf_adapter/group_parser.h"
+#include "tests/fakes/capture_command.h"
 
 namespace bplace {
 namespace {
@@ -65,16 +66,6 @@ std::unordered_map<std::string, QueueHostCounts> ReferenceCountQueueHosts(
   return counts;
 }
 
-std::string Capture(const std::string& command) {
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return out;
-  std::array<char, 65536> buffer;
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) out.append(buffer.data(), n);
-  return out;
-}
-
 // The generated cluster's LSF output, parsed: made once for the suite.
 struct Cluster {
   std::vector<lsf::QueueDefinition> queues;
@@ -101,11 +92,11 @@ class AdmissionEquivalenceTest : public ::testing::Test {
                               .c_str()),
               0);
     const std::string env = "LSF_ENVDIR=" + dir + "/lsf " + bin + "/";
-    auto queues = lsf::ParseBqueuesLong(Capture(env + "bqueues -l"));
-    auto host_groups = lsf::ParseBmgroup(Capture(env + "bmgroup -w"));
-    auto user_groups = lsf::ParseBugroup(Capture(env + "bugroup -w"));
-    auto loads = lsf::ParseBqueues(Capture(env + "bqueues -w"));
-    auto hosts = lsf::ParseBhosts(Capture(env + "bhosts -w"));
+    auto queues = lsf::ParseBqueuesLong(bplace::testing::CaptureCommand(env + "bqueues -l"));
+    auto host_groups = lsf::ParseBmgroup(bplace::testing::CaptureCommand(env + "bmgroup -w"));
+    auto user_groups = lsf::ParseBugroup(bplace::testing::CaptureCommand(env + "bugroup -w"));
+    auto loads = lsf::ParseBqueues(bplace::testing::CaptureCommand(env + "bqueues -w"));
+    auto hosts = lsf::ParseBhosts(bplace::testing::CaptureCommand(env + "bhosts -w"));
     std::filesystem::remove_all(dir);
     ASSERT_TRUE(queues && host_groups && user_groups && loads && hosts);
     cluster_ = new Cluster{std::move(*queues), std::move(*host_groups), std::move(*user_groups),
