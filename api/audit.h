@@ -1,16 +1,16 @@
 #pragma once
 
 // The audit records of submissions: one per decision on a POST /v1/jobs,
-// written with LogAudit (daemon/audit_log.h) to the audit file.
+// written with LogAudit (daemon/state/audit_log.h) to the audit file.
 
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "api/auth.h"
-#include "api/http_server.h"
-#include "daemon/audit_log.h"
-#include "daemon/submitter.h"
+#include "api/http/message.h"
+#include "daemon/state/audit_log.h"
+#include "daemon/submit/submitter.h"
 
 namespace bplace::api {
 

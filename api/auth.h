@@ -12,7 +12,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "api/options.h"
 #include "api/token_store.h"
 #include "common/result.h"

@@ -37,7 +37,7 @@ void RegisterRoutes(Router& router, const Services& services) {
   AddGuarded(router, verb::get, "/v1/placement", s, Access::kRead, GetPlacement);
 
   // Job routes (api/routes_jobs.h). Submitting is more than a scope (the
-  // service account, uid rules), so Admit decides it for any caller who
+  // service account, uid rules), so AdmitSubmission decides it for any caller who
   // said who they are; anonymous callers get 401 (a token could help).
   AddGuardedAsync(router, verb::post, "/v1/jobs", s, Access::kAuthenticated, PostJobs,
                   AuditAccessRefusal);

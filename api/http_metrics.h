@@ -8,7 +8,7 @@
 
 #include <boost/beast/http/verb.hpp>
 
-#include "api/http_server.h"
+#include "api/http/http_server.h"
 #include "api/router.h"
 #include "common/clock.h"
 #include "common/metrics.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "common/result.h"
 
 namespace bplace::api {

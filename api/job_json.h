@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
-#include "daemon/job_table.h"
-#include "daemon/snapshot.h"
+#include "daemon/cluster/job_table.h"
+#include "daemon/cluster/snapshot.h"
 
 namespace bplace::api {
 

@@ -8,7 +8,7 @@
 
 #include "api/options.h"
 #include "common/result.h"
-#include "daemon/submitter.h"
+#include "daemon/submit/submitter.h"
 
 namespace bplace::api {
 

@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/placement.h"
-#include "daemon/snapshot.h"
-#include "daemon/submitter.h"
+#include "daemon/cluster/snapshot.h"
+#include "daemon/placement/placement.h"
+#include "daemon/submit/submitter.h"
 
 namespace bplace::api {
 

@@ -4,8 +4,8 @@
 #include <iterator>
 #include <utility>
 
+#include "api/http/problem.h"
 #include "api/json_mapping.h"
-#include "api/problem.h"
 
 namespace bplace::api {
 namespace {

@@ -21,8 +21,8 @@
 
 #include "common/clock.h"
 #include "common/result.h"
-#include "daemon/placement.h"
-#include "daemon/submitter.h"
+#include "daemon/placement/placement.h"
+#include "daemon/submit/submitter.h"
 
 namespace bplace::api {
 
@@ -34,7 +34,7 @@ struct AgeField {
 };
 
 // A JSON body serialised once with its ages left out, and filled in for
-// each `now`: Render(now) is byte for byte DumpJson (api/problem.h) of the
+// each `now`: Render(now) is byte for byte DumpJson (api/http/problem.h) of the
 // body with every age field set to AgeSeconds(as_of, now). Immutable after
 // Make; any number of threads may Render at once.
 class BodyTemplate {

@@ -6,9 +6,9 @@
 #include <functional>
 #include <string_view>
 
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "api/services.h"
-#include "daemon/snapshot.h"
+#include "daemon/cluster/snapshot.h"
 
 namespace bplace::api {
 

@@ -4,7 +4,7 @@
 
 #include <boost/beast/http/field.hpp>
 
-#include "api/problem.h"
+#include "api/http/problem.h"
 
 namespace bplace::api {
 namespace {

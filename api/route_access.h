@@ -14,7 +14,7 @@
 #include <boost/beast/http/verb.hpp>
 
 #include "api/auth.h"
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "api/router.h"
 #include "api/services.h"
 #include "common/result.h"
@@ -46,7 +46,7 @@ using Route = std::function<Response(const Services& services, const Caller& cal
 // A route anybody may call (health probes): no caller is identified.
 using PublicRoute = std::function<Response(const Services& services, const Request& req)>;
 // An asynchronous route: calls `respond` exactly once, now or later (the
-// Responder contract of api/http_server.h), with a response whose version
+// Responder contract of api/http/message.h), with a response whose version
 // and keep-alive are stamped on the way out.
 using AsyncRoute =
     std::function<void(const Services& services, const Caller& caller, Request&& req,

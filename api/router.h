@@ -12,7 +12,7 @@
 
 #include <boost/beast/http/verb.hpp>
 
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "common/result.h"
 
 namespace bplace::api {
@@ -74,7 +74,7 @@ class Router {
   // the same method and the same pattern shape. A violation is a programming
   // error and throws std::invalid_argument (start-up, caught in main).
   // `before_continue`, when set, vets the route's requests that ask for
-  // 100 Continue before their body is sent (HeaderCheck, api/http_server.h).
+  // 100 Continue before their body is sent (HeaderCheck, api/http/message.h).
   void Add(boost::beast::http::verb method, std::string_view pattern, RouteHandler handler,
            HeaderCheck before_continue = {});
 

@@ -4,7 +4,7 @@
 // and the forced refresh of its cache.
 
 #include "api/auth.h"
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "api/router.h"
 #include "api/services.h"
 

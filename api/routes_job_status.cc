@@ -10,9 +10,9 @@
 #include <boost/beast/http/field.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/http/problem.h"
 #include "api/job_json.h"
 #include "api/json_mapping.h"
-#include "api/problem.h"
 #include "api/route_access.h"
 
 namespace bplace::api {

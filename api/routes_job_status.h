@@ -6,7 +6,7 @@
 // tier's next refresh.
 
 #include "api/auth.h"
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "api/router.h"
 #include "api/services.h"
 

@@ -5,8 +5,8 @@
 #include <boost/beast/http/field.hpp>
 
 #include "api/audit.h"
+#include "api/http/problem.h"
 #include "api/idempotency.h"
-#include "api/problem.h"
 #include "api/submission.h"
 
 namespace bplace::api {
@@ -83,7 +83,7 @@ Response NotRun(const SubmissionAnswer& answer) {
 
 void PostJobs(const Services& services, const Caller& caller, Request&& req,
               const RequestContext& ctx, const RouteParams&, Responder respond) {
-  auto admitted = Admit(services, caller, req, ctx);
+  auto admitted = AdmitSubmission(services, caller, req, ctx);
   if (!admitted) {
     LogAudit(AuditRecord(&caller, ctx, admitted.error().reason));
     return respond(std::move(admitted.error().response));

@@ -6,18 +6,18 @@
 #include <string_view>
 
 #include "api/auth.h"
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "api/router.h"
 #include "api/services.h"
 
 namespace bplace::api {
 
-// POST /v1/jobs (any identified caller; the submit rules are Admit's):
-// refuses with Admit's response, or submits the admitted job
+// POST /v1/jobs (any identified caller; the submit rules are AdmitSubmission's):
+// refuses with AdmitSubmission's response, or submits the admitted job
 // (Submitter::Submit, which runs bsub on the runner) and answers with
 // SubmissionResponse when it is done. Logs one audit line per decision
 // (AuditRecord). Returns without waiting; `respond` is called once, at once
-// for a refusal, else on a runner thread. Blocks only as Admit does.
+// for a refusal, else on a runner thread. Blocks only as AdmitSubmission does.
 void PostJobs(const Services& services, const Caller& caller, Request&& req,
               const RequestContext& ctx, const RouteParams& params, Responder respond);
 

@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/http/problem.h"
 #include "api/json_mapping.h"
-#include "api/problem.h"
 #include "api/read_answers.h"
-#include "daemon/snapshot.h"
+#include "daemon/cluster/snapshot.h"
 
 namespace bplace::api {
 namespace {

@@ -12,11 +12,11 @@
 #include <string>
 
 #include "api/auth.h"
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "api/router.h"
 #include "api/services.h"
 #include "common/result.h"
-#include "daemon/ib_health.h"
+#include "daemon/cluster/ib_health.h"
 
 namespace bplace::api {
 

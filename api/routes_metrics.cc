@@ -3,7 +3,7 @@
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/verb.hpp>
 
-#include "api/problem.h"
+#include "api/http/problem.h"
 #include "api/route_access.h"
 
 namespace bplace::api {

@@ -2,7 +2,7 @@
 
 // GET /metrics: Prometheus metrics (README "GET /metrics").
 
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "api/router.h"
 #include "api/services.h"
 

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/http/problem.h"
 #include "api/json_mapping.h"
 #include "api/placement_answer_cache.h"
-#include "api/problem.h"
 
 namespace bplace::api {
 namespace {

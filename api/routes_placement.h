@@ -5,11 +5,11 @@
 #include <string>
 
 #include "api/auth.h"
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "api/router.h"
 #include "api/services.h"
 #include "common/result.h"
-#include "daemon/placement.h"
+#include "daemon/placement/placement.h"
 
 namespace bplace::api {
 

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/http/problem.h"
 #include "api/json_mapping.h"
-#include "api/problem.h"
 #include "api/read_answers.h"
 
 namespace bplace::api {

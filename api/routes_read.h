@@ -9,7 +9,7 @@
 // that is not there is 404 (NotFound).
 
 #include "api/auth.h"
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "api/router.h"
 #include "api/services.h"
 

@@ -6,15 +6,15 @@
 #include "api/options.h"
 #include "common/clock.h"
 #include "common/metrics.h"
-#include "daemon/cluster_cache.h"
+#include "daemon/cluster/cluster_cache.h"
+#include "daemon/cluster/inflight_ledger.h"
 #include "daemon/daemon_metrics.h"
-#include "daemon/inflight_ledger.h"
-#include "daemon/job_canceller.h"
-#include "daemon/job_tracker.h"
+#include "daemon/jobs/job_canceller.h"
+#include "daemon/jobs/job_tracker.h"
 #include "daemon/options.h"
-#include "daemon/rate_limiter.h"
-#include "daemon/submission_service.h"
-#include "daemon/submitter.h"
+#include "daemon/submit/rate_limiter.h"
+#include "daemon/submit/submission_service.h"
+#include "daemon/submit/submitter.h"
 
 namespace bplace::api {
 

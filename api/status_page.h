@@ -11,7 +11,7 @@
 #include <span>
 #include <string_view>
 
-#include "api/http_server.h"
+#include "api/http/message.h"
 
 namespace bplace::api {
 

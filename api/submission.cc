@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/http/problem.h"
 #include "api/job_request_decoder.h"
 #include "api/json_mapping.h"
-#include "api/problem.h"
 #include "api/read_answers.h"
 
 namespace bplace::api {
@@ -91,8 +91,9 @@ std::optional<SubmitRefusal> CheckSnapshot(const Services& services) {
 
 }  // namespace
 
-tl::expected<Admission, SubmitRefusal> Admit(const Services& services, const Caller& caller,
-                                             const Request& req, const RequestContext& ctx) {
+tl::expected<Admission, SubmitRefusal> AdmitSubmission(const Services& services,
+                                                       const Caller& caller, const Request& req,
+                                                       const RequestContext& ctx) {
   if (auto refusal = CheckCaller(caller)) return tl::unexpected(std::move(*refusal));
   auto job = DecodeBody(services, req);
   if (!job) return tl::unexpected(std::move(job.error()));

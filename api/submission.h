@@ -1,18 +1,18 @@
 #pragma once
 
 // The parts of POST /v1/jobs around the bsub run (README "POST /v1/jobs"):
-// the checks before it (Admit) and the answer after it (SubmissionResponse).
+// the checks before it (AdmitSubmission) and the answer after it (SubmissionResponse).
 // The route that joins them is PostJobs in api/routes_jobs.h.
 
 #include <string>
 #include <string_view>
 
 #include "api/auth.h"
-#include "api/http_server.h"
+#include "api/http/message.h"
 #include "api/services.h"
 #include "common/result.h"
-#include "daemon/submission_service.h"
-#include "daemon/submitter.h"
+#include "daemon/submit/submission_service.h"
+#include "daemon/submit/submitter.h"
 
 namespace bplace::api {
 
@@ -51,8 +51,9 @@ struct SubmitRefusal {
 // caller's submission bucket: the submitter does, right before the first
 // bsub (Submitter). Blocks only on NSS in multi-user mode (cached five
 // minutes). Runs no LSF command.
-tl::expected<Admission, SubmitRefusal> Admit(const Services& services, const Caller& caller,
-                                             const Request& req, const RequestContext& ctx);
+tl::expected<Admission, SubmitRefusal> AdmitSubmission(const Services& services,
+                                                       const Caller& caller, const Request& req,
+                                                       const RequestContext& ctx);
 
 // The answer to a submission that ran (Submitter::Submit's result) for
 // `call`: 201 with job_id, job_url ("/v1/jobs/<id>"), queue,

@@ -23,14 +23,14 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
+#include "api/http/problem.h"
 #include "api/json_mapping.h"
 #include "api/placement_answer_cache.h"
-#include "api/problem.h"
 
-#include "daemon/ib_health.h"
-#include "daemon/placement.h"
-#include "daemon/snapshot.h"
-#include "daemon/topology.h"
+#include "daemon/cluster/ib_health.h"
+#include "daemon/cluster/snapshot.h"
+#include "daemon/cluster/topology.h"
+#include "daemon/placement/placement.h"
 #include "lsf_adapter/bhosts_parser.h"
 #include "lsf_adapter/bqueues_long_parser.h"
 #include "lsf_adapter/bqueues_parser.h"

@@ -10,7 +10,7 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
-#include "api/listen_address.h"
+#include "api/http/listen_address.h"
 #include "api/openapi_document.h"
 #include "bplaced/daemon.h"
 #include "common/version.h"

@@ -21,7 +21,7 @@
 
 #include <toml++/toml.h>
 
-#include "api/listen_address.h"
+#include "api/http/listen_address.h"
 #include "common/small_file.h"
 
 // Debian's libtomlplusplus3 is built with exceptions (its symbols live in

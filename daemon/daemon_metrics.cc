@@ -5,9 +5,9 @@
 #include <map>
 #include <utility>
 
-#include "daemon/cluster_cache.h"
-#include "daemon/inflight_ledger.h"
-#include "daemon/rate_limiter.h"
+#include "daemon/cluster/cluster_cache.h"
+#include "daemon/cluster/inflight_ledger.h"
+#include "daemon/submit/rate_limiter.h"
 
 namespace bplace {
 namespace {

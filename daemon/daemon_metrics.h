@@ -14,9 +14,9 @@
 #include "common/clock.h"
 #include "common/metrics.h"
 #include "common/result.h"
-#include "daemon/placement.h"
-#include "daemon/snapshot.h"
-#include "daemon/submitter.h"
+#include "daemon/cluster/snapshot.h"
+#include "daemon/placement/placement.h"
+#include "daemon/submit/submitter.h"
 
 namespace bplace {
 

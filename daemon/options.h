@@ -102,14 +102,14 @@ struct JobTrackerOptions {
 
 // Where bplaced keeps its durable state ([state] in the config file): the
 // intents and answers of submissions and the jobs it follows (SQLite,
-// daemon/job_store.h). The directory must exist, belong to the daemon's
+// daemon/state/job_store.h). The directory must exist, belong to the daemon's
 // user (or root) and not be writable by group or others; systemd's
 // StateDirectory=bplace makes it so.
 struct StateOptions {
   std::string dir = "/var/lib/bplace";
 };
 
-// Where the audit trail of submission decisions goes (daemon/audit_log.h): JSON
+// Where the audit trail of submission decisions goes (daemon/state/audit_log.h): JSON
 // lines in a file of its own, rotated by size. Not the journal: journald
 // rate-limits a service's messages all together, so a flood of reads would
 // drop audit records with its access lines.

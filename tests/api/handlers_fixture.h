@@ -2,7 +2,7 @@
 
 // A daemon without sockets for tests of the route functions: a ClusterCache
 // and a Submitter over a FakeCommandRunner that answers canned LSF 10.1
-// output (formats of lsf/FORMATS.md, as in tests/daemon/submitter_test.cc),
+// output (formats of lsf/FORMATS.md, as in tests/daemon/submit/submitter_test.cc),
 // a ManualClock, the routes registered on a Router, and helpers to call a
 // route directly or through the router.
 
@@ -27,11 +27,11 @@
 #include "api/services.h"
 #include "api/token_store.h"
 #include "common/manual_clock.h"
-#include "daemon/cluster_cache.h"
-#include "daemon/inflight_ledger.h"
-#include "daemon/rate_limiter.h"
-#include "daemon/refusal_memory.h"
-#include "daemon/submitter.h"
+#include "daemon/cluster/cluster_cache.h"
+#include "daemon/cluster/inflight_ledger.h"
+#include "daemon/placement/refusal_memory.h"
+#include "daemon/submit/rate_limiter.h"
+#include "daemon/submit/submitter.h"
 #include "lsf_adapter/lsf_invoker.h"
 #include "tests/fakes/fake_command_runner.h"
 

@@ -418,15 +418,16 @@ TEST_F(HandlersTest, SubmissionWithAnotherContentTypeIs415AndRunsNoBsub) {
   EXPECT_EQ(response.result_int(), 415u);
   EXPECT_EQ(fake_.CallCount(), calls);
   // Media types are case-insensitive and may carry parameters; none is JSON.
-  EXPECT_TRUE(Admit(services_, DaemonUser(),
-                    PostJob(R"({"command":"true"})", "Application/JSON; charset=utf-8"), {}));
-  EXPECT_TRUE(Admit(services_, DaemonUser(), PostJob(R"({"command":"true"})", ""), {}));
+  EXPECT_TRUE(AdmitSubmission(services_, DaemonUser(),
+                              PostJob(R"({"command":"true"})", "Application/JSON; charset=utf-8"),
+                              {}));
+  EXPECT_TRUE(AdmitSubmission(services_, DaemonUser(), PostJob(R"({"command":"true"})", ""), {}));
 }
 
 TEST_F(HandlersTest, SubmissionWithABadFieldIs400NamingTheField) {
   Ready();
-  const auto refused =
-      Admit(services_, DaemonUser(), PostJob(R"({"command":"x","slots":"two"})"), RequestContext{});
+  const auto refused = AdmitSubmission(
+      services_, DaemonUser(), PostJob(R"({"command":"x","slots":"two"})"), RequestContext{});
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().response.result_int(), 400u);
   EXPECT_THAT(Detail(refused.error().response), StartsWith("slots: "));
@@ -469,13 +470,13 @@ TEST_F(HandlersTest, CallerWhoMayNotSubmitIs403WithTheAuthenticatorsReason) {
   Caller caller = DaemonUser();
   caller.can_submit = false;
   caller.submit_refusal = "only alice may submit, and you are bob";
-  const auto refused = Admit(services_, caller, PostJob(R"({"command":"true"})"), {});
+  const auto refused = AdmitSubmission(services_, caller, PostJob(R"({"command":"true"})"), {});
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().response.result_int(), 403u);
   EXPECT_EQ(Detail(refused.error().response), caller.submit_refusal);
 
   caller.submit_refusal_code = ErrorCode::kUnavailable;  // passwd database down
-  const auto later = Admit(services_, caller, PostJob(R"({"command":"true"})"), {});
+  const auto later = AdmitSubmission(services_, caller, PostJob(R"({"command":"true"})"), {});
   ASSERT_FALSE(later);
   EXPECT_EQ(later.error().response.result_int(), 503u);
   EXPECT_EQ(Header(later.error().response, http::field::retry_after), "15");
@@ -560,7 +561,8 @@ TEST_F(HandlersTest, HeaderCheckRefusesMissingCredentialsBeforeTheBodyComes) {
 }
 
 TEST_F(HandlersTest, SubmissionWithoutASnapshotIs503WithRetryAfter) {
-  const auto refused = Admit(services_, DaemonUser(), PostJob(R"({"command":"true"})"), {});
+  const auto refused =
+      AdmitSubmission(services_, DaemonUser(), PostJob(R"({"command":"true"})"), {});
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().response.result_int(), 503u);
   EXPECT_EQ(Header(refused.error().response, http::field::retry_after), "5");
@@ -582,7 +584,7 @@ TEST_F(HandlersTest, SubmissionIs503WhenLsfFailsAndTheSnapshotIsStale) {
 TEST_F(HandlersTest, StaleSnapshotIsStillSubmittedOnWhileLsfAnswers) {
   Ready();
   clock_.Advance(121s);  // old, but no refresh has failed
-  EXPECT_TRUE(Admit(services_, DaemonUser(), PostJob(R"({"command":"true"})"), {}));
+  EXPECT_TRUE(AdmitSubmission(services_, DaemonUser(), PostJob(R"({"command":"true"})"), {}));
 }
 
 TEST_F(HandlersTest, SubmissionResponseOfAnErrorIsItsProblemWithTheRequestMembers) {

@@ -8,8 +8,8 @@
 #include <boost/beast/http/verb.hpp>
 
 #include "api/handlers.h"
+#include "api/http/problem.h"
 #include "api/job_request_decoder.h"
-#include "api/problem.h"
 #include "api/router.h"
 #include "api/services.h"
 

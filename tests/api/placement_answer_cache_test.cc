@@ -20,8 +20,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "api/http/problem.h"
 #include "api/json_mapping.h"
-#include "api/problem.h"
 #include "api/routes_placement.h"
 #include "common/metrics.h"
 #include "daemon/daemon_metrics.h"

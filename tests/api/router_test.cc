@@ -9,7 +9,7 @@
 #include <boost/beast/http/field.hpp>
 #include <nlohmann/json.hpp>
 
-#include "api/problem.h"
+#include "api/http/problem.h"
 
 namespace bplace::api {
 namespace {

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "common/manual_clock.h"
-#include "daemon/rate_limiter.h"
+#include "daemon/submit/rate_limiter.h"
 
 namespace bplace {
 namespace {

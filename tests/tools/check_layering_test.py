@@ -51,7 +51,7 @@ class CheckLayeringTest(unittest.TestCase):
         return out, err
 
     def test_allowed_edges_pass(self):
-        self.write("daemon/snapshot.h", """\
+        self.write("daemon/cluster/snapshot.h", """\
             #pragma once
             #include <vector>
             #include "common/result.h"
@@ -59,22 +59,34 @@ class CheckLayeringTest(unittest.TestCase):
             #include "daemon/options.h"
             """)
         self.write("daemon/options.h", "#pragma once\n")
-        self.write("daemon/snapshot.cc", '#include "daemon/snapshot.h"\n')
+        self.write("daemon/cluster/snapshot.cc", '#include "daemon/cluster/snapshot.h"\n')
         out = self.assert_ok()
         self.assertEqual(
             out, "check-layering: 5 files, 5 include edges, "
-                 "units: common, lsf_adapter, daemon: OK\n")
+                 "units: common, lsf_adapter, daemon/options, daemon/cluster: OK\n")
+
+    def test_a_unit_may_name_a_file(self):
+        # daemon/options is daemon/options.h and .cc, not every file whose
+        # name starts so: daemon/options_table.h is of the unit daemon.
+        self.write("daemon/options.h", '#pragma once\n#include "daemon/options_table.h"\n')
+        self.write("daemon/options.cc", '#include "daemon/options.h"\n')
+        self.write("daemon/options_table.h", "#pragma once\n")
+        _, err = self.assert_fails()
+        self.assertIn('daemon/options.h:2: daemon/options -> daemon '
+                      '(#include "daemon/options_table.h") is not an allowed edge\n', err)
+        self.assertNotIn("daemon/options.cc", err)
 
     def test_forbidden_edge_names_file_and_line(self):
         self.write("api/router.h", '#pragma once\n#include "common/result.h"\n')
-        self.write("daemon/placement.cc", """\
-            #include "daemon/placement.h"
+        self.write("daemon/placement/placement.cc", """\
+            #include "daemon/placement/placement.h"
 
             #include "api/router.h"
             """)
-        self.write("daemon/placement.h", "#pragma once\n")
+        self.write("daemon/placement/placement.h", "#pragma once\n")
         _, err = self.assert_fails()
-        self.assertIn('daemon/placement.cc:3: daemon -> api (#include "api/router.h") '
+        self.assertIn('daemon/placement/placement.cc:3: daemon/placement -> api '
+                      '(#include "api/router.h") '
                       "is not an allowed edge\n", err)
         # The allowed edges of the same tree are not reported.
         self.assertNotIn("lsf_adapter -> common", err)
@@ -183,8 +195,8 @@ class CheckLayeringTest(unittest.TestCase):
         self.assertIn("cycle: rdma_probe -> config -> rdma_probe\n", err)
 
     def test_bplaced_may_include_every_unit(self):
-        units = ["common", "identity", "lsf_adapter", "rdma_probe", "daemon", "api",
-                 "config", "rdma_probe/main"]
+        units = ["common", "identity", "lsf_adapter", "rdma_probe", "daemon", "daemon/cluster",
+                 "api", "api/http", "config", "rdma_probe/main"]
         for unit in units:
             self.write(f"{unit}/x.h", "#pragma once\n")
         self.write("bplaced/main.cc", "".join(f'#include "{u}/x.h"\n' for u in units))

@@ -1,0 +1,298 @@
+#include "daemon/cluster/job_table.h"
+
+#include <charconv>
+#include <set>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "lsf_adapter/lsf_time.h"
+
+namespace bplace {
+namespace {
+
+std::optional<std::int64_t> Digits(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value <= 0) return std::nullopt;
+  return value;
+}
+
+std::optional<SystemTime> Time(const std::string& text, const BjobsAnswer& answer) {
+  if (text.empty()) return std::nullopt;
+  return lsf::ParseLsfTime(text, answer.now, answer.utc_offset_minutes);
+}
+
+// The row of a job LSF reported, on top of what bplace knew (`known`).
+JobView Updated(const JobView* known, const lsf::JobRecord& record, const BjobsAnswer& answer) {
+  JobView view = known ? *known : JobView{};
+  view.lsf = record;
+  view.submit_time = Time(record.submit_time, answer);
+  view.start_time = Time(record.start_time, answer);
+  view.finish_time = Time(record.finish_time, answer);
+  // The table form has no exit code; keep one a -l reading gave before.
+  if (!record.exit_code && known && known->lsf.exit_code) view.lsf.exit_code = known->lsf.exit_code;
+  view.terminal = lsf::IsTerminalJobStatus(record.status);
+  view.last_seen_in_lsf = answer.now;
+  view.left_lsf = false;
+  view.not_found = false;
+  if (!view.submitted_at) view.submitted_at = view.submit_time ? view.submit_time : answer.now;
+  view.updated_at = answer.now;
+  return view;
+}
+
+// An asked job LSF did not report.
+JobView Missing(const JobView& known, const BjobsAnswer& answer) {
+  JobView view = known;
+  if (known.last_seen_in_lsf) {
+    view.left_lsf = true;
+  } else if (!known.submitted_by_bplace) {
+    view.not_found = true;
+  }
+  view.updated_at = answer.now;
+  return view;
+}
+
+}  // namespace
+
+const JobView* JobTable::Find(const JobKey& key) const {
+  const auto it = jobs.find(key);
+  return it == jobs.end() ? nullptr : it->second.get();
+}
+
+std::vector<const JobView*> JobTable::Elements(std::int64_t job_id) const {
+  std::vector<const JobView*> elements;
+  for (auto it = jobs.lower_bound(JobKey{job_id, 1});
+       it != jobs.end() && it->first.job_id == job_id; ++it) {
+    elements.push_back(it->second.get());
+  }
+  return elements;
+}
+
+std::vector<std::string> JobTable::IdsToAsk() const {
+  std::vector<std::string> ids;
+  for (const auto& [key, view] : jobs) {
+    if (view->terminal || view->not_found || view->left_lsf) continue;
+    ids.push_back(key.array_index == 0
+                      ? std::to_string(key.job_id)
+                      : std::to_string(key.job_id) + "[" + std::to_string(key.array_index) + "]");
+  }
+  return ids;
+}
+
+std::vector<std::string> JobTable::IdsNeedingExitCode() const {
+  std::vector<std::string> ids;
+  for (const auto& [key, view] : jobs) {
+    if (view->lsf.status != "EXIT" || view->lsf.exit_code || view->exit_checked) continue;
+    ids.push_back(view->lsf.IdText());
+  }
+  return ids;
+}
+
+std::shared_ptr<const JobTable> WithExitCodes(const JobTable& before, const ExitCodes& exits) {
+  auto after = std::make_shared<JobTable>(before);
+  for (const std::string& id : exits.asked) {
+    const auto parsed = lsf::ParseJobId(id);
+    if (!parsed) continue;
+    const JobKey key{std::stoll(parsed->job_id), parsed->array_index};
+    const JobView* known = before.Find(key);
+    if (known == nullptr) continue;
+    JobView view = *known;
+    view.exit_checked = true;
+    if (const auto it = exits.codes.find(key); it != exits.codes.end() && it->second) {
+      view.lsf.exit_code = it->second;
+    }
+    after->jobs[key] = std::make_shared<const JobView>(std::move(view));
+  }
+  return after;
+}
+
+std::optional<JobKey> KeyOf(const lsf::JobRecord& record) {
+  const auto id = Digits(record.job_id);
+  if (!id || record.array_index < 0) return std::nullopt;
+  return JobKey{*id, record.array_index};
+}
+
+std::shared_ptr<const JobTable> MergeBjobs(const JobTable& before, const BjobsAnswer& answer) {
+  auto after = std::make_shared<JobTable>(before);
+  std::set<JobKey> reported;
+  for (const lsf::JobRecord& record : answer.records) {
+    if (record.not_found) continue;
+    const auto key = KeyOf(record);
+    if (!key) continue;
+    const JobView* known = before.Find(*key);
+    // An element of an array asked for as a whole inherits the job's row.
+    const JobView* parent = key->array_index > 0 ? before.Find(JobKey{key->job_id, 0}) : nullptr;
+    // Only jobs we follow: the table form lists every job of the cluster.
+    if (known == nullptr && parent == nullptr) continue;
+    after->jobs[*key] =
+        std::make_shared<const JobView>(Updated(known ? known : parent, record, answer));
+    reported.insert(*key);
+    if (parent) after->jobs.erase(JobKey{key->job_id, 0});
+  }
+  for (const std::string& id : answer.asked) {
+    const auto parsed = lsf::ParseJobId(id);
+    if (!parsed) continue;
+    const auto job_id = Digits(parsed->job_id);
+    if (!job_id) continue;
+    const JobKey key{*job_id, parsed->array_index};
+    const JobView* known = before.Find(key);
+    if (known == nullptr || reported.contains(key) || !after->jobs.contains(key)) continue;
+    if (key.array_index == 0 && !after->Elements(key.job_id).empty()) continue;
+    after->jobs[key] = std::make_shared<const JobView>(Missing(*known, answer));
+  }
+  return after;
+}
+
+std::shared_ptr<const JobTable> WithoutOldJobs(const JobTable& before, SystemTime cutoff) {
+  auto after = std::make_shared<JobTable>(before);
+  std::erase_if(after->jobs, [cutoff](const auto& item) {
+    const JobView& view = *item.second;
+    return (view.terminal || view.left_lsf || view.not_found) && view.updated_at < cutoff;
+  });
+  return after;
+}
+
+std::shared_ptr<const JobTable> WithJob(const JobTable& before, JobKey key, JobView job) {
+  auto after = std::make_shared<JobTable>(before);
+  after->jobs[key] = std::make_shared<const JobView>(std::move(job));
+  return after;
+}
+
+}  // namespace bplace
+
+namespace bplace {
+namespace {
+
+using nlohmann::json;
+
+std::int64_t Nanos(SystemTime time) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
+}
+
+SystemTime FromNanos(std::int64_t nanos) {
+  return SystemTime(
+      std::chrono::duration_cast<SystemTime::duration>(std::chrono::nanoseconds(nanos)));
+}
+
+json OptionalTime(const std::optional<SystemTime>& time) {
+  return time ? json(Nanos(*time)) : json();
+}
+
+std::optional<SystemTime> ReadTime(const json& value) {
+  if (!value.is_number_integer()) return std::nullopt;
+  return FromNanos(value.get<std::int64_t>());
+}
+
+json RecordJson(const lsf::JobRecord& r) {
+  json hosts = json::array();
+  for (const lsf::ExecHost& host : r.exec_hosts) hosts.push_back({host.name, host.slots});
+  return {{"job_id", r.job_id},
+          {"array_index", r.array_index},
+          {"user", r.user},
+          {"status", r.status},
+          {"exit_code", r.exit_code ? json(*r.exit_code) : json()},
+          {"exit_reason", r.exit_reason},
+          {"pend_reason", r.pend_reason},
+          {"queue", r.queue},
+          {"submit_time", r.submit_time},
+          {"start_time", r.start_time},
+          {"finish_time", r.finish_time},
+          {"exec_hosts", hosts},
+          {"slots", r.slots},
+          {"job_name", r.job_name},
+          {"job_description", r.job_description},
+          {"from_host", r.from_host},
+          {"project", r.project}};
+}
+
+lsf::JobRecord ReadRecord(const json& j) {
+  lsf::JobRecord r;
+  r.job_id = j.value("job_id", "");
+  r.array_index = j.value("array_index", std::int64_t{0});
+  r.user = j.value("user", "");
+  r.status = j.value("status", "");
+  if (j.contains("exit_code") && j["exit_code"].is_number_integer()) {
+    r.exit_code = j["exit_code"].get<int>();
+  }
+  r.exit_reason = j.value("exit_reason", "");
+  r.pend_reason = j.value("pend_reason", "");
+  r.queue = j.value("queue", "");
+  r.submit_time = j.value("submit_time", "");
+  r.start_time = j.value("start_time", "");
+  r.finish_time = j.value("finish_time", "");
+  if (j.contains("exec_hosts") && j["exec_hosts"].is_array()) {
+    for (const json& host : j["exec_hosts"]) {
+      if (host.is_array() && host.size() == 2 && host[0].is_string() &&
+          host[1].is_number_integer()) {
+        r.exec_hosts.push_back({host[0].get<std::string>(), host[1].get<std::int64_t>()});
+      }
+    }
+  }
+  r.slots = j.value("slots", std::int64_t{0});
+  r.job_name = j.value("job_name", "");
+  r.job_description = j.value("job_description", "");
+  r.from_host = j.value("from_host", "");
+  r.project = j.value("project", "");
+  return r;
+}
+
+}  // namespace
+
+TrackedJob ToTracked(const JobKey& key, const JobView& view) {
+  TrackedJob row;
+  row.job_id = key.job_id;
+  row.array_index = key.array_index;
+  row.user = view.lsf.user;
+  row.queue = view.lsf.queue;
+  row.status = view.lsf.status;
+  row.terminal = view.terminal;
+  const json record = {{"lsf", RecordJson(view.lsf)},
+                       {"submit_time", OptionalTime(view.submit_time)},
+                       {"start_time", OptionalTime(view.start_time)},
+                       {"finish_time", OptionalTime(view.finish_time)},
+                       {"submitted_by_bplace", view.submitted_by_bplace},
+                       {"idempotency_key", view.idempotency_key},
+                       {"requested_queue", view.requested_queue},
+                       {"left_lsf", view.left_lsf},
+                       {"not_found", view.not_found},
+                       {"exit_checked", view.exit_checked}};
+  row.lsf_record = record.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (!view.request_id.empty()) row.request_id = view.request_id;
+  if (!view.tag.empty()) row.tag = view.tag;
+  row.labels = view.labels;
+  row.submitted_at = view.submitted_at.value_or(view.updated_at);
+  row.updated_at = view.updated_at;
+  row.last_seen_in_lsf = view.last_seen_in_lsf;
+  return row;
+}
+
+Result<std::pair<JobKey, JobView>> FromTracked(const TrackedJob& row) {
+  const json record = json::parse(row.lsf_record, nullptr, false);
+  if (record.is_discarded() || !record.is_object() || !record.contains("lsf") ||
+      !record["lsf"].is_object()) {
+    return Fail(ErrorCode::kParseError,
+                "job " + std::to_string(row.job_id) + ": unreadable record in the state store");
+  }
+  JobView view;
+  view.lsf = ReadRecord(record["lsf"]);
+  view.submit_time = ReadTime(record.value("submit_time", json()));
+  view.start_time = ReadTime(record.value("start_time", json()));
+  view.finish_time = ReadTime(record.value("finish_time", json()));
+  view.terminal = row.terminal;
+  view.submitted_by_bplace = record.value("submitted_by_bplace", false);
+  view.request_id = row.request_id.value_or("");
+  view.tag = row.tag.value_or("");
+  view.idempotency_key = record.value("idempotency_key", "");
+  view.labels = row.labels;
+  view.requested_queue = record.value("requested_queue", "");
+  view.submitted_at = row.submitted_at;
+  view.last_seen_in_lsf = row.last_seen_in_lsf;
+  view.left_lsf = record.value("left_lsf", false);
+  view.not_found = record.value("not_found", false);
+  view.exit_checked = record.value("exit_checked", false);
+  view.updated_at = row.updated_at;
+  return std::make_pair(JobKey{row.job_id, row.array_index}, std::move(view));
+}
+
+}  // namespace bplace

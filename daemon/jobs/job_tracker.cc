@@ -1,0 +1,213 @@
+#include "daemon/jobs/job_tracker.h"
+
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "lsf_adapter/bjobs_command.h"
+#include "lsf_adapter/bjobs_long_parser.h"
+#include "lsf_adapter/command_failure.h"
+#include "lsf_adapter/lsf_time.h"
+
+namespace bplace {
+namespace {
+
+// At most this many `bjobs -l` lookups of exit codes per refresh.
+constexpr std::size_t kMaxExitLookups = 200;
+
+std::shared_ptr<const JobTable> TableOf(const ClusterSnapshot& snapshot) {
+  return snapshot.jobs ? snapshot.jobs : std::make_shared<const JobTable>();
+}
+
+// The exit codes of one `bjobs -a -l` of `exits`; none (and nothing marked
+// looked up) when the call failed: it is asked again next time.
+ExitCodes ReadExitCodes(const std::vector<std::string>& exits,
+                        std::optional<Result<lsf::CommandResult>>& long_form) {
+  ExitCodes codes;
+  if (!long_form) return codes;
+  auto text = lsf::QueryOutput("bjobs -a -l", std::move(*long_form));
+  if (!text) {
+    spdlog::warn("jobs: exit codes: {}", text.error().message);
+    return codes;
+  }
+  auto records = lsf::ParseBjobsLong(*text);
+  if (!records) {
+    spdlog::warn("jobs: exit codes: {}", records.error().message);
+    return codes;
+  }
+  codes.asked = exits;
+  for (const lsf::JobLongRecord& record : *records) {
+    codes.codes[JobKey{std::stoll(record.job_id), record.array_index}] = record.exit_code;
+  }
+  return codes;
+}
+
+}  // namespace
+
+JobTracker::JobTracker(boost::asio::any_io_executor executor, lsf::CommandRunner& runner,
+                       Clock& clock, SnapshotStore& store, const lsf::LsfInvoker& lsf,
+                       JobJournal* journal, JobTrackerOptions options)
+    : store_(store),
+      lsf_(lsf),
+      journal_(journal),
+      options_(options),
+      tier_(executor, runner, clock, store,
+            {"jobs", options.interval, std::min(options.interval, std::chrono::milliseconds(5000)),
+             &ClusterSnapshot::jobs_status},
+            [this] { return Cycle(); }) {}
+
+void JobTracker::Load(const std::vector<TrackedJob>& rows) {
+  auto table = std::make_shared<JobTable>();
+  for (const TrackedJob& row : rows) {
+    auto job = FromTracked(row);
+    if (!job) {
+      spdlog::warn("jobs: {}", job.error().message);
+      continue;
+    }
+    table->jobs[job->first] = std::make_shared<const JobView>(std::move(job->second));
+  }
+  spdlog::info("jobs: {} followed jobs read from the state store", table->jobs.size());
+  store_.Publish([&](ClusterSnapshot& snapshot) { snapshot.jobs = table; });
+}
+
+void JobTracker::AddSubmitted(const JobKey& key, JobView job) {
+  const JobView stored = job;
+  store_.Publish([&](ClusterSnapshot& snapshot) {
+    snapshot.jobs = WithJob(*TableOf(snapshot), key, std::move(job));
+  });
+  if (journal_) {
+    journal_->Post([row = ToTracked(key, stored)](JobStore& store) {
+      if (auto done = store.UpsertJobs({row}); !done)
+        spdlog::error("jobs: {}", done.error().message);
+    });
+  }
+}
+
+void JobTracker::Watch(const std::vector<lsf::JobId>& ids, Done done) {
+  store_.Publish([&](ClusterSnapshot& snapshot) {
+    auto table = std::make_shared<JobTable>(*TableOf(snapshot));
+    for (const lsf::JobId& id : ids) {
+      const JobKey key{std::stoll(id.job_id), id.array_index};
+      if (table->jobs.contains(key)) continue;
+      if (key.array_index == 0 && !table->Elements(key.job_id).empty()) continue;
+      JobView view;
+      view.lsf.job_id = id.job_id;
+      view.lsf.array_index = id.array_index;
+      table->jobs[key] = std::make_shared<const JobView>(std::move(view));
+    }
+    snapshot.jobs = std::move(table);
+  });
+  // The first bjobs ever run may be the one that finds out bjobs refuses
+  // -o/-json (volclava, LSF before 10.1): that run fails. Then the ids are
+  // asked again at once in the table form (callers who asked together share
+  // the run) instead of answering them with the failure.
+  const bool table_form = table_form_.load();
+  tier_.RefreshSoon(std::chrono::seconds(1),
+                    [this, table_form, done = std::move(done)](Result<void> outcome) mutable {
+                      if (!outcome && !table_form && table_form_.load()) {
+                        tier_.Refresh(std::move(done));
+                      } else if (done) {
+                        done(std::move(outcome));
+                      }
+                    });
+}
+
+TierCycle JobTracker::Cycle() {
+  const auto table = TableOf(*store_.Current());
+  const std::vector<std::string> asked = table->IdsToAsk();
+  const bool table_form = table_form_.load();
+  TierCycle cycle;
+  if (!asked.empty()) {
+    auto chunks = lsf::BjobsArgvChunks(lsf_.Path("bjobs"), asked, !table_form);
+    if (!chunks) throw std::runtime_error(chunks.error().message);
+    for (auto& argv : *chunks) {
+      lsf::CommandSpec spec = lsf_.Spec("bjobs", {});
+      spec.argv = std::move(argv);
+      cycle.queries.push_back(
+          {table_form ? "bjobs -a -w -u all" : "bjobs -a -o ... -json", std::move(spec)});
+    }
+  }
+  // The table has no exit codes: ask `bjobs -l` once for jobs that ended EXIT.
+  std::vector<std::string> exits;
+  if (table_form) exits = table->IdsNeedingExitCode();
+  if (exits.size() > kMaxExitLookups) exits.resize(kMaxExitLookups);
+  if (!exits.empty()) {
+    std::vector<std::string> args = {"-a", "-l"};
+    args.insert(args.end(), exits.begin(), exits.end());
+    cycle.queries.push_back({"bjobs -a -l", lsf_.Spec("bjobs", std::move(args))});
+  }
+  cycle.build = [this, asked, exits, table_form](auto& results, const CycleTimes& times) {
+    if (table_form != table_form_.load()) {
+      return Result<SnapshotStore::Change>(SnapshotStore::Change{});
+    }
+    std::optional<Result<lsf::CommandResult>> long_form;
+    if (!exits.empty()) {
+      long_form = std::move(results.back());
+      results.pop_back();
+    }
+    return Build(results, asked, times, exits, long_form);
+  };
+  return cycle;
+}
+
+Result<SnapshotStore::Change> JobTracker::Build(
+    std::vector<Result<lsf::CommandResult>>& results, const std::vector<std::string>& asked,
+    const CycleTimes& times, const std::vector<std::string>& exits,
+    std::optional<Result<lsf::CommandResult>>& long_form) {
+  const bool table_form = table_form_.load();
+  BjobsAnswer answer;
+  answer.asked = asked;
+  answer.now = times.started_wall;
+  answer.utc_offset_minutes = lsf::LocalUtcOffsetMinutes(times.started_wall);
+  for (Result<lsf::CommandResult>& result : results) {
+    if (!table_form && result && lsf::BjobsRefusedOutputFormat(*result)) {
+      table_form_ = true;
+      spdlog::warn(
+          "jobs: bjobs does not give our fields with -o ... -json ({}); using the "
+          "bjobs -a -w -u all table from now on",
+          result->err.empty() ? result->out.substr(0, 200) : result->err.substr(0, 200));
+      return Fail(ErrorCode::kCommandFailed,
+                  "bjobs refused -o/-json; the next refresh uses the table form");
+    }
+    auto records = lsf::ReadBjobsReply(std::move(result), !table_form);
+    if (!records) return tl::unexpected(records.error());
+    for (auto& record : *records) answer.records.push_back(std::move(record));
+  }
+  // Once an hour, forget finished jobs past the retention, here and on disk.
+  const bool prune = !last_prune_ || times.started_wall - *last_prune_ > std::chrono::hours(1);
+  if (prune) last_prune_ = times.started_wall;
+  const SystemTime cutoff = times.started_wall - options_.retention;
+  if (prune && journal_) {
+    journal_->Post([cutoff](JobStore& store) {
+      if (auto pruned = store.Prune(cutoff); !pruned) {
+        spdlog::error("jobs: pruning the state store: {}", pruned.error().message);
+      }
+    });
+  }
+  ExitCodes exit_codes = ReadExitCodes(exits, long_form);
+  return [this, answer = std::move(answer), exit_codes = std::move(exit_codes), prune,
+          cutoff](ClusterSnapshot& snapshot) {
+    auto before = TableOf(snapshot);
+    if (prune) before = WithoutOldJobs(*before, cutoff);
+    auto after = MergeBjobs(*before, answer);
+    if (!exit_codes.asked.empty()) after = WithExitCodes(*after, exit_codes);
+    Persist(*before, *after);
+    snapshot.jobs = std::move(after);
+  };
+}
+
+void JobTracker::Persist(const JobTable& before, const JobTable& after) {
+  if (!journal_) return;
+  std::vector<TrackedJob> rows;
+  for (const auto& [key, view] : after.jobs) {
+    const auto it = before.jobs.find(key);
+    if (it != before.jobs.end() && it->second == view) continue;  // unchanged: the same pointer
+    rows.push_back(ToTracked(key, *view));
+  }
+  if (rows.empty()) return;
+  journal_->Post([rows = std::move(rows)](JobStore& store) {
+    if (auto done = store.UpsertJobs(rows); !done) spdlog::error("jobs: {}", done.error().message);
+  });
+}
+
+}  // namespace bplace

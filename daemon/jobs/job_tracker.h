@@ -1,0 +1,93 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include "common/clock.h"
+#include "daemon/cluster/job_table.h"
+#include "daemon/cluster/refresh_tier.h"
+#include "daemon/cluster/snapshot_store.h"
+#include "daemon/options.h"
+#include "daemon/state/job_journal.h"
+#include "lsf_adapter/command_runner.h"
+#include "lsf_adapter/lsf_invoker.h"
+
+namespace bplace {
+
+// The jobs tier (DESIGN §3.1, §3.5), the third RefreshTier: one `bjobs -a
+// -o "<fields>" -json <ids>` per interval (ids in chunks under ARG_MAX) for
+// every job bplace submitted and every id a caller asked about, never one
+// per request, client or job. Where bjobs refuses -o/-json (LSF before 10.1,
+// volclava, which lacks fields) the tracker falls back to the `bjobs -a -w
+// -u all` table, detected once. The table of jobs is published in the
+// snapshot (ClusterSnapshot::jobs); changed rows go to the state store.
+// Thread-safe: every method may be called from any thread.
+class JobTracker {
+ public:
+  using Done = RefreshTier::Done;
+
+  // All references must outlive the tracker; `journal` may be null (no
+  // state store: nothing survives a restart).
+  JobTracker(boost::asio::any_io_executor executor, lsf::CommandRunner& runner, Clock& clock,
+             SnapshotStore& store, const lsf::LsfInvoker& lsf, JobJournal* journal,
+             JobTrackerOptions options);
+
+  // Publishes `jobs` (read from the state store at start-up) and keeps
+  // following those that are not finished.
+  void Load(const std::vector<TrackedJob>& rows);
+  void Start() { tier_.Start(); }
+  void Stop() { tier_.Stop(); }
+
+  // A job bplace just submitted (bsub printed its id): SUBMITTED until
+  // bjobs shows it; published at once and written to the state store.
+  void AddSubmitted(const JobKey& key, JobView job);
+
+  // Follows `ids` (lsf::ParseJobId forms) from now on and runs a refresh
+  // soon (at most one a second however many callers ask: RefreshSoon);
+  // `done` gets its outcome, after which the snapshot says what LSF knows
+  // of them. Callers asking about new ids at once share one bjobs. When
+  // that bjobs is the one that finds bjobs refusing -o/-json, the ids are
+  // asked again at once in the table form and `done` gets that outcome.
+  void Watch(const std::vector<lsf::JobId>& ids, Done done);
+
+  // Runs the tier now (or joins the run in progress).
+  void Refresh(Done done = {}) { tier_.Refresh(std::move(done)); }
+  // A refresh soon (at most one a second), e.g. after a bkill.
+  void RefreshSoon(Done done = {}) { tier_.RefreshSoon(std::chrono::seconds(1), std::move(done)); }
+  // `done` after the next refresh on the timer, starting none (long polls).
+  void WaitForNext(Done done) { tier_.WaitForNext(std::move(done)); }
+
+  const JobTrackerOptions& options() const { return options_; }
+
+  // Sets the interval of the jobs tier (SIGHUP reloads jobs.refresh_s), as
+  // RefreshTier::SetInterval. Thread-safe. options() keeps the start-up one.
+  void SetInterval(std::chrono::milliseconds interval) { tier_.SetInterval(interval); }
+
+  // True once bjobs refused -o/-json: the table form is used from then on.
+  bool UsesTableForm() const { return table_form_.load(); }
+
+ private:
+  TierCycle Cycle();
+  Result<SnapshotStore::Change> Build(std::vector<Result<lsf::CommandResult>>& results,
+                                      const std::vector<std::string>& asked,
+                                      const CycleTimes& times,
+                                      const std::vector<std::string>& exits,
+                                      std::optional<Result<lsf::CommandResult>>& long_form);
+  void Persist(const JobTable& before, const JobTable& after);
+
+  SnapshotStore& store_;
+  const lsf::LsfInvoker& lsf_;
+  JobJournal* journal_;
+  const JobTrackerOptions options_;
+  std::atomic<bool> table_form_{false};
+  std::optional<SystemTime> last_prune_;  // on the tier's strand
+  RefreshTier tier_;
+};
+
+}  // namespace bplace

@@ -1,0 +1,270 @@
+#include "daemon/jobs/job_tracker.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <boost/asio/io_context.hpp>
+
+#include "common/manual_clock.h"
+#include "daemon/jobs/job_canceller.h"
+#include "tests/fakes/fake_command_runner.h"
+
+namespace bplace {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::ElementsAre;
+using testing::FakeCommandRunner;
+
+// One bjobs -o -json record (LSF 10.1 layout, lsf/FORMATS.md).
+std::string Record(const std::string& id, const std::string& stat, int index = 0,
+                   const std::string& exit_code = "") {
+  return "    {\n      \"JOBID\":\"" + id + "\",\n      \"JOBINDEX\":\"" + std::to_string(index) +
+         "\",\n      \"USER\":\"alice\",\n      \"STAT\":\"" + stat +
+         "\",\n      \"QUEUE\":\"normal\",\n      \"EXIT_CODE\":\"" + exit_code +
+         "\",\n      \"SUBMIT_TIME\":\"Dec 31 23:50\",\n      \"JOB_DESCRIPTION\":\"bplace:t" + id +
+         "\"\n    }";
+}
+
+std::string Answer(const std::vector<std::string>& records) {
+  std::string text = "{\n  \"COMMAND\":\"bjobs\",\n  \"JOBS\":" + std::to_string(records.size()) +
+                     ",\n  \"RECORDS\":[\n";
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    text += records[i] + (i + 1 < records.size() ? ",\n" : "\n");
+  }
+  return text + "  ]\n}\n";
+}
+
+std::string NotFound(const std::string& id) {
+  return "    {\n      \"JOBID\":\"" + id + "\",\n      \"ERROR\":\"Job <" + id +
+         "> is not found\"\n    }";
+}
+
+bool IsBjobs(const lsf::CommandSpec& spec) { return spec.argv.at(0) == "bjobs"; }
+
+class JobTrackerTest : public ::testing::Test {
+ protected:
+  JobTrackerTest() { clock_.SetSystemTime(std::chrono::sys_days(std::chrono::year(2027) / 1 / 1)); }
+
+  JobTracker& Tracker() {
+    if (!tracker_) {
+      tracker_ = std::make_unique<JobTracker>(io_.get_executor(), fake_, clock_, store_, lsf_,
+                                              nullptr, JobTrackerOptions{});
+    }
+    return *tracker_;
+  }
+
+  void Reply(std::string text, int exit_code = 0) {
+    fake_.On(IsBjobs, [text, exit_code](const lsf::CommandSpec&) {
+      return FakeCommandRunner::Reply(FakeCommandRunner::Output(text, "", exit_code));
+    });
+  }
+
+  Result<void> Refresh() {
+    std::optional<Result<void>> got;
+    Tracker().Refresh([&](Result<void> r) { got = std::move(r); });
+    io_.restart();
+    io_.poll();
+    return got.value_or(Fail(ErrorCode::kInternal, "no callback"));
+  }
+
+  const JobView* Job(std::int64_t id, std::int64_t index = 0) {
+    const auto jobs = store_.Current()->jobs;
+    return jobs ? jobs->Find(JobKey{id, index}) : nullptr;
+  }
+
+  std::vector<std::vector<std::string>> BjobsCalls() const {
+    std::vector<std::vector<std::string>> calls;
+    for (const auto& call : fake_.Calls()) {
+      if (call.argv.at(0) == "bjobs") calls.push_back(call.argv);
+    }
+    return calls;
+  }
+
+  static JobView Submitted(const std::string& id) {
+    JobView view;
+    view.lsf.job_id = id;
+    view.lsf.status = kSubmittedStatus;
+    view.submitted_by_bplace = true;
+    view.tag = "t" + id;
+    return view;
+  }
+
+  boost::asio::io_context io_;
+  FakeCommandRunner fake_{io_.get_executor()};
+  ManualClock clock_;
+  SnapshotStore store_;
+  lsf::LsfInvoker lsf_{"", "", 5000ms, {}};
+  std::unique_ptr<JobTracker> tracker_;
+};
+
+TEST_F(JobTrackerTest, ASubmittedJobIsSubmittedUntilBjobsShowsIt) {
+  Tracker().AddSubmitted({101, 0}, Submitted("101"));
+  EXPECT_EQ(Job(101)->lsf.status, "SUBMITTED");
+  Reply(Answer({NotFound("101")}), 255);
+  ASSERT_TRUE(Refresh());
+  EXPECT_EQ(Job(101)->lsf.status, "SUBMITTED") << "LSF may not list a job at once";
+  EXPECT_FALSE(Job(101)->not_found);
+  Reply(Answer({Record("101", "RUN")}));
+  ASSERT_TRUE(Refresh());
+  EXPECT_EQ(Job(101)->lsf.status, "RUN");
+  EXPECT_TRUE(Job(101)->submitted_by_bplace) << "what bplace knew stays";
+  EXPECT_EQ(Job(101)->tag, "t101");
+}
+
+TEST_F(JobTrackerTest, OneBjobsAsksForEveryFollowedJobAndFinishedOnesAreNotAskedAgain) {
+  Tracker().AddSubmitted({1, 0}, Submitted("1"));
+  Tracker().AddSubmitted({2, 0}, Submitted("2"));
+  Reply(Answer({Record("1", "DONE"), Record("2", "RUN")}));
+  ASSERT_TRUE(Refresh());
+  ASSERT_EQ(BjobsCalls().size(), 1u);
+  EXPECT_THAT(BjobsCalls()[0], ::testing::IsSupersetOf({"1", "2", "-a", "-json"}));
+  EXPECT_TRUE(Job(1)->terminal);
+  ASSERT_TRUE(Refresh());
+  ASSERT_EQ(BjobsCalls().size(), 2u);
+  EXPECT_THAT(BjobsCalls()[1], ::testing::Not(::testing::Contains("1")));
+}
+
+TEST_F(JobTrackerTest, AJobThatLeavesBjobsKeepsItsLastState) {
+  Tracker().AddSubmitted({7, 0}, Submitted("7"));
+  Reply(Answer({Record("7", "UNKWN")}));
+  ASSERT_TRUE(Refresh());
+  EXPECT_FALSE(Job(7)->terminal) << "UNKWN is not terminal";
+  Reply(Answer({NotFound("7")}), 255);
+  ASSERT_TRUE(Refresh());
+  EXPECT_EQ(Job(7)->lsf.status, "UNKWN");
+  EXPECT_TRUE(Job(7)->left_lsf);
+}
+
+TEST_F(JobTrackerTest, AWatchedIdLsfNeverKnewIsNotFound) {
+  Reply(Answer({NotFound("999")}), 255);
+  std::optional<Result<void>> got;
+  Tracker().Watch({{"999", 0}}, [&](Result<void> r) { got = r; });
+  io_.poll();
+  ASSERT_TRUE(got && *got);
+  EXPECT_TRUE(Job(999)->not_found);
+}
+
+TEST_F(JobTrackerTest, ArrayElementsReplaceTheJobAndInheritItsRequest) {
+  Tracker().AddSubmitted({50, 0}, Submitted("50"));
+  Reply(Answer({Record("50", "RUN", 1), Record("50", "PEND", 2)}));
+  ASSERT_TRUE(Refresh());
+  EXPECT_EQ(Job(50), nullptr);
+  ASSERT_NE(Job(50, 2), nullptr);
+  EXPECT_EQ(Job(50, 2)->lsf.status, "PEND");
+  EXPECT_EQ(Job(50, 1)->tag, "t50");
+  EXPECT_THAT(store_.Current()->jobs->IdsToAsk(), ElementsAre("50[1]", "50[2]"));
+}
+
+TEST_F(JobTrackerTest, TimesGetTheYearAndExitCodesAreKept) {
+  Tracker().AddSubmitted({3, 0}, Submitted("3"));
+  Reply(Answer({Record("3", "EXIT", 0, "3")}));
+  ASSERT_TRUE(Refresh());
+  ASSERT_TRUE(Job(3)->submit_time);
+  // "Dec 31 23:50" seen on 2027-01-01 is the last day of 2026.
+  EXPECT_EQ(std::chrono::floor<std::chrono::days>(*Job(3)->submit_time),
+            std::chrono::sys_days(std::chrono::year(2026) / 12 / 31));
+  EXPECT_EQ(Job(3)->lsf.exit_code, 3);
+}
+
+TEST_F(JobTrackerTest, FallsBackToTheTableOnceWhenBjobsRefusesOutputFormat) {
+  Tracker().AddSubmitted({4, 0}, Submitted("4"));
+  fake_.On(IsBjobs, [](const lsf::CommandSpec& spec) {
+    if (std::find(spec.argv.begin(), spec.argv.end(), "-json") != spec.argv.end()) {
+      return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+          "", "<JOBINDEX> in the format string is not a valid field name.\n", 99));
+    }
+    return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+        "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n"
+        "4       alice   RUN   normal     login01     node001     sleep 30   Dec 31 23:50\n"
+        "5       bob     RUN   normal     login01     node002     other      Dec 31 23:50\n"));
+  });
+  EXPECT_FALSE(Refresh()) << "the refused run fails";
+  ASSERT_TRUE(Refresh());
+  EXPECT_TRUE(Tracker().UsesTableForm());
+  EXPECT_EQ(Job(4)->lsf.status, "RUN");
+  EXPECT_EQ(Job(5), nullptr) << "only followed jobs are kept";
+}
+
+// Found on volclava 2.2 (tests/realsched): a fresh bplaced's first bjobs
+// was a caller's lookup of an id it did not follow; it learnt there that
+// bjobs refuses -o/-json, and every caller asking got 503. Now the lookup
+// is asked again at once in the table form, one bjobs for all the callers.
+TEST_F(JobTrackerTest, AWatchThatFindsTheOutputFormatRefusedAsksAgainInTheTableForm) {
+  fake_.On(IsBjobs, [](const lsf::CommandSpec& spec) {
+    if (std::find(spec.argv.begin(), spec.argv.end(), "-json") != spec.argv.end()) {
+      return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+          "", "<JOBINDEX> in the format string is not a valid field name.\n", 99));
+    }
+    return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+        "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n"
+        "6       alice   PEND  short      login01                 sleep 2    Dec 31 23:50\n"));
+  });
+  std::vector<Result<void>> got;
+  for (int caller = 0; caller < 3; ++caller) {
+    Tracker().Watch({{"6", 0}}, [&](Result<void> r) { got.push_back(std::move(r)); });
+  }
+  io_.poll();
+  ASSERT_EQ(got.size(), 3u);
+  for (const Result<void>& r : got) EXPECT_TRUE(r) << r.error().message;
+  ASSERT_NE(Job(6), nullptr);
+  EXPECT_EQ(Job(6)->lsf.status, "PEND");
+  EXPECT_FALSE(Job(6)->not_found);
+  EXPECT_EQ(BjobsCalls().size(), 2u) << "the refused one, then one table for the three callers";
+}
+
+TEST_F(JobTrackerTest, NothingFollowedRunsNoBjobs) {
+  ASSERT_TRUE(Refresh());
+  EXPECT_TRUE(BjobsCalls().empty());
+}
+
+TEST_F(JobTrackerTest, RowsSurviveTheStateStoreRoundTrip) {
+  JobView view = Submitted("8");
+  view.labels = {{"workflow", "w1"}};
+  view.lsf.exit_code = 2;
+  view.submit_time = clock_.SystemNow();
+  auto back = FromTracked(ToTracked({8, 0}, view));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->first.job_id, 8);
+  EXPECT_EQ(back->second.labels.at("workflow"), "w1");
+  EXPECT_EQ(back->second.lsf.exit_code, 2);
+  EXPECT_EQ(back->second.submit_time, view.submit_time);
+  EXPECT_TRUE(back->second.submitted_by_bplace);
+  TrackedJob broken = ToTracked({8, 0}, view);
+  broken.lsf_record = "{";
+  EXPECT_FALSE(FromTracked(broken));
+}
+
+TEST(JobCancellerTest, OneBkillForTheBatchAndAResultPerId) {
+  boost::asio::io_context io;
+  FakeCommandRunner fake(io.get_executor());
+  fake.On([](const lsf::CommandSpec& spec) { return spec.argv.at(0) == "bkill"; },
+          [](const lsf::CommandSpec&) {
+            return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+                "Job <1> is being terminated\n", "Job <2>: Job has already finished\n", 255));
+          });
+  lsf::LsfInvoker lsf{"", "", 5000ms, {}};
+  JobCanceller canceller(fake, lsf);
+  std::optional<Result<std::vector<CancelResult>>> got;
+  canceller.Cancel({{"1", 0}, {"2", 0}, {"3", 0}}, std::nullopt, [&](auto r) { got = r; });
+  io.poll();
+  ASSERT_TRUE(got && *got);
+  ASSERT_EQ(fake.Calls().size(), 1u);
+  EXPECT_THAT(fake.Calls()[0].argv, ElementsAre("bkill", "1", "2", "3"));
+  EXPECT_EQ((**got)[0].outcome, lsf::BkillOutcome::kTerminating);
+  EXPECT_EQ((**got)[1].outcome, lsf::BkillOutcome::kAlreadyFinished);
+  EXPECT_EQ((**got)[2].outcome, lsf::BkillOutcome::kUnknown);
+}
+
+TEST(JobCancellerTest, LsfDownIsAnError) {
+  const auto matched = MatchBkillReply(
+      {{"1", 0}}, lsf::ClassifyBkillReply(255, "", "lsb_init: Failed in an LSF library call\n"));
+  ASSERT_FALSE(matched);
+  EXPECT_EQ(matched.error().code, ErrorCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace bplace
