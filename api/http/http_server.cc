@@ -18,6 +18,7 @@
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include "api/http/connection_budget.h"
 #include "api/http/http_session.h"
 #include "api/http/listening_socket.h"
 
@@ -57,7 +58,7 @@ struct AcceptLoop {
         retry_timer(socket->acceptor().get_executor()) {}
 
   const std::unique_ptr<ListeningSocket> socket;
-  const std::size_t index;  // in State::loops, and of State::listener_sessions
+  const std::size_t index;  // in State::loops, and the listener's in State::budget
   net::steady_timer retry_timer;
   Phase phase = Phase::kIdle;
 };
@@ -73,98 +74,38 @@ struct HttpServer::State {
         loops(std::move(accept_loops)),
         open_accept_loops(loops.size()),
         drain_timer(io),
-        listener_sessions(loops.size(), 0) {}
+        budget(BudgetLimits(shared->options), loops.size()) {}
 
-  // A connection being served, as the budgets see it.
-  struct Entry {
-    std::weak_ptr<HttpSession> session;  // empty until StartSession has made it
-    std::size_t listener = 0;            // AcceptLoop::index
-    std::string peer;                    // Peer::address for TCP; "" for Unix
-    bool tcp = false;
-    // 0 while a request is being read, handled or answered (and before the
-    // first); else when it went idle, as a rank: smaller is idle longer.
-    std::uint64_t idle_rank = 0;
-    // Its place was given to a newer connection; it is closing and counts no
-    // more.
-    bool reclaimed = false;
-  };
-
-  // Takes a place for a new connection from `peer` on listener `listener`
-  // (see the class comment of HttpServer for the budgets) and returns its
-  // id. Reclaims the longest idle connection when a budget is full; that
-  // session, if it still exists, is returned in `victim` for the caller to
-  // close outside the mutex. nullopt, with `refusal` saying which budget is
-  // full, when nothing can be reclaimed. Thread-safe.
-  std::optional<std::uint64_t> Reserve(const AcceptLoop& listener, const Peer& peer,
-                                       std::shared_ptr<HttpSession>& victim, std::string& refusal) {
-    const ServerOptions& options = shared->options;
-    const bool tcp = peer.transport == Transport::kTcp;
-    const auto budget =
-        static_cast<std::size_t>(tcp ? options.max_connections : options.max_unix_connections);
-    const auto cap = static_cast<std::size_t>(tcp ? options.max_connections_per_peer : 0);
-    std::lock_guard<std::mutex> lock(mutex);
-    const bool listener_full = listener_sessions[listener.index] >= budget;
-    const auto from_peer = peer_sessions.find(peer.address);
-    const bool peer_full = cap > 0 && from_peer != peer_sessions.end() && from_peer->second >= cap;
-    if (listener_full || peer_full) {
-      auto oldest = live_sessions.end();
-      for (auto it = live_sessions.begin(); it != live_sessions.end(); ++it) {
-        const Entry& e = it->second;
-        if (e.idle_rank == 0 || e.reclaimed) continue;
-        if (listener_full && e.listener != listener.index) continue;
-        if (peer_full && (!e.tcp || e.peer != peer.address)) continue;
-        if (oldest == live_sessions.end() || e.idle_rank < oldest->second.idle_rank) oldest = it;
-      }
-      if (oldest == live_sessions.end()) {
-        refusal = peer_full ? "the cap of " + std::to_string(cap) + " connections from " +
-                                  peer.address + " is reached"
-                            : "the " + std::to_string(budget) + " connections of " +
-                                  listener.socket->address() + " are taken";
-        return std::nullopt;
-      }
-      victim = oldest->second.session.lock();
-      ++Kind(oldest->second.tcp).reclaimed;
-      Release(oldest->second);
-      oldest->second.reclaimed = true;
-    }
-    const std::uint64_t id = next_session_id++;
-    Entry& entry = live_sessions[id];
-    entry.listener = listener.index;
-    entry.tcp = tcp;
-    if (tcp) entry.peer = peer.address;
-    ++listener_sessions[listener.index];
-    if (tcp) ++peer_sessions[entry.peer];
-    ++Kind(tcp).accepted;
-    ++Kind(tcp).open;
-    sessions.fetch_add(1);
-    counts_changed.notify_all();
-    return id;
+  // The budgets `options` asks for (validated by Create).
+  static ConnectionBudget::Limits BudgetLimits(const ServerOptions& options) {
+    ConnectionBudget::Limits limits;
+    limits.tcp_per_listener = static_cast<std::size_t>(options.max_connections);
+    limits.unix_per_listener = static_cast<std::size_t>(options.max_unix_connections);
+    limits.per_peer = static_cast<std::size_t>(options.max_connections_per_peer);
+    return limits;
   }
 
-  // Gives back the places `entry` holds. Under `mutex`.
-  void Release(const Entry& entry) {
-    --listener_sessions[entry.listener];
-    --Kind(entry.tcp).open;
-    if (entry.tcp) {
-      const auto it = peer_sessions.find(entry.peer);
-      if (it != peer_sessions.end() && --it->second == 0) peer_sessions.erase(it);
-    }
-    sessions.fetch_sub(1);
+  // Takes a place for a new connection from `peer` on `listener` (see
+  // ConnectionBudget). A reclaimed session, if any, is in the reservation for
+  // the caller to close outside the mutex. Thread-safe.
+  ConnectionBudget::Reservation Reserve(const AcceptLoop& listener, const Peer& peer) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ConnectionBudget::Reservation reservation =
+        budget.Reserve(listener.index, listener.socket->address(), peer.transport, peer.address);
+    if (reservation.id) counts_changed.notify_all();
+    return reservation;
   }
 
   // Records the session that serves connection `id`. Thread-safe.
   void Attach(std::uint64_t id, const std::shared_ptr<HttpSession>& session) {
     std::lock_guard<std::mutex> lock(mutex);
-    const auto it = live_sessions.find(id);
-    if (it != live_sessions.end()) it->second.session = session;
+    budget.Attach(id, session);
   }
 
   // SessionEvents::on_idle of connection `id`. Thread-safe.
   bool NoteIdle(std::uint64_t id, bool idle) {
     std::lock_guard<std::mutex> lock(mutex);
-    const auto it = live_sessions.find(id);
-    if (it == live_sessions.end() || it->second.reclaimed) return false;
-    it->second.idle_rank = idle ? next_idle_rank++ : 0;
+    if (!budget.NoteIdle(id, idle)) return false;
     counts_changed.notify_all();
     return true;
   }
@@ -174,11 +115,7 @@ struct HttpServer::State {
   void EndSession(std::uint64_t id) {
     {
       std::lock_guard<std::mutex> lock(mutex);
-      const auto it = live_sessions.find(id);
-      if (it != live_sessions.end()) {
-        if (!it->second.reclaimed) Release(it->second);
-        live_sessions.erase(it);
-      }
+      budget.End(id);
     }
     OnCountsChanged();
   }
@@ -205,7 +142,7 @@ struct HttpServer::State {
       // Under the mutex, which a waiter holds from its check until it waits,
       // so that no change falls between the two unseen.
       counts_changed.notify_all();
-      if (!shared->stopping || !live_sessions.empty() || rejecters != 0 || open_accept_loops != 0) {
+      if (!shared->stopping || !budget.Empty() || rejecters != 0 || open_accept_loops != 0) {
         return;
       }
       callbacks.swap(drain_callbacks);
@@ -229,7 +166,7 @@ struct HttpServer::State {
     std::vector<std::weak_ptr<HttpSession>> left;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      for (const auto& [id, entry] : live_sessions) left.push_back(entry.session);
+      left = budget.Sessions();
     }
     if (left.empty()) return;
     spdlog::warn("http: drain deadline ({} s) passed; closing the {} connections left",
@@ -256,17 +193,6 @@ struct HttpServer::State {
     last_overload_log = now;
   }
 
-  // The counts behind HttpServer::Connections, by kind of listener.
-  struct KindCounts {
-    std::atomic<std::uint64_t> open{0};
-    std::atomic<std::uint64_t> accepted{0};
-    std::atomic<std::uint64_t> refused{0};
-    std::atomic<std::uint64_t> reclaimed{0};
-  };
-  KindCounts& Kind(bool tcp) { return tcp ? tcp_counts : unix_counts; }
-  KindCounts tcp_counts;
-  KindCounts unix_counts;
-
   net::io_context& ioc;
   // Where new connections are served, in turn (SpreadConnections); empty:
   // `ioc`. Set before Start, read-only after.
@@ -283,9 +209,6 @@ struct HttpServer::State {
   const std::vector<std::unique_ptr<AcceptLoop>> loops;
 
   std::atomic<bool> started{false};
-  // Connections counted against the budgets (not reclaimed ones); written
-  // under `mutex`, read without it.
-  std::atomic<std::size_t> sessions{0};
   std::atomic<std::size_t> rejecters{0};
   std::atomic<std::size_t> open_accept_loops;  // not kEnded yet
   net::steady_timer drain_timer;               // guarded by `mutex`
@@ -296,11 +219,8 @@ struct HttpServer::State {
 
   std::mutex mutex;  // guards the members below
   std::condition_variable counts_changed;
-  std::unordered_map<std::uint64_t, Entry> live_sessions;
-  std::vector<std::size_t> listener_sessions;                  // by AcceptLoop::index
-  std::unordered_map<std::string, std::size_t> peer_sessions;  // TCP, by address
-  std::uint64_t next_session_id = 0;
-  std::uint64_t next_idle_rank = 1;
+  // By AcceptLoop::index; its counts are read without the mutex.
+  ConnectionBudget budget;
   std::vector<std::function<void()>> drain_callbacks;
 };
 
@@ -378,16 +298,14 @@ void AdmitConnection(const std::shared_ptr<State>& state, const AcceptLoop& loop
     socket.close(ignored);
     return;
   }
-  std::shared_ptr<HttpSession> victim;
-  std::string why;
-  const std::optional<std::uint64_t> id = state->Reserve(loop, *peer, victim, why);
+  ConnectionBudget::Reservation place = state->Reserve(loop, *peer);
   // Outside the mutex: the last reference to the victim may go here, and its
   // destructor takes the mutex.
-  if (victim) victim->Reclaim();
-  victim.reset();
-  if (!id) ++state->Kind(peer->transport == Transport::kTcp).refused;
-  if (id) {
-    StartSession(state, *id, std::move(*peer), std::move(socket));
+  if (place.victim) place.victim->Reclaim();
+  place.victim.reset();
+  std::string why = std::move(place.refusal);
+  if (place.id) {
+    StartSession(state, *place.id, std::move(*peer), std::move(socket));
   } else if (state->TryReserveRejecter()) {
     state->NoteOverload(why, "with 503");
     std::make_shared<Rejecter>(std::move(socket), state, std::move(why))->Run();
@@ -545,7 +463,7 @@ void HttpServer::Stop(std::function<void()> on_drained) {
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     if (on_drained) state_->drain_callbacks.push_back(std::move(on_drained));
-    for (const auto& [id, entry] : state_->live_sessions) sessions.push_back(entry.session);
+    sessions = state_->budget.Sessions();
     if (first) state_->StartDrainDeadline(state_);
   }
   if (first) CloseAcceptors(state_);
@@ -557,28 +475,22 @@ void HttpServer::Stop(std::function<void()> on_drained) {
   state_->OnCountsChanged();
 }
 
-std::size_t HttpServer::ActiveConnections() const { return state_->sessions.load(); }
+std::size_t HttpServer::ActiveConnections() const { return state_->budget.Active(); }
 
 ConnectionCounts HttpServer::Connections(Transport transport) const {
-  const State::KindCounts& kind = state_->Kind(transport == Transport::kTcp);
-  return {kind.open.load(), kind.accepted.load(), kind.refused.load(), kind.reclaimed.load()};
+  return state_->budget.Counts(transport);
 }
 
 bool HttpServer::WaitForActiveConnections(std::size_t n, std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(state_->mutex);
   return state_->counts_changed.wait_for(lock, timeout,
-                                         [this, n] { return state_->sessions.load() == n; });
+                                         [this, n] { return state_->budget.Active() == n; });
 }
 
 bool HttpServer::WaitForIdleConnections(std::size_t n, std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(state_->mutex);
-  return state_->counts_changed.wait_for(lock, timeout, [this, n] {
-    std::size_t idle = 0;
-    for (const auto& [id, entry] : state_->live_sessions) {
-      if (entry.idle_rank != 0 && !entry.reclaimed) ++idle;
-    }
-    return idle == n;
-  });
+  return state_->counts_changed.wait_for(lock, timeout,
+                                         [this, n] { return state_->budget.Idle() == n; });
 }
 
 }  // namespace bplace::api

@@ -15,20 +15,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
+#include "api/http/connection_budget.h"
 #include "api/http/message.h"
 #include "api/http/server_options.h"
 #include "common/result.h"
 
 namespace bplace::api {
-
-// What the listeners of one kind (TCP or Unix) have done since the server
-// was created, for GET /metrics.
-struct ConnectionCounts {
-  std::uint64_t open = 0;       // being served now (ActiveConnections, of this kind)
-  std::uint64_t accepted = 0;   // given a place in a budget
-  std::uint64_t refused = 0;    // turned away (503, or closed in a flood): budget full
-  std::uint64_t reclaimed = 0;  // idle ones closed to make room for a new one
-};
 
 // One listening socket of an HttpServer.
 struct ListenerSpec {
@@ -59,15 +51,16 @@ struct ListenerSpec {
 // threads. A Unix-socket connection whose peer credentials cannot be read
 // (SO_PEERCRED) is closed with an error in the log.
 //
-// Connection budgets, so that no client can lock the others out: each
-// listener has its own (max_connections for TCP, max_unix_connections for
-// Unix), and TCP connections from one remote address are capped together
-// (max_connections_per_peer). A new connection that finds its budget or its
-// address's cap full first reclaims room: the connection idle longest (kept
-// alive after a response, no byte of a next request yet) within that budget
-// is closed, as nginx and Envoy do; only when none is idle is the new one
-// turned away with 503. Connections reading a request are never reclaimed;
-// the header and body deadlines bound how long they can hold a place.
+// Connection budgets (api/http/connection_budget.h), so that no client can
+// lock the others out: each listener has its own (max_connections for TCP,
+// max_unix_connections for Unix), and TCP connections from one remote
+// address are capped together (max_connections_per_peer). A new connection
+// that finds its budget or its address's cap full first reclaims room: the
+// connection idle longest (kept alive after a response, no byte of a next
+// request yet) within that budget is closed, as nginx and Envoy do; only when
+// none is idle is the new one turned away with 503. Connections reading a
+// request are never reclaimed; the header and body deadlines bound how long
+// they can hold a place.
 //
 // Thread safety: Start, Stop, LocalEndpoint, BoundAddresses,
 // ActiveConnections and WaitForActiveConnections may be called from any
