@@ -643,7 +643,7 @@ TEST(DecodeJobRequestTest, NeverThrowsOnRandomInput) {
 }
 
 }  // namespace
-// Issue 8: require_ib was documented and carried, but refused as unknown.
+// A bug once: require_ib was documented and carried, but refused as unknown.
 TEST(DecodeJobRequestTest, AcceptsRequireIb) {
   auto job = Decode(R"({"command":"x","require_ib":false})");
   ASSERT_TRUE(job) << job.error().message;
