@@ -1,6 +1,6 @@
 #pragma once
 
-// Who a request comes from, and what it may do (README "Identity").
+// Who a request comes from, and what it may do (docs/api.md "Identity").
 
 #include <sys/types.h>
 

@@ -5,7 +5,7 @@
 
 namespace bplace::api {
 
-// Adds every endpoint of DESIGN §4 to `router`, one route function each:
+// Adds every endpoint of docs/api.md "Routes" to `router`, one route function each:
 // GET /healthz, /readyz (api/routes_daemon.h); GET /metrics
 // (api/routes_metrics.h); GET /v1/cluster, /v1/queues,
 // /v1/queues/{name}, /v1/hosts/{host}, /v1/hostgroups/{name}, /v1/ib

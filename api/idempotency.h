@@ -1,6 +1,6 @@
 #pragma once
 
-// What makes two POST /v1/jobs "the same submission" (README "Exactly
+// What makes two POST /v1/jobs "the same submission" (docs/api.md "Exactly
 // once"): the caller, the client's key, and the body. Pure functions;
 // thread-safe.
 

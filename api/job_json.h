@@ -1,7 +1,7 @@
 #pragma once
 
-// The JSON of followed jobs (README "Jobs"): GET /v1/jobs/{id}, GET
-// /v1/jobs, the job in DELETE answers. Pure functions.
+// The JSON of followed jobs (docs/api.md "Jobs: following and cancelling"): GET
+// /v1/jobs/{id}, GET /v1/jobs, the job in DELETE answers. Pure functions.
 
 #include <nlohmann/json.hpp>
 

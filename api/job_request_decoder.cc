@@ -616,7 +616,7 @@ struct Field {
   SchemaOf schema;
 };
 
-// THE list of request fields: the decoder reads through it, the README's
+// THE list of request fields: the decoder reads through it, docs/api.md's
 // field table and the OpenAPI document are checked against it.
 const Field kFields[] = {
     {{"host", "-m", "string", "optional; without it no -m"}, ReadHost, NameSchema},

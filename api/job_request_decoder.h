@@ -12,7 +12,7 @@
 
 namespace bplace::api {
 
-// One field of the POST /v1/jobs body, as documented (README "POST
+// One field of the POST /v1/jobs body, as documented (docs/api.md "POST
 // /v1/jobs" field table, the OpenAPI document).
 struct JobRequestField {
   std::string_view name;   // JSON key
@@ -34,11 +34,11 @@ struct JobRequestField {
 // `limits` gives the schemas' bounds (the daemon's submit.max_slots, ...).
 std::vector<JobRequestField> JobRequestFields(const JobRequestLimits& limits = {});
 
-// Decodes the JSON body of POST /v1/jobs (fields of DESIGN §4 and the README)
-// into a JobRequest. Pure; never throws. Returns kInvalidArgument with a
-// message that starts with the field ("slots: expected an integer from 1 to
-// 100000, got 2.0", "queues[2]: longer than 255 bytes (300)", "body: not valid
-// JSON") when:
+// Decodes the JSON body of POST /v1/jobs (the fields of docs/api.md "POST
+// /v1/jobs") into a JobRequest. Pure; never throws. Returns kInvalidArgument
+// with a message that starts with the field ("slots: expected an integer from 1
+// to 100000, got 2.0", "queues[2]: longer than 255 bytes (300)", "body: not
+// valid JSON") when:
 // - the body is not a JSON object, repeats a key, has an unknown field, or a
 //   `user` field (the job runs as the caller, never as a name in the body);
 // - a field has the wrong JSON type, or a string or list item is empty;

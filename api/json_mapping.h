@@ -1,6 +1,6 @@
 #pragma once
 
-// JSON shapes of the API's answers (README "API"). Pure functions of the
+// JSON shapes of the API's answers (docs/api.md). Pure functions of the
 // daemon's types: no I/O, no locks, and no clock (ages are measured to the
 // `now` the caller passes, which handlers take from Services::clock).
 

@@ -1,6 +1,6 @@
 #pragma once
 
-// The OpenAPI 3.1 document of bplaced's HTTP API (README "API"), served at
+// The OpenAPI 3.1 document of bplaced's HTTP API (docs/api.md), served at
 // GET /v1/openapi.json and printed by `bplaced --print-openapi`.
 //
 // Decision: the document is written by hand in api/openapi/openapi.json (one

@@ -1,8 +1,8 @@
 #pragma once
 
 // Serialised GET /v1/placement answers kept between changes of their inputs
-// (issue 12), so that a repeated dry run costs a look-up and a copy instead
-// of Place, a JSON DOM and its serialisation.
+// (docs/design.md "Site scale"), so that a repeated dry run costs a look-up and
+// a copy instead of Place, a JSON DOM and its serialisation.
 
 #include <array>
 #include <chrono>

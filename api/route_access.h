@@ -2,7 +2,7 @@
 
 // How the router calls a route function: the caller identified once per
 // request, its access checked, and the response stamped with the request's
-// HTTP version and keep-alive (README "Identity"). The adapters keep no
+// HTTP version and keep-alive (docs/api.md "Identity"). The adapters keep no
 // state of their own: they are as thread-safe as the routes and the
 // Services they call.
 

@@ -1,9 +1,9 @@
 #pragma once
 
-// The routes that follow and cancel jobs (README "Jobs"), answered from the
-// jobs tier (ClusterSnapshot::jobs): never one bjobs per request. Each
-// returns at once and calls `respond` exactly once, now or after the jobs
-// tier's next refresh.
+// The routes that follow and cancel jobs (docs/api.md "Jobs: following and
+// cancelling"), answered from the jobs tier (ClusterSnapshot::jobs): never one
+// bjobs per request. Each returns at once and calls `respond` exactly once, now
+// or after the jobs tier's next refresh.
 
 #include "api/auth.h"
 #include "api/http/message.h"

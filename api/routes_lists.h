@@ -1,6 +1,6 @@
 #pragma once
 
-// The list reads of hosts and groups (README "API"): every host with its
+// The list reads of hosts and groups (docs/api.md "Reads"): every host with its
 // state in one answer, every host group, every user group. Like the other
 // reads (routes_read.h) each needs the `read` scope, answers from the cached
 // snapshot without running an LSF command, is 503 with Retry-After before

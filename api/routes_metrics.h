@@ -1,6 +1,6 @@
 #pragma once
 
-// GET /metrics: Prometheus metrics (README "GET /metrics").
+// GET /metrics: Prometheus metrics (docs/api.md "GET /metrics").
 
 #include "api/http/message.h"
 #include "api/router.h"

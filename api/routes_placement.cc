@@ -78,7 +78,7 @@ void Count(const Services& services, const Result<Placement>& placement) {
   if (services.daemon_metrics != nullptr) services.daemon_metrics->CountPlacement(placement);
 }
 
-// The body of a placement answer at `now` (README "GET /v1/placement").
+// The body of a placement answer at `now` (docs/api.md "GET /v1/placement").
 nlohmann::json PlacementBody(const PlacementRequest& request, const Placement& placement,
                              const ClusterSnapshot& snapshot, SystemTime now) {
   nlohmann::json body = PlacementJson(request, placement, snapshot.ib.get(), now);

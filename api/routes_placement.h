@@ -1,6 +1,7 @@
 #pragma once
 
-// GET /v1/placement: the dry run of a placement (README "GET /v1/placement").
+// GET /v1/placement: the dry run of a placement (docs/api.md "GET
+// /v1/placement").
 
 #include <string>
 

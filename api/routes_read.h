@@ -1,7 +1,7 @@
 #pragma once
 
-// The read routes of the cluster's state (README "API"). Each answers from
-// the cached snapshot and never runs an LSF command; each needs the `read`
+// The read routes of the cluster's state (docs/api.md "Reads"). Each answers
+// from the cached snapshot and never runs an LSF command; each needs the `read`
 // scope (route_access.h checks it before the call) and does not block. Ages
 // (`as_of`/`age_s` of the load data, `topology_as_of`/`topology_age_s` of the
 // topology) are measured to the services' clock. Routes that need a complete

@@ -1,7 +1,7 @@
 #pragma once
 
-// The status page at GET / (README "GET / (status page)"): an HTML page, its
-// stylesheet and its script, embedded in the binary at build time from
+// The status page at GET / (docs/api.md "GET / (status page)"): an HTML page,
+// its stylesheet and its script, embedded in the binary at build time from
 // api/status_page/ (api/status_page/embed_assets.cmake writes the table), so
 // bplaced never looks up a file at run time. The page reads the JSON API
 // (/v1/cluster, /v1/queues, /v1/hosts, /v1/hostgroups, /v1/jobs, /readyz)

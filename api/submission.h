@@ -1,6 +1,6 @@
 #pragma once
 
-// The parts of POST /v1/jobs around the bsub run (README "POST /v1/jobs"):
+// The parts of POST /v1/jobs around the bsub run (docs/api.md "POST /v1/jobs"):
 // the checks before it (AdmitSubmission) and the answer after it (SubmissionResponse).
 // The route that joins them is PostJobs in api/routes_jobs.h.
 

@@ -1,7 +1,8 @@
 // Figures of the jobs tier and of exactly-once submission (bench/README.md
-// "Jobs"): the real bplaced against the LSF simulator on 127.0.0.1, started
-// with the integration harness (tests/integration/harness.cc), HTTP load from
-// wrk (bench/jobs_read.lua).
+// "Jobs: one bjobs for everyone, and exactly once under kill -9"): the real
+// bplaced against the LSF simulator on 127.0.0.1, started with the integration
+// harness (tests/integration/harness.cc), HTTP load from wrk
+// (bench/jobs_read.lua).
 //
 //   jobs_bench polling [--jobs 1000] [--clients 1,200] [--window-s 60] [--refresh-s 10]
 //   jobs_bench storm   [--jobs 1000] [--submissions 200] [--submitters 20] [--readers 20]

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Reproduces every figure of bench/README.md "Jobs" in one run (about 15
-# minutes on 2 cores): the machine and its load, then jobs_bench polling
-# (mbatchd's bjobs per minute with 1 and 200 clients, GET latency), cpu
-# (bplaced's CPU per jobs refresh at 1,000 and 10,000 followed jobs), storm
-# (GET latency during 200 keyed submissions) and
-# crash (kill -9 loop: jobs in LSF vs keys), each with its defaults.
+# Reproduces every figure of bench/README.md "Jobs: one bjobs for everyone, and
+# exactly once under kill -9" in one run (about 15 minutes on 2 cores): the
+# machine and its load, then jobs_bench polling (mbatchd's bjobs per minute with
+# 1 and 200 clients, GET latency), cpu (bplaced's CPU per jobs refresh at 1,000
+# and 10,000 followed jobs), storm (GET latency during 200 keyed submissions)
+# and crash (kill -9 loop: jobs in LSF vs keys), each with its defaults.
 # Usage: bench/jobs_bench.sh [BUILD_DIR] (default build/test, tools/test.sh's);
 # build it first: cmake --build BUILD_DIR --target jobs_bench. Needs wrk.
 set -uo pipefail

@@ -141,7 +141,8 @@ void BM_BuildSnapshot(benchmark::State& state) {
 BENCHMARK(BM_BuildSnapshot)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // What a load (or InfiniBand) publish recomputes: the per-queue host counts
-// and queues_admitting of SnapshotStore::Publish (issue 12). With
+// and queues_admitting of SnapshotStore::Publish (docs/design.md "Site
+// scale"). With
 // `with_ib`, every host has an lsload verdict (a third unhealthy).
 void CountBench(benchmark::State& state, bool with_ib) {
   const auto snapshot = BuildSnapshot(Text());
@@ -185,10 +186,10 @@ void BM_PlaceAnyHost(benchmark::State& state) { PlaceBench(state, false); }
 BENCHMARK(BM_PlaceOnHost)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PlaceAnyHost)->Unit(benchmark::kMicrosecond);
 
-// GET /v1/placement?host=H bodies (issue 12), one host after another of the
-// 5,000: uncached (Place, the nlohmann DOM, its dump), a cache miss (the
-// same, then the template, then the body rendered from it) and a hit (the
-// look-up and the body rendered with its ages). The route adds parsing the
+// GET /v1/placement?host=H bodies (docs/design.md "Site scale"), one host after
+// another of the 5,000: uncached (Place, the nlohmann DOM, its dump), a cache
+// miss (the same, then the template, then the body rendered from it) and a hit
+// (the look-up and the body rendered with its ages). The route adds parsing the
 // query and reading the stamp to each.
 struct AnswerBench {
   std::shared_ptr<const bplace::ClusterSnapshot> snapshot = BuildSnapshot(Text());

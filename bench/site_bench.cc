@@ -1,4 +1,4 @@
-// Every row of issue 12's table ("Performance at site scale") in one run
+// Every row of the table "Performance at site scale" in one run
 // (bench/README.md "Site scale (issue 12): every row in one run"): the real
 // bplaced against the LSF simulator on 127.0.0.1, started with the
 // integration harness (tests/integration/harness.cc); HTTP load from wrk
@@ -294,7 +294,7 @@ double VmHwmMiB(pid_t pid) {
 }
 
 // Successful refresh runs of `tier` so far: bplace_refresh_runs_total of
-// GET /metrics (README "GET /metrics").
+// GET /metrics (docs/api.md "GET /metrics").
 long long RefreshRuns(int port, const std::string& tier) {
   const HttpReply reply = Http(port, "GET", "/metrics");
   if (reply.status != 200)
@@ -551,7 +551,7 @@ class Nginx {
 struct Row {
   std::string row;       // "1", "1 (ib none)", ...
   std::string figure;    // the number(s) measured; empty: not measured
-  std::string goal;      // issue 12's goal
+  std::string goal;      // the goal of bench/README.md's table
   std::string measured;  // what was measured
   std::string load;      // load average during it (before -> after)
 };
@@ -726,7 +726,8 @@ void PlacementRow(const Options& o, const fs::path& work, const std::string& row
                   const std::string& definition, const std::string& cluster_name,
                   const std::string& goal, std::vector<Row>& rows) {
   SimCluster sim(definition);
-  // The product's intervals (README "Configuration"); 2 threads each side.
+  // The product's intervals (docs/configuration.md "Keys"); 2 threads each
+  // side.
   Daemon daemon(sim, Settings(2, 15, 300));
   const int port = daemon->port();
   const json hosts = json::parse(Fetch(port, "/v1/hosts"), nullptr, false);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures every row of issue 12's table in one run (bench/README.md "Site
+# Measures every row of the site-scale table in one run (bench/README.md "Site
 # scale (issue 12): every row in one run"; about 7 minutes on 2 cores): the
 # machine and its load, then `site_bench all` with its defaults (300 queues x
 # 5,000 and 20,000 hosts, nginx for the static-file comparisons), which ends

@@ -158,8 +158,8 @@ struct Wiring {
         reconciler(refresh.executor(), runner, clock, cache.store(), lsf, journal, submissions,
                    tracker, config.jobs.interval),
         canceller(runner, lsf) {
-    // GET /metrics (README): runs counted as they finish, the rest read
-    // from the snapshot and the counters at each scrape.
+    // GET /metrics (docs/api.md "GET /metrics"): runs counted as they finish,
+    // the rest read from the snapshot and the counters at each scrape.
     cache.store().SetObserver([this](const ClusterSnapshot& before, const ClusterSnapshot& after) {
       daemon_metrics.OnPublish(before, after);
     });
@@ -209,7 +209,7 @@ struct Wiring {
   boost::asio::io_context ioc;
   // The refresh tiers (load, topology, IB, jobs, reconcile) and what they
   // call back: parsing LSF output and building a snapshot take this thread,
-  // never one serving HTTP (issue 12).
+  // never one serving HTTP (docs/design.md "Threads").
   EventLoopThread refresh;
   RealClock clock;
   metrics::Registry registry;
@@ -261,8 +261,8 @@ Result<void> Listen(Wiring& wiring, const config::Config& config, const DaemonOp
   wiring.registry.AddCollector(api::ConnectionCollector(*wiring.server));
   const auto endpoint = wiring.server->LocalEndpoint();
   // Connections go to the main loop and the others in turn: one io_context
-  // per thread shares no queue between threads (issue 12: N threads on one
-  // context served tiny requests slower than one).
+  // per thread shares no queue between threads (N threads on one context
+  // served tiny requests slower than one; docs/design.md "Site scale").
   std::vector<boost::asio::io_context*> contexts{&wiring.ioc};
   for (int i = 1; i < config.server.threads; ++i) {
     wiring.http_loops.push_back(

@@ -16,7 +16,7 @@ namespace bplace {
 // what they miss).
 void RunGuarded(boost::asio::io_context& ioc);
 
-// An io_context served by one thread of its own (issue 12): the daemon's
+// An io_context served by one thread of its own (docs/design.md "Threads"): the daemon's
 // refresh tiers run on one, so parsing LSF output and building snapshots
 // never take a thread that serves HTTP, and each HTTP thread beyond the
 // first serves its share of the connections on one. The thread is named `name` (at most 15

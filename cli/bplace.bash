@@ -1,4 +1,4 @@
-# Bash completion of the bplace command (README "The bplace command").
+# Bash completion of the bplace command (docs/cli.md "Completion (bash)").
 # Installed by deploy/install.sh (into bash-completion's completions directory);
 # or: source cli/bplace.bash
 #

@@ -15,7 +15,7 @@ namespace bplace::cli {
 
 // What `bplace submit` sends.
 struct SubmitRequest {
-  nlohmann::json body;          // the POST /v1/jobs body (README "POST /v1/jobs")
+  nlohmann::json body;          // the POST /v1/jobs body (docs/api.md "POST /v1/jobs")
   std::string idempotency_key;  // --idempotency-key; empty: the caller makes one
 };
 

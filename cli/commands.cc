@@ -232,7 +232,7 @@ int RunSubmit(const GlobalOptions& options, const std::vector<std::string>& args
   const bool sent = answer.has_value() || answer.error().request_sent;
   if (!answer && answer.error().kind == TransportError::Kind::kBroken) {
     // bplaced may have taken the job: the same key gets its answer, never
-    // a second bsub (README "Exactly once").
+    // a second bsub (docs/api.md "Exactly once").
     Complain("the connection broke before the answer (" + answer.error().reason +
              "); asking once more with the same Idempotency-Key " + key);
     answer = client.SendQuietly(call);

@@ -1,6 +1,6 @@
 #pragma once
 
-// The exit statuses of the bplace command (README "The bplace command").
+// The exit statuses of the bplace command (docs/cli.md "Exit status").
 
 namespace bplace::cli {
 

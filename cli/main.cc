@@ -1,4 +1,4 @@
-// bplace: the command line of bplaced (README "The bplace command"). Thin
+// bplace: the command line of bplaced (docs/cli.md). Thin
 // main: the command line's grammar and help; the commands are in
 // commands.cc.
 
@@ -133,7 +133,7 @@ void AddSubmit(CLI::App& app, const GlobalOptions& global, Runner& run) {
       "chosen queue will do.\n"
       "bsub options: -J NAME -n SLOTS -R RES_REQ -o FILE -e FILE -cwd DIR -W [HOURS:]MINUTES "
       "-M MEMORY -P PROJECT -app PROFILE, -q \"a b c\" (the candidate queues; bplace picks one), "
-      "and the other options bplaced passes on to bsub (-G -B -N -E -x -sla -g ...; README "
+      "and the other options bplaced passes on to bsub (-G -B -N -E -x -sla -g ...; docs/api.md "
       "\"POST /v1/jobs\", extra_args). Interactive and waiting options (-I, -Is, -K, ...) are "
       "refused: bplaced submits in the background.\n"
       "bplace's own: --label KEY=VALUE (repeatable), --ib / --no-ib, --idempotency-key KEY "

@@ -2,7 +2,7 @@
 
 // The daemon's JSON answers as text for people: one function per answer,
 // each pure (JSON in, text out) and fitted to `width` columns. The JSON
-// shapes are the routes' (api/json_mapping.h, api/job_json.h, README "API");
+// shapes are the routes' (api/json_mapping.h, api/job_json.h, docs/api.md);
 // a member that is missing or null prints as "-".
 
 #include <cstddef>

@@ -25,9 +25,9 @@ class Timer {
   virtual void Cancel() = 0;
 };
 
-// The time seam (STYLE.md "Seams"): every timer, TTL and age in the daemon
-// reads it, so that unit tests advance a ManualClock instead of sleeping.
-// Implementations are thread-safe.
+// The time seam (docs/hacking.md "Conventions"): every timer, TTL and age in
+// the daemon reads it, so that unit tests advance a ManualClock instead of
+// sleeping. Implementations are thread-safe.
 class Clock {
  public:
   virtual ~Clock() = default;

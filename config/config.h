@@ -90,7 +90,7 @@ Result<rdma::ProbeOptions> LoadProbeOptions(const std::string& path);
 
 // Whether a running daemon takes a key's new value when SIGHUP makes it read
 // its config file again. Each key's is in the schema table of
-// config_loader.cc; README's configuration reference shows it.
+// config_loader.cc; docs/configuration.md shows it.
 enum class KeyReload {
   kRestart,  // read once at start-up (listeners, threads, identities, paths): needs a restart
   kLive,     // applied by the daemon on SIGHUP

@@ -1,6 +1,6 @@
 #pragma once
 
-// The daemon core's metrics (README "GET /metrics"): what happens, counted
+// The daemon core's metrics (docs/api.md "GET /metrics"): what happens, counted
 // as it happens (refresh runs, placements, submissions), and what the
 // snapshot holds, computed when /metrics is read.
 

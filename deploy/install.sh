@@ -11,6 +11,8 @@ if [ ! -f /etc/bplace/bplaced.toml ]; then
   install -m 0644 "$here/../config/bplaced.example.toml" /etc/bplace/bplaced.toml
 fi
 install -m 0644 "$here/../README.md" /usr/local/share/doc/bplace/README.md
+install -d -m 0755 /usr/local/share/doc/bplace/docs
+install -m 0644 "$here"/../docs/*.md "$here"/../docs/*.png /usr/local/share/doc/bplace/docs/
 if ! id bplace >/dev/null 2>&1; then
   useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin bplace
 fi

@@ -39,14 +39,13 @@ std::string BjobsOutputFields();
 Result<std::vector<ExecHost>> ParseExecHosts(std::string_view text);
 
 // Parses `bjobs -o "<fields>" -json` (LSF 10.1.0.2 and later: two-space
-// indent, no blank after ':'; volclava 2.2: tabs; see lsf/FORMATS.md "bjobs
-// / bkill", openlava-samples.md "Job views while jobs run" and
-// tests/testdata/lsf/). Anything before the first '{' (retry chatter) is
-// skipped. Keys are upper case and values strings (integers are accepted
-// too, null reads as ""); a key not requested is absent and leaves its field
-// empty; keys this code does not know are ignored. Values are trimmed and
-// "-" reads as empty (volclava prints "-" for no START_TIME, "   -   " for no
-// EXEC_HOST), except JOB_NAME and JOB_DESCRIPTION, kept as printed. A record
+// indent, no blank after ':'; volclava 2.2: tabs; see docs/lsf-formats.md
+// "bjobs -o -json" and tests/testdata/lsf/). Anything before the first '{'
+// (retry chatter) is skipped. Keys are upper case and values strings (integers
+// are accepted too, null reads as ""); a key not requested is absent and leaves
+// its field empty; keys this code does not know are ignored. Values are trimmed
+// and "-" reads as empty (volclava prints "-" for no START_TIME, "   -   " for
+// no EXEC_HOST), except JOB_NAME and JOB_DESCRIPTION, kept as printed. A record
 // holding ERROR is an id LSF does not know: not_found, with LSF's sentence in
 // `error` and job_id/array_index from JOBID and from "Job <2[7]> is not
 // found" (JOBID holds no index). Without JOBINDEX (volclava) an element's
@@ -64,8 +63,7 @@ Result<std::vector<ExecHost>> ParseExecHosts(std::string_view text);
 Result<std::vector<JobRecord>> ParseBjobsJson(std::string_view text);
 
 // Parses the table of `bjobs -a -w -u all` (and of plain `bjobs`; LSF 10.1
-// and volclava 2.2, see lsf/FORMATS.md "bjobs / bkill" and
-// openlava-samples.md):
+// and volclava 2.2, see docs/lsf-formats.md "The bjobs table"):
 //   JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME
 //   5       alice   RUN   short      vm          vm          sleep 30   Nov 30 11:40
 // Lines before the header (retry chatter) and blank lines are skipped. The

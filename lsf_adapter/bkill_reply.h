@@ -40,8 +40,8 @@ struct BkillResult {
 };
 
 // Classifies one finished bkill call (formats of LSF 10.1 and OpenLava/
-// volclava 2.2; see lsf/FORMATS.md "bjobs / bkill", openlava-samples.md
-// "bkill" and "mbatchd down", tests/lsfsim/cmd_bkill.cc). bkill prints one
+// volclava 2.2; see docs/lsf-formats.md "bkill" and "When LSF is down",
+// tests/lsfsim/cmd_bkill.cc). bkill prints one
 // line per id: successes on stdout ("Job <1234> is being terminated",
 // "Job <1234[7]> ..." for an array element), failures on stderr ("Job
 // <1234>: <reason>", lsb_perror's form), exit status 255 when any failed.

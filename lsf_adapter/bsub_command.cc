@@ -191,7 +191,7 @@ Result<void> CheckExtraArgs(const std::vector<std::string>& extra_args) {
     }
     if (rule.use == BsubOptionUse::kUnknown) {
       return Fail(ErrorCode::kInvalidArgument,
-                  where + ": not a bsub option bplace passes on (see README, extra_args)");
+                  where + ": not a bsub option bplace passes on (see docs/api.md, extra_args)");
     }
     if (rule.takes_value) {
       if (i + 1 >= extra_args.size()) {

@@ -19,10 +19,10 @@ constexpr int kSigpipeExit = 141;  // 128 + SIGPIPE, as the shell reports it
 constexpr std::size_t kMaxEsubLines = 5;
 
 // Every reason bsub gives that we act on, with what it is about
-// (FORMATS.md "bsub"). Queue reasons judge the queue or the host/queue
-// pair: another queue may accept the same job. Job reasons judge the job or
-// the user: no other queue will help. "Failed in an LSF library call" comes
-// before the other unavailable phrases: its text goes on with ": LIM is
+// (docs/lsf-formats.md "Replies"). Queue reasons judge the queue or the
+// host/queue pair: another queue may accept the same job. Job reasons judge the
+// job or the user: no other queue will help. "Failed in an LSF library call"
+// comes before the other unavailable phrases: its text goes on with ": LIM is
 // down", which must not make it look like a prefix.
 struct Reason {
   std::string_view text;

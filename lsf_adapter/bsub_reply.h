@@ -10,8 +10,7 @@
 namespace bplace::lsf {
 
 // Classifies one finished bsub call from its exit status and output (formats
-// of LSF 10.1 and OpenLava/volclava 2.2; see lsf/FORMATS.md "bsub" and
-// openlava-samples.md "Submissions").
+// of LSF 10.1 and OpenLava/volclava 2.2; see docs/lsf-formats.md "Replies").
 //
 // Submitted (scope kNone) when "Job <N> is submitted to [default ]queue <Q>"
 // appears anywhere in `out`, or in `err` (BSUB_STDERR), whatever the exit
@@ -44,9 +43,10 @@ namespace bplace::lsf {
 BsubReply ClassifyBsubReply(int exit_code, std::string_view out, std::string_view err);
 
 // The "<prefix>" of a bsub rejection line "<prefix>: <message>. Job not
-// submitted." (format of LSF 10.1; see lsf/FORMATS.md "bsub"): the queue for
-// queue errors, the -m token for host errors, "lsb_init" for environment
-// errors. Empty when the line has none. The view points into `line`.
+// submitted." (format of LSF 10.1; see docs/lsf-formats.md "Replies"): the
+// queue for queue errors, the -m token for host errors, "lsb_init" for
+// environment errors. Empty when the line has none. The view points into
+// `line`.
 std::string_view BsubRejectionPrefix(std::string_view line);
 
 }  // namespace bplace::lsf

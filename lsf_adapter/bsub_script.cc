@@ -214,9 +214,9 @@ Result<ScriptDirectives> CheckEmbeddedOptions(const std::vector<EmbeddedOptionLi
               LineError(line, flag + " makes bsub wait, take a terminal or not submit; not allowed "
                                      "through the daemon"));
         case BsubOptionUse::kUnknown:
-          return tl::unexpected(
-              LineError(line, "#BSUB " + ShellQuote(word) +
-                                  ": not a bsub option bplace passes on (see README, extra_args)"));
+          return tl::unexpected(LineError(
+              line, "#BSUB " + ShellQuote(word) +
+                        ": not a bsub option bplace passes on (see docs/api.md, extra_args)"));
         case BsubOptionUse::kPassed:
         case BsubOptionUse::kField:
           break;

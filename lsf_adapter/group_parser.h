@@ -19,8 +19,8 @@ inline constexpr std::size_t kMaxExpandedHosts = 100000;
 
 // Expands a condensed host name such as "node[001-003,007]" into
 // {"node001", "node002", "node003", "node007"} (format of condensed host
-// groups, LSF 10.1; see lsf/FORMATS.md "bmgroup / bugroup"). Zero padding is
-// kept: a bound printed with leading zeros sets the width. Text around the
+// groups, LSF 10.1; see docs/lsf-formats.md "bmgroup / bugroup"). Zero padding
+// is kept: a bound printed with leading zeros sets the width. Text around the
 // brackets is kept ("~node[1-2]" gives "~node1", "~node2"); several bracket
 // lists multiply ("r[1-2]n[1-2]" gives four names). A name without brackets is
 // returned alone. Fails with kInvalidArgument for an empty name, malformed
@@ -30,19 +30,19 @@ inline constexpr std::size_t kMaxExpandedHosts = 100000;
 Result<std::vector<std::string>> ExpandHostRange(std::string_view name);
 
 // Parses `bmgroup -w` or `bmgroup -w -r` output (format of LSF 10.1 and
-// OpenLava/volclava 2.2; see lsf/FORMATS.md "bmgroup / bugroup" and
-// openlava-samples.md) into groups in the order printed (a subgroup may come
-// after the group that names it as "name/"). The header is the first line with
-// a GROUP_NAME column (chatter before it is skipped) and must have a HOSTS
-// column. A trailing group-administrator column in parentheses ("( - )",
-// "(admin1 admin2)") is not a member. An indented line continues the previous
-// group's members. A member list starting with "all" (including the sentence
-// "all hosts used by the batch system") sets `all`; the sentence's words are
-// dropped, other members such as "~node3" are kept. Condensed ranges are
-// expanded with ExpandHostRange; "~x" members are kept as printed. Returns
-// kNotFound when the text says "No such user/host group"; kParseError for no
-// header, a header without HOSTS, an unbalanced admin column, a bad range, or
-// an indented line before any group (each naming the line). Never throws.
+// OpenLava/volclava 2.2; see docs/lsf-formats.md "bmgroup / bugroup") into
+// groups in the order printed (a subgroup may come after the group that names
+// it as "name/"). The header is the first line with a GROUP_NAME column
+// (chatter before it is skipped) and must have a HOSTS column. A trailing
+// group-administrator column in parentheses ("( - )", "(admin1 admin2)") is not
+// a member. An indented line continues the previous group's members. A member
+// list starting with "all" (including the sentence "all hosts used by the batch
+// system") sets `all`; the sentence's words are dropped, other members such as
+// "~node3" are kept. Condensed ranges are expanded with ExpandHostRange; "~x"
+// members are kept as printed. Returns kNotFound when the text says "No such
+// user/host group"; kParseError for no header, a header without HOSTS, an
+// unbalanced admin column, a bad range, or an indented line before any group
+// (each naming the line). Never throws.
 Result<std::vector<Group>> ParseBmgroup(std::string_view text);
 
 // Parses `bugroup -w` or `bugroup -w -r` output: as ParseBmgroup, with a USERS

@@ -1,7 +1,7 @@
 #pragma once
 
 // One job, or one element of a job array, as bjobs reports it (IBM Spectrum
-// LSF 10.1 and OpenLava/volclava 2.2; see lsf/FORMATS.md "bjobs / bkill"),
+// LSF 10.1 and OpenLava/volclava 2.2; see docs/lsf-formats.md "bjobs"),
 // the job states LSF names, and job ids as LSF writes them. Plain data and
 // pure functions: safe from any thread.
 

@@ -29,10 +29,11 @@ class LsfInvoker {
   // ("NAME=value"); from it the child keeps HOME, USER, LOGNAME, LANG/LC_*,
   // TZ, LD_LIBRARY_PATH and every LSF_* / LSB_* variable except the
   // output-format overrides (LSB_BQUEUES_FORMAT, LSB_BJOBS_FORMAT,
-  // LSB_BHOSTS_FORMAT), which would change the layouts we parse (FORMATS.md
-  // rule 4). The parent's PATH is not kept: the child's PATH is bin_dir (if
-  // any) followed by /usr/local/bin:/usr/bin:/bin. bsub always gets
-  // LSB_NTRIES=1 (ApplyCommandRules).
+  // LSB_BHOSTS_FORMAT), which would change the layouts we parse
+  // (docs/lsf-formats.md "Rules for every parser", 4). The parent's PATH is not
+  // kept: the child's PATH is bin_dir (if any) followed by
+  // /usr/local/bin:/usr/bin:/bin. bsub always gets LSB_NTRIES=1
+  // (ApplyCommandRules).
   LsfInvoker(std::string bin_dir, std::string env_dir, std::chrono::milliseconds timeout,
              const std::vector<std::string>& parent_env);
   LsfInvoker(const InvokerOptions& options, const std::vector<std::string>& parent_env)

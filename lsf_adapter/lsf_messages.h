@@ -5,8 +5,8 @@
 // command waits for mbatchd or LIM, and where in a command's output its
 // reason is. Every caller (refresh queries, bsub, bjobs, bkill) reads these;
 // none keeps a phrase list of its own. Pure functions; thread-safe.
-// Sources: lsf/FORMATS.md ("bsub", "bjobs / bkill", faults), the volclava
-// captures in lsf/openlava-samples.md, tests/testdata/lsf/.
+// Sources: docs/lsf-formats.md "Rules for every parser", "Replies", "bkill" and
+// "When LSF is down", and the captures in tests/testdata/lsf/.
 
 #include <string_view>
 

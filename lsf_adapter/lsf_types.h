@@ -1,7 +1,7 @@
 #pragma once
 
 // Plain data parsed from LSF command output (IBM Spectrum LSF 10.1, and the
-// OpenLava family; see ../shared/lsf/FORMATS.md). No behaviour lives here:
+// OpenLava family; see docs/lsf-formats.md). No behaviour lives here:
 // parsers fill these, the daemon's index and placement read them.
 
 #include <cstdint>

@@ -11,8 +11,8 @@
 namespace bplace::lsf {
 
 // Parses `lsload -w -I INDEX` output (format of LSF 10.1 and volclava 2.2;
-// see lsf/FORMATS.md "lsload -I and elims") into one value of `index_name` per
-// host, in the order printed. Columns are found by header name (HOST_NAME,
+// see docs/lsf-formats.md "lsload and elims") into one value of `index_name`
+// per host, in the order printed. Columns are found by header name (HOST_NAME,
 // status, `index_name`; others ignored); chatter before the header is skipped.
 // A value with a leading '*' (over its threshold) is read without the star; a
 // row that stops after its status (an unavail host, whose load columns are

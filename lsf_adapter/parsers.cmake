@@ -1,5 +1,5 @@
 # Parser sources: target_sources(bplace_lsf PRIVATE ...)
-# Pure parsers of LSF command output; see ../shared/lsf/FORMATS.md.
+# Pure parsers of LSF command output; see docs/lsf-formats.md.
 target_sources(bplace_lsf PRIVATE
   bhosts_parser.cc
   bjobs_command.cc

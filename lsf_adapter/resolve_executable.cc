@@ -18,9 +18,9 @@ bool IsExecutableFile(const std::string& path) {
 
 // Done here rather than by posix_spawnp or execvp, for two reasons: the PATH
 // searched is the child's (the daemon's own PATH may lack LSF_BINDIR; see
-// lsf/FORMATS.md rule 7), and "not found" becomes a message naming it. A
-// daemon's working directory is no place to find LSF commands, hence no
-// empty entries.
+// docs/lsf-formats.md "Rules for every parser", 7), and "not found" becomes a
+// message naming it. A daemon's working directory is no place to find LSF
+// commands, hence no empty entries.
 Result<std::string> ResolveExecutable(const std::string& name,
                                       const std::vector<std::string>& env) {
   if (name.find('/') != std::string::npos) return name;

@@ -31,8 +31,9 @@ struct SubprocessRunnerOptions {
 // - argv only, never a shell; argv[0] without '/' is looked up in the PATH
 //   of spec.env (not ours), and the environment is exactly spec.env;
 // - the child leads a new process group; at the timeout the whole group gets
-//   SIGKILL, so helpers forked by a hung `bqueues` die too (lsf/FORMATS.md
-//   rules 5-7: LSF commands retry forever while mbatchd is down);
+//   SIGKILL, so helpers forked by a hung `bqueues` die too (LSF commands
+//   retry forever while mbatchd is down: docs/lsf-formats.md "Rules for
+//   every parser", 6);
 // - stdout and stderr are separate pipes drained concurrently; stdin is
 //   /dev/null, or one end of an AF_UNIX stream socketpair when
 //   spec.stdin_data is set. Writing to a socket uses MSG_NOSIGNAL, so a child

@@ -1,7 +1,7 @@
 #pragma once
 
 // Helpers shared by the parsers of LSF's whitespace-aligned tables
-// (bqueues, bhosts, bmgroup, lsload; see lsf/FORMATS.md, "Rules for every
+// (bqueues, bhosts, bmgroup, lsload; see docs/lsf-formats.md "Rules for every
 // parser"). Everything here is a pure function of its arguments and is safe to
 // call from any thread.
 

@@ -10,8 +10,8 @@
 #   WORKDIR  where the root is made (default /var/tmp/bplace-fresh-check);
 #            removed on exit, whatever happens. FRESH_CHECK_KEEP=1 keeps it.
 #   FRESH_CHECK_MIRROR=URL overrides the mirror.
-# The checkout (working tree, without build/) and ../shared beside it are
-# copied in. Compiles go through ccache (installed in the root; it changes
+# The checkout (working tree, without build/) is copied in: the repo needs
+# nothing beside it. Compiles go through ccache (installed in the root; it changes
 # how fast, not what is built or tested): by default this machine's cache
 # (`ccache -k cache_dir`; the root's compiler is the same Debian package, so
 # its entries match), bind-mounted, written by root's builds and read-only
@@ -116,8 +116,6 @@ mount --make-rslave "$target/dev"
 copy_checkout() { # copy_checkout DIR (inside the root), OWNER
   mkdir -p "$target$1"
   tar -C "$repo" --exclude=./build -cf - . | tar -C "$target$1" -xf - --no-same-owner
-  mkdir -p "$target$1/../shared"
-  tar -C "$repo/../shared" -cf - . | tar -C "$target$1/../shared" -xf - --no-same-owner
   chown -R "$2" "$(dirname "$target$1")"
 }
 copy_checkout /root/x/bplace root

@@ -18,9 +18,6 @@ packages=(
   wrk      # HTTP load of bench/jobs_bench (its smoke test skips without it)
   chromium chromium-driver python3-selenium fonts-liberation  # the status page's browser test
   prometheus  # prometheus and promtool for the GET /metrics integration test
-  # volclava, the real scheduler of the realsched tier (tools/volclava.sh)
-  autoconf automake libtool bison flex tcl-dev libncurses-dev libtirpc-dev
-  libnsl-dev rpcsvc-proto
 )
 
 # npm for @redocly/cli (install_redocly), unless a Node.js that brings its

@@ -10,6 +10,9 @@ tools/install-deps.sh
 # Include layering between the units (tools/check-layering), and its own tests.
 python3 tests/tools/check_layering_test.py
 tools/check-layering
+# Every document a comment cites is in the repo, and the docs' links resolve
+# (its own tests run as the ctest check_doc_refs_test).
+tools/check-doc-refs
 # Local users alice and bob for the multi-user tests (only as root; those
 # tests skip otherwise).
 tools/test-users.sh

@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
-# Builds volclava 2.2 (OpenLava's descendant, a real LSF-compatible scheduler)
-# from the tarball in shared/volclava and runs a one-host cluster of it, for the
-# `realsched` test tier (tests/realsched/README.md).
+# Runs a one-host cluster of an installed volclava 2.2 (OpenLava's descendant,
+# a real LSF-compatible scheduler), for the `realsched` test tier
+# (tests/realsched/README.md). It builds nothing: volclava must already be
+# installed in PREFIX (PREFIX/bin/bsub, PREFIX/sbin/lim, ...).
 #
 # Usage:
-#   tools/volclava.sh source              print the tarball's path (exit 77 if absent)
-#   tools/volclava.sh build PREFIX        build and install into PREFIX (skipped
-#                                         when PREFIX's stamp matches the tarball)
 #   tools/volclava.sh start PREFIX STATE  write a one-host cluster config into
 #                                         STATE/etc, start lim, res and sbatchd
 #                                         (which starts mbatchd) as root, wait
@@ -19,8 +17,6 @@
 #   tools/volclava.sh env STATE           print STATE/env again
 #
 # Environment:
-#   BPLACE_VOLCLAVA_TARBALL   the source tarball (default: the one newest
-#                             volclava-*.tar.gz in <repo>/../shared/volclava)
 #   VOLCLAVA_PORT_BASE        first of the 4 ports (LIM, RES, MBD, SBD); default:
 #                             the first free block of 6322, 16322, 26322, ...
 #   VOLCLAVA_START_TIMEOUT    seconds to wait for the cluster (default 120)
@@ -30,102 +26,17 @@
 #   VOLCLAVA_HOSTS_FILE       the hosts file to check and fix (default /etc/hosts;
 #                             for testing that step)
 #
-# Exit status: 0 ok, 1 failure, 2 usage, 77 cannot run here (no source, not root).
+# Exit status: 0 ok, 1 failure, 2 usage, 77 cannot run here (not root).
 # Every LSF command run here has a timeout and LSB_NTRIES set: without it,
 # batch commands retry forever while mbatchd is down.
 set -euo pipefail
 
-readonly kStampVersion=1         # bump when the build recipe changes
 readonly kClusterName=bplace
 readonly kDaemons=(sbatchd mbatchd res lim pim)   # stop order
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 log() { echo "volclava.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
 lsf_timeout() { timeout "${LSF_CMD_TIMEOUT:-30}" "$@"; }
-
-# ---------------------------------------------------------------- source, build
-
-find_tarball() {
-  if [ -n "${BPLACE_VOLCLAVA_TARBALL:-}" ]; then
-    [ -f "$BPLACE_VOLCLAVA_TARBALL" ] || return 1
-    echo "$BPLACE_VOLCLAVA_TARBALL"
-    return 0
-  fi
-  local found="" candidate
-  for candidate in "$repo"/../shared/volclava/volclava-*.tar.gz; do
-    if [ -f "$candidate" ] && { [ -z "$found" ] || [ "$candidate" -nt "$found" ]; }; then
-      found=$candidate
-    fi
-  done
-  [ -n "$found" ] || return 1
-  echo "$(cd "$(dirname "$found")" && pwd)/$(basename "$found")"
-}
-
-cmd_source() {
-  local tarball
-  if ! tarball=$(find_tarball); then
-    log "no volclava source: put volclava-b361f56.tar.gz (github.com/bytedance/volclava," \
-        "commit b361f56, tag 2.2.0-beta, as 'git archive --prefix=volclava-b361f56/')" \
-        "in $(cd "$repo/.." && pwd)/shared/volclava/ or set BPLACE_VOLCLAVA_TARBALL"
-    exit 77
-  fi
-  echo "$tarball"
-}
-
-stamp_of() {
-  local tarball=$1
-  echo "bplace-volclava-stamp $kStampVersion $(sha256sum "$tarball" | cut -d' ' -f1) $(basename "$tarball")"
-}
-
-cmd_build() {
-  [ $# -eq 1 ] || usage
-  local prefix tarball stamp
-  prefix=$(absolute "$1")
-  tarball=$(cmd_source)
-  stamp=$(stamp_of "$tarball")
-  if [ -f "$prefix/.bplace-stamp" ] && [ "$(cat "$prefix/.bplace-stamp")" = "$stamp" ]; then
-    log "$prefix already holds $(basename "$tarball"); not rebuilding"
-    return 0
-  fi
-  for tool in aclocal autoconf automake libtoolize bison flex make gcc; do
-    command -v "$tool" >/dev/null || die "$tool missing: run tools/install-deps.sh"
-  done
-  mkdir -p "$(dirname "$prefix")"
-  # One build at a time per PREFIX (two ctest runs may start together).
-  exec 9>"$prefix.lock"
-  flock 9
-  if [ -f "$prefix/.bplace-stamp" ] && [ "$(cat "$prefix/.bplace-stamp")" = "$stamp" ]; then
-    log "$prefix was built meanwhile; not rebuilding"
-    return 0
-  fi
-  if [ -e "$prefix" ] && [ ! -f "$prefix/.bplace-stamp" ] && [ -n "$(ls -A "$prefix")" ]; then
-    die "$prefix exists and is no volclava install of this script's; remove it or pick another PREFIX"
-  fi
-  local work="$prefix.build" started=$SECONDS
-  rm -rf "$work"
-  mkdir -p "$work/src" "$work/stage"
-  log "building $(basename "$tarball") into $prefix (log: $work/build.log)"
-  if ! (
-    set -e
-    tar -xzf "$tarball" -C "$work/src" --strip-components=1
-    cd "$work/src"
-    aclocal && autoconf && autoheader && automake --add-missing --copy
-    ./configure --prefix="$prefix"
-    make -j"$(nproc)"
-    make install DESTDIR="$work/stage"
-  ) >"$work/build.log" 2>&1; then
-    tail -n 40 "$work/build.log" >&2
-    die "build failed; see $work/build.log"
-  fi
-  # Swap the finished install in whole, so an interrupted build never leaves
-  # a stamped half install behind.
-  rm -rf "$prefix"
-  mv "$work/stage$prefix" "$prefix"
-  echo "$stamp" >"$prefix/.bplace-stamp"
-  rm -rf "$work"
-  log "built in $((SECONDS - started)) s"
-}
 
 # ---------------------------------------------------------------- host name
 
@@ -459,7 +370,9 @@ cmd_start() {
     log "start needs root (lim, res and sbatchd run as root)"
     exit 77
   fi
-  [ -x "$prefix/sbin/lim" ] || die "$prefix has no volclava; run: $0 build $prefix"
+  if [ ! -x "$prefix/sbin/lim" ] || [ ! -x "$prefix/bin/bsub" ]; then
+    die "no volclava installed in $prefix (no sbin/lim or bin/bsub); install volclava 2.2 there first"
+  fi
   case "$prefix$state" in *[[:space:]\'\"\$]*) die "paths must not hold blanks, quotes or \$";; esac
   mkdir -p "$state"
   if [ -n "$(alive_pids "$state")" ]; then
@@ -582,8 +495,6 @@ usage() {
 sub=$1
 shift
 case "$sub" in
-  source) cmd_source "$@" ;;
-  build) cmd_build "$@" ;;
   start) cmd_start "$@" ;;
   stop) cmd_stop "$@" ;;
   status) cmd_status "$@" ;;

@@ -126,10 +126,10 @@ class HttpServer {
   // Serves the connections accepted from now on on `contexts`, in turn,
   // instead of on the listeners' io_context (the one given to Create, which
   // may be one of them). Each context run by a thread of its own scales
-  // where one context run by N threads does not (issue 12: they contend for
-  // its queue); a connection stays on its context for its lifetime. Empty:
-  // the listeners' context. Call before Start; every context must outlive
-  // the connections on it.
+  // where one context run by N threads does not (they contend for its queue;
+  // docs/design.md "Site scale"); a connection stays on its context for its
+  // lifetime. Empty: the listeners' context. Call before Start; every context
+  // must outlive the connections on it.
   void SpreadConnections(std::vector<boost::asio::io_context*> contexts);
 
   // Begins accepting connections on the io_context. Returns at once; calls

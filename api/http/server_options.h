@@ -60,7 +60,7 @@ struct ServerOptions {
   // cannot hold the daemon past it. A bsub still running then is killed
   // with the daemon's LSF commands; its submission is settled by the
   // reconciler on the next start, and a client retrying with the same
-  // Idempotency-Key gets that job (README "Exactly once"). 10 s lets the
+  // Idempotency-Key gets that job (docs/api.md "Exactly once"). 10 s lets the
   // bsubs of a burst finish (they take well under a second on a healthy
   // mbatchd) and stays far below systemd's TimeoutStopSec (90 s).
   std::chrono::seconds drain_timeout{10};

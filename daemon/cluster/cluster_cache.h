@@ -23,8 +23,8 @@
 
 namespace bplace {
 
-// What LSF knows, cached (DESIGN §3.1): the snapshot store and the refresh
-// tiers that fill it, all on one RefreshTier engine:
+// What LSF knows, cached (docs/design.md "Refresh"): the snapshot store and the
+// refresh tiers that fill it, all on one RefreshTier engine:
 //  - load: `bqueues -w` and `bhosts -w`, every load_interval;
 //  - topology: `bqueues -l` (all queues in one call), `bmgroup -w`,
 //    `bugroup -w`, `lsid` and `bqueues -u <prefetch_user> -w`, at start and

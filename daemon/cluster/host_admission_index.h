@@ -13,9 +13,10 @@ namespace bplace {
 class Topology;
 
 // Which hosts each queue's HOSTS line admits, decided once per topology
-// (issue 12): a bitset per queue over the topology's host ids. A load or
-// InfiniBand publish then recombines admission with host status by AND and
-// popcount (CountQueueHosts) instead of evaluating HOSTS per queue x host.
+// (docs/design.md "Site scale"): a bitset per queue over the topology's host
+// ids. A load or InfiniBand publish then recombines admission with host status
+// by AND and popcount (CountQueueHosts) instead of evaluating HOSTS per queue x
+// host.
 //
 // Host ids: every name the topology mentions (a member of some host group,
 // with any "~" or "/" stripped, or a name token of some HOSTS line, excluded

@@ -1,8 +1,8 @@
 #pragma once
 
-// What bplace knows about the jobs it follows (DESIGN §3.5): every job it
-// submitted and every job id a caller asked about, each with its last state
-// as bjobs reported it. Immutable once published; pure functions.
+// What bplace knows about the jobs it follows (docs/design.md "Jobs"): every
+// job it submitted and every job id a caller asked about, each with its last
+// state as bjobs reported it. Immutable once published; pure functions.
 
 #include <cstdint>
 #include <map>

@@ -6,7 +6,7 @@
 namespace bplace {
 
 // One token of a queue's HOSTS or USERS line as `bqueues -l` prints it (which
-// echoes lsb.queues; see lsf/FORMATS.md "Tokens in HOSTS and USERS").
+// echoes lsb.queues; see docs/lsf-formats.md "Tokens in HOSTS and USERS").
 struct MemberToken {
   enum class Kind {
     kName,    // a host or user name ("node007", "alice"); may also name a group without "/"

@@ -21,9 +21,9 @@ namespace bplace {
 
 // LSF's own answer to "which queues may USER submit to" (`bqueues -u USER
 // -w`), fetched lazily per user and kept for the topology interval
-// (DESIGN §3.1). One fetch per user at a time: callers that ask while it
-// runs get its answer. Reads never run an LSF command.
-// Thread-safe: every method may be called from any thread.
+// (docs/design.md "Refresh"). One fetch per user at a time: callers that ask
+// while it runs get its answer. Reads never run an LSF command. Thread-safe:
+// every method may be called from any thread.
 class PermissionCache {
  public:
   using Done = std::function<void(Result<std::shared_ptr<const UserPermissions>>)>;

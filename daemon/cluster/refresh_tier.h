@@ -53,11 +53,11 @@ struct RefreshTierOptions {
   TierStatus ClusterSnapshot::*status = nullptr;
 };
 
-// One refresh tier (DESIGN §3.1), the engine every tier runs on: a timer,
-// single flight (however many callers ask, one run at a time, and callers
-// that ask during a run get its result), retry with backoff after a failure
-// (retry_interval, doubling, never beyond the interval), and an exception
-// boundary per cycle: a throw anywhere in building or publishing is
+// One refresh tier (docs/design.md "Refresh"), the engine every tier runs on: a
+// timer, single flight (however many callers ask, one run at a time, and
+// callers that ask during a run get its result), retry with backoff after a
+// failure (retry_interval, doubling, never beyond the interval), and an
+// exception boundary per cycle: a throw anywhere in building or publishing is
 // recorded as the run's error and the last good snapshot stays. Every run,
 // good or bad, is recorded in the tier's TierStatus in the same publish as
 // its data. Times come from the injected Clock.

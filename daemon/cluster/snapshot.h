@@ -39,8 +39,8 @@ struct LoadState {
 // A status LSF not listed here (e.g. plain `bhosts`' "closed") takes work.
 bool HostTakesNewWork(std::string_view bhosts_status);
 
-// Every status `bhosts -w` prints (LSF 10.1; lsf/FORMATS.md "bhosts -w"), in
-// that order: the values GET /v1/hosts?status= accepts.
+// Every status `bhosts -w` prints (LSF 10.1; docs/lsf-formats.md "bhosts -w"),
+// in that order: the values GET /v1/hosts?status= accepts.
 std::vector<std::string_view> BhostsStatuses();
 
 // The state of one refresh tier, for /v1/cluster and /readyz.

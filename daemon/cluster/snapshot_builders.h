@@ -1,8 +1,8 @@
 #pragma once
 
 // Pure functions that turn the output of one refresh tier's LSF queries
-// into the parts of a ClusterSnapshot (DESIGN §3.1). No I/O, no clock: the
-// caller passes the results and the times. Thread-safe.
+// into the parts of a ClusterSnapshot (docs/design.md "The snapshot"). No I/O,
+// no clock: the caller passes the results and the times. Thread-safe.
 
 #include <chrono>
 #include <memory>
@@ -17,9 +17,9 @@
 namespace bplace {
 
 // The load tier's data from `bqueues -w` and `bhosts -w` (formats of LSF
-// 10.1; lsf/FORMATS.md), counted as of `counted_at` (when the bqueues run
-// started). Errors: the first failure of either command as
-// lsf::QueryOutput gives it (naming the command: timeout, LSF down, exit
+// 10.1; docs/lsf-formats.md "bqueues", "bhosts -w"), counted as of `counted_at`
+// (when the bqueues run started). Errors: the first failure of either command
+// as lsf::QueryOutput gives it (naming the command: timeout, LSF down, exit
 // status, output cut short), then parse errors as "bqueues -w: <problem>".
 // A tier is never half published: any error fails the whole load.
 Result<std::shared_ptr<const LoadState>> BuildLoad(const Result<lsf::CommandResult>& bqueues,

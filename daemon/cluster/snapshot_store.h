@@ -9,8 +9,8 @@
 
 namespace bplace {
 
-// Holds the current ClusterSnapshot (DESIGN §3.1): readers take a
-// shared_ptr and never lock or see half an update; writers publish a new
+// Holds the current ClusterSnapshot (docs/design.md "The snapshot"): readers
+// take a shared_ptr and never lock or see half an update; writers publish a new
 // immutable snapshot with a pointer swap. Thread-safe: Current from any
 // thread without blocking; Publish calls are serialised by a writers' mutex.
 class SnapshotStore {

@@ -21,9 +21,9 @@ struct CancelResult {
   std::string message;  // LSF's words
 };
 
-// Runs `bkill` for a caller (DESIGN §3.5): one bkill for a whole batch of
-// ids, as the caller in multi-user mode (a child that drops to them, like
-// bsub), else as the daemon. LSF decides who may kill what; its answer is
+// Runs `bkill` for a caller (docs/design.md "Jobs"): one bkill for a whole
+// batch of ids, as the caller in multi-user mode (a child that drops to them,
+// like bsub), else as the daemon. LSF decides who may kill what; its answer is
 // classified per id. Thread-safe.
 class JobCanceller {
  public:

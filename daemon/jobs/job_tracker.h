@@ -20,7 +20,7 @@
 
 namespace bplace {
 
-// The jobs tier (DESIGN §3.1, §3.5), the third RefreshTier: one `bjobs -a
+// The jobs tier (docs/design.md "Jobs"), the third RefreshTier: one `bjobs -a
 // -o "<fields>" -json <ids>` per interval (ids in chunks under ARG_MAX) for
 // every job bplace submitted and every id a caller asked about, never one
 // per request, client or job. Where bjobs refuses -o/-json (LSF before 10.1,

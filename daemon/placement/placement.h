@@ -80,7 +80,7 @@ struct Candidate {
   // Without a host: the queue's usable hosts by InfiniBand verdict.
   std::int64_t ib_healthy_hosts = 0;
   std::int64_t ib_unknown_hosts = 0;
-  // When the job can start (README "How bplace ranks queues"): the job's
+  // When the job can start (docs/api.md "How bplace ranks queues"): the job's
   // slots; the slots it could start on now, under the tightest limit that
   // applies (nullopt: no limit is known, e.g. hosts with MAX "-"); that
   // limit ("queue_max", "user_limit" for the queue's JL/U, "host_slots" for
@@ -146,7 +146,7 @@ struct Placement {
 // Decides where a job goes. Pure: no I/O, no clock, no locks; the caller
 // passes the snapshot and context it holds. Every queue not chosen carries a
 // reason. Candidates are ranked by when the job can start (RanksBefore;
-// README "How bplace ranks queues"). A queue known to be rewritten to
+// docs/api.md "How bplace ranks queues"). A queue known to be rewritten to
 // another (context.rewrites) is ranked by the counters of the queue its jobs
 // land in. A queue whose limits the job's slots exceed (queue MAX or JL/U,
 // the host's MAX or JL/U, every usable host's MAX) is excluded

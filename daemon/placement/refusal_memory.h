@@ -17,8 +17,8 @@
 namespace bplace {
 
 // What the submission side has learnt from bsub's replies, so that later
-// placements do not spend a bsub on a queue LSF already refused (DESIGN
-// §3.4), and rank a queue an esub rewrites by where its jobs land. Each
+// placements do not spend a bsub on a queue LSF already refused (docs/design.md
+// "Placement"), and rank a queue an esub rewrites by where its jobs land. Each
 // refusal is kept for a time that fits its cause (lsf::BsubCause):
 //  - permission and closed queue (this user x this queue): until the next
 //    topology refresh, since the queue's USERS or status may have changed;

@@ -1,7 +1,7 @@
 #pragma once
 
 // The audit trail's sink: JSON records, one line each, in a file of their
-// own (README "Security"; [log] audit_file). Submission decisions
+// own (docs/operations.md "Security"; [log] audit_file). Submission decisions
 // (api/audit.h builds them) and intents (daemon/submit/submission_service.cc) go
 // here.
 

@@ -19,7 +19,7 @@
 
 namespace bplace {
 
-// Where a submission stands (DESIGN §4 "Submit", exactly-once).
+// Where a submission stands (docs/design.md "Submit", exactly once).
 enum class SubmissionState {
   kPending,    // the intent is written; bsub has not answered (yet)
   kSubmitted,  // LSF took the job: job_id and the answer are stored

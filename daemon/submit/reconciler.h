@@ -54,9 +54,9 @@ struct Settlement {
 Settlement Settle(const UnsettledSubmission& submission, const std::vector<lsf::JobRecord>& jobs,
                   bool bsub_alive, SystemTime now, std::chrono::milliseconds command_timeout);
 
-// Reconciles unsettled submissions through LSF by their tag (DESIGN §3.4),
-// at start-up and after every bsub that timed out, on the RefreshTier
-// engine: one `bjobs -a -u CALLER -o "jobid stat queue user
+// Reconciles unsettled submissions through LSF by their tag (docs/design.md
+// "Submit"), at start-up and after every bsub that timed out, on the
+// RefreshTier engine: one `bjobs -a -u CALLER -o "jobid stat queue user
 // job_description" -json` per caller with unsettled submissions, per
 // interval, until each is adopted (stored as the key's answer: a retry
 // gets the job) or released (the key may be tried again). Where bjobs

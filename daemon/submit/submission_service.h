@@ -42,9 +42,9 @@ struct SubmissionAnswer {
   std::optional<Error> error;
 };
 
-// Exactly-once submission (DESIGN §3.4): the intent is written durably
-// before bsub runs and the answer after it, so that the same caller + key +
-// body gets the same answer and never a second bsub, and a crash or a
+// Exactly-once submission (docs/design.md "Submit"): the intent is written
+// durably before bsub runs and the answer after it, so that the same caller +
+// key + body gets the same answer and never a second bsub, and a crash or a
 // timeout is reconciled through LSF by the job's tag (Reconciler). Without
 // a state store (journal null) every call is a new submission, and only the
 // in-process single-flight of a key holds. Submitted jobs are handed to the

@@ -27,8 +27,9 @@
 
 namespace bplace {
 
-// A job to place and submit, already validated by the API's decoder (DESIGN
-// §4). Exactly one of command, argv and script is set.
+// A job to place and submit, already validated by the API's decoder
+// (docs/api.md "POST /v1/jobs"). Exactly one of command, argv and script is
+// set.
 struct JobRequest {
   std::optional<std::string> host;
   std::vector<std::string> queues;
@@ -193,8 +194,8 @@ struct StampedPlacement {
   std::optional<SystemTime> valid_until;
 };
 
-// Places jobs and submits them with bsub (DESIGN §3.4): tries the ranked
-// queues in order, at most max_attempts bsub calls; a queue-specific
+// Places jobs and submits them with bsub (docs/design.md "Submit"): tries the
+// ranked queues in order, at most max_attempts bsub calls; a queue-specific
 // rejection is remembered and the next queue tried; a job-specific one ends
 // the request; a timeout ends it with "outcome unknown" and is never retried
 // (the job may exist). In-flight slots are counted in the ledger from the

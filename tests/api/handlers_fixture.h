@@ -2,9 +2,9 @@
 
 // A daemon without sockets for tests of the route functions: a ClusterCache
 // and a Submitter over a FakeCommandRunner that answers canned LSF 10.1
-// output (formats of lsf/FORMATS.md, as in tests/daemon/submit/submitter_test.cc),
-// a ManualClock, the routes registered on a Router, and helpers to call a
-// route directly or through the router.
+// output (formats of docs/lsf-formats.md, as in
+// tests/daemon/submit/submitter_test.cc), a ManualClock, the routes registered
+// on a Router, and helpers to call a route directly or through the router.
 
 #include <chrono>
 #include <functional>

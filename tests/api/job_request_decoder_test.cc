@@ -643,7 +643,7 @@ TEST(DecodeJobRequestTest, NeverThrowsOnRandomInput) {
 }
 
 }  // namespace
-// Issue 8: require_ib was documented and carried, but refused as unknown.
+// A bug once: require_ib was documented and carried, but refused as unknown.
 TEST(DecodeJobRequestTest, AcceptsRequireIb) {
   auto job = Decode(R"({"command":"x","require_ib":false})");
   ASSERT_TRUE(job) << job.error().message;
@@ -776,11 +776,11 @@ TEST(DecodeJobRequestTest, RefusesAScriptJobNameNextToArray) {
             "`job_name`");
 }
 
-// The README's field table lists exactly the fields the decoder reads, in
+// docs/api.md's field table lists exactly the fields the decoder reads, in
 // its order: one list, checked, so the two cannot drift.
 TEST(DecodeJobRequestTest, ReadmeFieldTableIsTheDecodersTable) {
-  std::ifstream readme(std::string(BPLACE_SOURCE_DIR) + "/README.md");
-  ASSERT_TRUE(readme) << "README.md not found";
+  std::ifstream readme(std::string(BPLACE_SOURCE_DIR) + "/docs/api.md");
+  ASSERT_TRUE(readme) << "docs/api.md not found";
   std::string line;
   bool in_section = false;
   bool in_table = false;

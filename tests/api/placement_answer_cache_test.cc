@@ -1,6 +1,6 @@
-// GET /v1/placement answers served from PlacementAnswerCache (issue 12):
-// the template and its ages, the bound, and, through the route on the
-// fixture's daemon, byte equality with the uncached path at the same
+// GET /v1/placement answers served from PlacementAnswerCache (docs/design.md
+// "Site scale"): the template and its ages, the bound, and, through the route
+// on the fixture's daemon, byte equality with the uncached path at the same
 // ManualClock time and a new answer after each input changes.
 
 #include "api/placement_answer_cache.h"

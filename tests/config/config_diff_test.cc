@@ -128,7 +128,7 @@ TEST(ReloadOfTest, NamesTheClassOfEachKey) {
   EXPECT_EQ(ReloadOf("listen"), std::nullopt);
 }
 
-// The keys a row of README's configuration table names: every `backticked`
+// The keys a row of docs/configuration.md's key tables names: every `backticked`
 // name of its first cell, a short one ("submit_burst") in the table of the
 // row's first ("limits.submit_per_minute").
 std::vector<std::string> RowKeys(const std::string& cell) {
@@ -152,10 +152,10 @@ std::vector<std::string> RowKeys(const std::string& cell) {
 }
 
 TEST(ReloadOfTest, ReadmeMarksExactlyTheKeysThatReload) {
-  std::ifstream file(std::string(BPLACE_SOURCE_DIR) + "/README.md");
+  std::ifstream file(std::string(BPLACE_SOURCE_DIR) + "/docs/configuration.md");
   const std::string readme((std::istreambuf_iterator<char>(file)),
                            std::istreambuf_iterator<char>());
-  const std::size_t section = readme.find("\n## Configuration\n");
+  const std::size_t section = readme.find("\n## Keys\n");
   ASSERT_NE(section, std::string::npos);
   std::size_t rows = 0;
   std::size_t at = section;
@@ -168,11 +168,11 @@ TEST(ReloadOfTest, ReadmeMarksExactlyTheKeysThatReload) {
     const bool marked = cell.find("(reloads)") != std::string::npos;
     for (const std::string& key : RowKeys(cell)) {
       const auto reload = ReloadOf(key);
-      ASSERT_TRUE(reload) << key << " in README is not a key of the schema";
+      ASSERT_TRUE(reload) << key << " in docs/configuration.md is not a key of the schema";
       EXPECT_EQ(marked, *reload != KeyReload::kRestart)
           << key
           << (marked ? " is marked (reloads) but needs a restart"
-                     : " reloads but README does not mark it (reloads)");
+                     : " reloads but docs/configuration.md does not mark it (reloads)");
     }
     ++rows;
   }

@@ -1,8 +1,8 @@
-// Issue 11 against the real bplaced: the lockout attacks (idle keep-alive
-// connections, a reconnecting slowloris) while normal clients (TCP from
-// another loopback address, and the Unix socket) are probed; strict framing
-// and 100 Continue with the raw bytes; 401 against 403. Raw POSIX sockets
-// with poll and deadlines: no sleeps that wait for a state.
+// docs/operations.md "Connections and framing" against the real bplaced: the
+// lockout attacks (idle keep-alive connections, a reconnecting slowloris) while
+// normal clients (TCP from another loopback address, and the Unix socket) are
+// probed; strict framing and 100 Continue with the raw bytes; 401 against 403.
+// Raw POSIX sockets with poll and deadlines: no sleeps that wait for a state.
 //
 // Bounds. A probe is one new connection, `GET /healthz`, the response read.
 // On loopback that takes milliseconds; the failures these tests catch are a
@@ -189,8 +189,8 @@ TEST(ConnectionLimitsTest, IdleKeepAliveConnectionsCannotLockOutNewClients) {
   settings.unix_socket = SocketPath(sim);
   DaemonProcess daemon(sim, settings);  // the default budgets
 
-  // 256 connections that each ask one question and then sit idle: before
-  // issue 11, the whole (shared) budget, and every new client got 503.
+  // 256 connections that each ask one question and then sit idle: once the
+  // whole (shared) budget, and every new client got 503.
   std::vector<int> idle;
   int answered = 0;
   for (int i = 0; i < 256; ++i) {
@@ -234,7 +234,7 @@ TEST(ConnectionLimitsTest, ReconnectingSlowlorisCannotLockOutNormalClients) {
   constexpr auto kMargin = std::chrono::seconds(3);
 
   // More than a per-address cap of 128 would let in, and more than the
-  // whole budget before issue 11 (256).
+  // whole budget once was (256).
   std::vector<Trickler> attack(300);
   for (std::size_t i = 0; i < attack.size(); ++i) attack[i].body = i % 2 == 1;
   auto open = [&](Trickler& t) {
@@ -326,7 +326,7 @@ TEST(StrictFramingTest, TheDaemonRefusesAmbiguousRequestsWithOneAnswerAndCloses)
   SimCluster sim(DEMO_CLUSTER);
   DaemonProcess daemon(sim, DaemonSettings{});
   const int port = daemon.port();
-  // A body that is a second request: before issue 11 it was answered too.
+  // A body that is a second request: once it was answered too.
   const std::string smuggled = "GET /v1/queues HTTP/1.1\r\nHost: x\r\n\r\n";
   for (const std::string coding : {"xchunked", "identity", "chunked, identity"}) {
     const std::string answer = RawExchange(

@@ -354,7 +354,7 @@ TEST_F(IbHealthTest, HostWhoseIbGoesBadIsNeverChosenAndComesBackAfterRecovery) {
               ::testing::Contains("select[!defined(ib_ok) || ib_ok==1]"));
 }
 
-// Issue 13: /v1/ib called unreach and closed_Adm hosts healthy. Their
+// A bug once: /v1/ib called unreach and closed_Adm hosts healthy. Their
 // ib_ok reads 1 in the demo, yet they take no new work (snapshot.h HostIbOf).
 TEST_F(IbHealthTest, HostsThatTakeNoNewWorkAreNeverListedHealthy) {
   WaitForHealth("node007", "healthy");
@@ -745,7 +745,8 @@ TEST(SystemdTest, NotifiesReadyAfterFirstSnapshotAndStoppingOnSigterm) {
 }
 
 // "Any directory of executables that print LSF-format output": plain scripts
-// replaying the volclava (OpenLava family) captures of ../shared/lsf.
+// replaying the volclava (OpenLava family) captures of
+// tests/testdata/lsf/openlava/.
 TEST(CapturedOutputTest, ServesAnOpenLavaClusterFromScriptsPrintingCapturedText) {
   SimCluster scratch(DEMO_CLUSTER);  // used for its temp dir only
   const std::filesystem::path bin = scratch.dir() / "bin";
@@ -783,7 +784,8 @@ TEST(CapturedOutputTest, ServesAnOpenLavaClusterFromScriptsPrintingCapturedText)
   settings.bin_dir = bin.string();
   DaemonProcess daemon(scratch, settings);
 
-  // `bqueues -m vm` on that cluster listed all nine queues (openlava-samples.md).
+  // `bqueues -m vm` on that cluster listed all nine queues (the volclava
+  // capture).
   const json host = daemon.Get("/v1/hosts/vm").Json();
   std::set<std::string> admitting;
   for (const json& queue : host["queues"]) admitting.insert(queue["queue"]);

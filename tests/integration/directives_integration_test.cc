@@ -1,5 +1,5 @@
 // #BSUB lines in a `script` and bounded job arrays through the real bplaced
-// against the LSF simulator (issue 11, hole 3; README "POST /v1/jobs").
+// against the LSF simulator (docs/api.md "`#BSUB` lines in `script`").
 
 #include <string>
 #include <vector>

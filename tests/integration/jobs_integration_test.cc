@@ -1,6 +1,6 @@
 // The job lifecycle through the real bplaced against the LSF simulator:
 // exactly-once submission (Idempotency-Key, kill -9), status from the jobs
-// tier, list by label, cancel (README "Jobs").
+// tier, list by label, cancel (docs/api.md "Jobs: following and cancelling").
 
 #include <signal.h>
 
@@ -189,7 +189,7 @@ TEST_F(JobsTest, ManyPollersCostOneBjobsPerRefresh) {
   EXPECT_LE(after - before, 20) << "200 reads";
 }
 
-// Issue 9: kill -9 with submissions in flight gave jobs and no answers, and
+// A bug once: kill -9 with submissions in flight gave jobs and no answers, and
 // a retry of each made a second job. Now every retry with the same key gets
 // the one job LSF has.
 TEST_F(JobsTest, KillNineWithSubmissionsInFlightLosesNothingAndDuplicatesNothing) {
@@ -235,7 +235,7 @@ TEST_F(JobsTest, KillNineWithSubmissionsInFlightLosesNothingAndDuplicatesNothing
   for (const auto& [description, job_id] : in_lsf) EXPECT_TRUE(answered.contains(job_id));
 }
 
-// Issue 9: a 504 ("outcome unknown") is settled in the background, so the
+// A 504 ("outcome unknown") is settled in the background, so the
 // client's retry with the same key gets one job, never a second.
 TEST(JobsTimeoutTest, ARetryAfterA504GetsExactlyOneJob) {
   SimCluster sim(DEMO_CLUSTER);

@@ -1,4 +1,5 @@
-// Placement by expected start and the memory of refusals (issue 10), with
+// Placement by expected start and the memory of refusals (docs/api.md
+// "How bplace ranks queues", "Refusals bplace remembers"), with
 // the real bplaced against the LSF simulator over HTTP on 127.0.0.1.
 
 #include <unistd.h>
@@ -79,7 +80,7 @@ class DefinitionFile {
   std::string path_;
 };
 
-// The README's order ("How bplace ranks queues"), written from the README
+// The order of docs/api.md "How bplace ranks queues", written from the doc
 // as an oracle for what the daemon must choose: the numbers come from the
 // daemon's own dry run, the order is recomputed here.
 struct Ranked {
@@ -128,7 +129,7 @@ std::vector<Ranked> CandidatesOf(const json& placement) {
   return queues;
 }
 
-// Where `count` jobs of `slots` slots go, one after the other, as the README
+// Where `count` jobs of `slots` slots go, one after the other, as the doc
 // order ranks them with each job's slots added to its queue's waiting ones.
 std::map<std::string, int> PredictSpread(std::vector<Ranked> queues, int count, long slots) {
   std::map<std::string, int> spread;
@@ -233,8 +234,8 @@ TEST_F(RankClusterTest, AQueueWhoseEsubRefusedIsNotTriedAgainWithinItsMemory) {
   EXPECT_EQ((*shown)["cause"], "esub");
 }
 
-// Issue 10: 20 submissions fired back to back with the default config all
-// get 201, and spread as the README's order predicts.
+// 20 submissions fired back to back with the default config all get 201,
+// and spread as docs/api.md "How bplace ranks queues" predicts.
 TEST_F(RankClusterTest, TwentyBackToBackSubmissionsAtDefaultLimitsAllSucceedAndSpreadAsPredicted) {
   const std::vector<std::string> queues = {"full", "open", "wide"};
   const HttpReply dry = daemon_.Get("/v1/placement?queue=full,open,wide&slots=2");

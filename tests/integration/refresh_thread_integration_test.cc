@@ -1,6 +1,6 @@
-// Issue 12: parsing LSF output and building snapshots take the daemon's
-// refresh thread, never a thread that serves HTTP. Shown by where the real
-// daemon's CPU goes while it refreshes a site-sized simulated cluster
+// docs/design.md "Threads": parsing LSF output and building snapshots take the
+// daemon's refresh thread, never a thread that serves HTTP. Shown by where the
+// real daemon's CPU goes while it refreshes a site-sized simulated cluster
 // (/proc/PID/task/TID/stat of each thread, named in .../comm).
 #include <unistd.h>
 

@@ -1,9 +1,9 @@
-// Issue 11 hole 4 against the real bplaced: the systemd notifications
-// (READY=1, WATCHDOG=1 from the event loop, RELOADING=1 ... READY=1 around a
-// SIGHUP) read from a Unix datagram socket the test owns as NOTIFY_SOCKET,
-// and SIGHUP re-reading the config file: new [limits] and [log] level in
-// force, a restart-only key reported and not applied, a broken file refused
-// while the daemon serves on. Waits are polls against deadlines.
+// docs/configuration.md "Reloading" against the real bplaced: the systemd
+// notifications (READY=1, WATCHDOG=1 from the event loop, RELOADING=1 ...
+// READY=1 around a SIGHUP) read from a Unix datagram socket the test owns as
+// NOTIFY_SOCKET, and SIGHUP re-reading the config file: new [limits] and [log]
+// level in force, a restart-only key reported and not applied, a broken file
+// refused while the daemon serves on. Waits are polls against deadlines.
 
 #include <netinet/in.h>
 #include <poll.h>

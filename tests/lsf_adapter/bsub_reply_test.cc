@@ -139,7 +139,7 @@ TEST(ClassifyBsubReplyTest, Exit141WithOutputIsClassifiedByTheOutput) {
   EXPECT_EQ(reply.message, "User permission denied");
 }
 
-// Issue 8: the refusal on stdout with retry chatter on stderr was never
+// A bug once: the refusal on stdout with retry chatter on stderr was never
 // read (a closed queue gave 502 instead of moving on).
 TEST(ClassifyBsubReplyTest, ReadsTheRefusalOnOneStreamPastChatterOnTheOther) {
   const BsubReply reply =
@@ -150,7 +150,7 @@ TEST(ClassifyBsubReplyTest, ReadsTheRefusalOnOneStreamPastChatterOnTheOther) {
   EXPECT_EQ(reply.message, "Queue has been closed");
 }
 
-// Issue 8: an esub abort with "Cannot connect to LSF" chatter on the other
+// A bug once: an esub abort with "Cannot connect to LSF" chatter on the other
 // stream was taken for LSF being down (503, retried forever).
 TEST(ClassifyBsubReplyTest, EsubAbortPastChatterIsAJobRefusalWithTheEsubsReason) {
   const BsubReply reply = ClassifyBsubReply(

@@ -98,7 +98,8 @@ TEST(LsfInvokerTest, DropsEveryOtherVariableOfTheParent) {
 }
 
 TEST(LsfInvokerTest, DropsTheOutputFormatOverrides) {
-  // They would change the layouts the parsers read (FORMATS.md rule 4).
+  // They would change the layouts the parsers read (docs/lsf-formats.md
+  // "Rules for every parser", 4).
   const Env parent = {"LSB_BQUEUES_FORMAT=name status", "LSB_BJOBS_FORMAT=jobid stat",
                       "LSB_BHOSTS_FORMAT=host_name", "LSB_DEFAULTQUEUE=normal"};
   const LsfInvoker invoker("", "", 5s, parent);

@@ -1,5 +1,5 @@
-// bjobs (LSF 10.1 output, messages and exit statuses; see lsf/FORMATS.md and
-// lsf/openlava-samples.md).
+// bjobs (LSF 10.1 output, messages and exit statuses; see docs/lsf-formats.md
+// "bjobs").
 
 #include <algorithm>
 #include <optional>
@@ -222,7 +222,7 @@ std::string FormatColumns(const BjobsFormat& format, const Selection& selection,
   return out;
 }
 
-// The default table (LSF 10.1 layout, lsf/FORMATS.md).
+// The default table (LSF 10.1 layout, docs/lsf-formats.md "The bjobs table").
 std::string FormatTable(const Selection& selection, bool wide) {
   std::string out =
       "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n";

@@ -1,5 +1,5 @@
-// bkill (LSF 10.1 messages and exit statuses; see lsf/FORMATS.md and
-// lsf/openlava-samples.md).
+// bkill (LSF 10.1 messages and exit statuses; see docs/lsf-formats.md
+// "bkill").
 
 #include <algorithm>
 #include <csignal>

@@ -1,5 +1,5 @@
 // bqueues: default, -w, -l, -u, -m and -o ... -json output (LSF 10.1; see
-// lsf/FORMATS.md).
+// docs/lsf-formats.md "bqueues" and "bqueues -l").
 
 #include <algorithm>
 #include <numeric>

@@ -1,5 +1,5 @@
-// bsub (LSF 10.1 messages and exit statuses; see lsf/FORMATS.md and
-// lsf/openlava-samples.md).
+// bsub (LSF 10.1 messages and exit statuses; see docs/lsf-formats.md
+// "bsub").
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,5 @@
-// bmgroup, bugroup, bhosts, lsload, lsid and lsclusters (LSF 10.1; see lsf/FORMATS.md).
+// bmgroup, bugroup, bhosts, lsload, lsid and lsclusters (LSF 10.1; see
+// docs/lsf-formats.md).
 
 #include "tests/lsfsim/command_util.h"
 #include "tests/lsfsim/commands.h"

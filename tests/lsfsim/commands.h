@@ -36,7 +36,7 @@ struct Context {
 // The LSF commands. Each parses `args` (argv without the command name) the
 // way LSF 10.1 does, takes the state lock while it reads or changes state,
 // and returns LSF's output, messages and exit status (formats in
-// lsf/FORMATS.md). None of them writes to the real stdout or stderr.
+// docs/lsf-formats.md). None of them writes to the real stdout or stderr.
 CommandResult RunBqueues(const Context& ctx, const std::vector<std::string>& args);
 CommandResult RunBmgroup(const Context& ctx, const std::vector<std::string>& args);
 CommandResult RunBugroup(const Context& ctx, const std::vector<std::string>& args);

@@ -1,7 +1,7 @@
 // Output of the table commands, byte for byte. The FormatsMd* tests rebuild
-// the samples of lsf/FORMATS.md (real LSF 10.1 output) from a definition and
-// compare them verbatim, so the layout is checked against LSF, not against
-// the simulator itself.
+// the LSF 10.1 samples (real output; docs/lsf-formats.md "Sources") from a
+// definition and compare them verbatim, so the layout is checked against LSF,
+// not against the simulator itself.
 
 #include <gtest/gtest.h>
 
@@ -273,7 +273,8 @@ TEST_F(CommandsTest, EveryCommandFailsWithoutLsfConf) {
             "submitted.\n");
 }
 
-// The samples of lsf/FORMATS.md, rebuilt from a definition.
+// The LSF 10.1 samples (docs/lsf-formats.md "Sources"), rebuilt from a
+// definition.
 class FormatsMdTest : public SimFixture {};
 
 TEST_F(FormatsMdTest, BqueuesSample) {
@@ -336,7 +337,7 @@ name = "node003"
 status = "unavail"
 )toml");
   ProcessResult r = Lsf("bhosts", {"-w"});
-  // FORMATS.md shows the header without its trailing blank (LSF prints one).
+  // The sample shows the header without its trailing blank (LSF prints one).
   EXPECT_EQ(r.out,
             "HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV \n"
             "login01            closed_Adm      -      0      0      0      0      0      0\n"
@@ -412,7 +413,8 @@ master = "vm"
 [[host]]
 name = "vm"
 )toml");
-  // Header of `lsload` and `lsload -w` in openlava-samples.md.
+  // Header of `lsload` and `lsload -w` in
+  // tests/testdata/lsf/openlava/lsload*.txt.
   std::string plain = Lsf("lsload", {}).out;
   EXPECT_EQ(plain.substr(0, plain.find('\n')),
             "HOST_NAME       status  r15s   r1m  r15m   ut    pg  ls    it   tmp   swp   mem");

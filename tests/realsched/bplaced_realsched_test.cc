@@ -1,5 +1,6 @@
 // The realsched tier, part two: the real bplaced against the real scheduler
-// (a one-host volclava 2.2 cluster, tests/realsched/README.md). The job
+// (a one-host volclava 2.2 cluster or one set up the same way,
+// tests/realsched/README.md). The job
 // lifecycle end to end: POST /v1/jobs runs a real bsub, GET /v1/jobs/{id}
 // follows the job through volclava's bjobs (the table form plus `bjobs -l`
 // for exit codes: volclava's -o lacks our fields), an id submitted with
@@ -45,7 +46,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/harness.h"
-#include "tests/realsched/volclava_cluster.h"
+#include "tests/realsched/lsf_cluster.h"
 
 namespace bplace::realsched {
 namespace {
@@ -66,6 +67,23 @@ constexpr int kCleanPeriodSeconds = 15;
 constexpr char kUser[] = "alice";
 // How long the wrapper bsub of the kill -9 test sleeps before the real one.
 constexpr int kSlowBsubSeconds = 4;
+
+// The cluster the environment names, with the CLEAN_PERIOD these tests
+// assume when volclava is started for the run.
+LsfClusterOptions TierOptions() {
+  LsfClusterOptions options =
+      LsfClusterOptions::FromEnvironment(VOLCLAVA_SCRIPT, REALSCHED_STATE_DIR);
+  options.script_env["VOLCLAVA_CLEAN_PERIOD"] = std::to_string(kCleanPeriodSeconds);
+  return options;
+}
+
+// Why this binary cannot run here: the tier's reasons, and not root (bplaced
+// runs in multi-user mode, which needs root).
+std::string BinarySkipReason() {
+  if (std::string why = LsfCluster::SkipReason(TierOptions()); !why.empty()) return why;
+  if (geteuid() != 0) return "bplaced runs in multi-user mode here, which needs root";
+  return "";
+}
 
 std::string ReadAll(const fs::path& path) {
   std::ifstream in(path);
@@ -301,20 +319,19 @@ class BplacedRealSchedTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!SkipReason().empty()) return;
-    VolclavaOptions options = VolclavaOptions::ForBuildTree(VOLCLAVA_SCRIPT, VOLCLAVA_CACHE_DIR);
-    options.script_env["VOLCLAVA_CLEAN_PERIOD"] = std::to_string(kCleanPeriodSeconds);
-    cluster_ = std::make_unique<VolclavaCluster>(options);
+    cluster_ = std::make_unique<LsfCluster>(TierOptions());
     start_error_ = cluster_->Start();
-    std::cerr << "bplaced realsched: volclava build " << cluster_->build_seconds()
-              << " s (0: reused), start " << cluster_->start_seconds() << " s, state "
-              << cluster_->StateDir() << "\n";
+    std::cerr << "bplaced realsched: " << cluster_->Description() << ", start "
+              << cluster_->start_seconds() << " s\n";
   }
 
   static void TearDownTestSuite() {
     if (cluster_ == nullptr) return;
     if (::testing::UnitTest::GetInstance()->failed_test_count() > 0) {
-      std::cerr << "bplaced realsched: a test failed; the cluster's logs are left in "
-                << cluster_->StateDir() << "/log\n";
+      if (!cluster_->StateDir().empty()) {
+        std::cerr << "bplaced realsched: a test failed; the cluster's logs are left in "
+                  << cluster_->StateDir() << "/log\n";
+      }
       cluster_->set_keep_state_dir(true);
     }
     cluster_.reset();
@@ -323,7 +340,7 @@ class BplacedRealSchedTest : public ::testing::Test {
   void SetUp() override {
     if (std::string why = SkipReason(); !why.empty()) GTEST_SKIP() << why;
     ASSERT_NE(cluster_, nullptr);
-    ASSERT_EQ(start_error_, "") << "the volclava cluster did not start";
+    ASSERT_EQ(start_error_, "") << "the cluster did not start";
     if (!UserByName(kUser)) GTEST_SKIP() << "no user alice (tools/test-users.sh makes her)";
     dir_ = std::make_unique<TempDir>();
     // bplaced's LSF commands: the cluster's, but bjobs logs each call
@@ -359,11 +376,11 @@ class BplacedRealSchedTest : public ::testing::Test {
   }
 
   static std::string SkipReason() {
-    static const std::string reason = VolclavaCluster::SkipReason(VOLCLAVA_SCRIPT);
+    static const std::string reason = BinarySkipReason();
     return reason;
   }
 
-  static const VolclavaCluster& cluster() { return *cluster_; }
+  static const LsfCluster& cluster() { return *cluster_; }
 
   BplacedSettings Settings(const std::string& bin_dir = "") const {
     BplacedSettings settings;
@@ -488,14 +505,14 @@ class BplacedRealSchedTest : public ::testing::Test {
   // How many commands the bjobs wrapper of this test's bin dir logged.
   std::size_t BjobsCalls() const { return Lines(ReadAll(bjobs_log_)).size(); }
 
-  static std::unique_ptr<VolclavaCluster> cluster_;
+  static std::unique_ptr<LsfCluster> cluster_;
   static std::string start_error_;
   std::unique_ptr<TempDir> dir_;
   fs::path bjobs_log_;
   std::unique_ptr<Bplaced> daemon_;
 };
 
-std::unique_ptr<VolclavaCluster> BplacedRealSchedTest::cluster_;
+std::unique_ptr<LsfCluster> BplacedRealSchedTest::cluster_;
 std::string BplacedRealSchedTest::start_error_;
 
 std::string Joined(const std::vector<std::string>& items) {
@@ -548,7 +565,7 @@ TEST_F(BplacedRealSchedTest, JobsAreFollowedToExitWithTheirCodeOrToDone) {
   ASSERT_EQ(coded["exec_hosts"].size(), 1u) << coded.dump();
   EXPECT_EQ(coded["exec_hosts"][0]["host"], cluster().HostName());
   // volclava's table has only SUBMIT_TIME (to the minute); start_time and
-  // finish_time stay null there (README.md, "What bplaced shows").
+  // finish_time stay null there (docs/lsf-formats.md "The bjobs table").
   EXPECT_FALSE(coded["submit_time"].is_null());
   EXPECT_EQ(LsfStat(failing), "EXIT");
 
@@ -852,12 +869,11 @@ TEST_F(BplacedRealSchedTest, InServiceAccountModeJobsAreTheServiceUsers) {
 }  // namespace
 }  // namespace bplace::realsched
 
-// Skips the whole binary (exit 77, SKIP_RETURN_CODE) where the tier cannot
-// run: not root, or no volclava source.
+// Skips the whole binary (exit 77, SKIP_RETURN_CODE) where it cannot run:
+// no cluster named, a volclava to start without root, or not root.
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (std::string why = bplace::realsched::VolclavaCluster::SkipReason(VOLCLAVA_SCRIPT);
-      !why.empty()) {
+  if (std::string why = bplace::realsched::BinarySkipReason(); !why.empty()) {
     std::cout << "bplaced realsched skipped: " << why << "\n";
     return bplace::realsched::kSkipExitCode;
   }

@@ -4,8 +4,8 @@
 # and bhist through the job states, and stops the cluster. As root; about a
 # minute. The captures are what the daemon's parsers are written from (see
 # README.md beside this script).
-# Usage: tests/realsched/capture.sh PREFIX   (PREFIX: a volclava install, e.g.
-#        build/rs/volclava/prefix; built first when missing)
+# Usage: tests/realsched/capture.sh PREFIX   (PREFIX: an installed volclava
+#        2.2, e.g. /opt/volclava; nothing is built here)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -13,7 +13,6 @@ out_dir="$here/captures"
 [ $# -eq 1 ] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 prefix=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 
-"$repo/tools/volclava.sh" build "$prefix"
 state=$(mktemp -d /tmp/volclava-capture.XXXXXX)
 chmod 755 "$state"
 trap '"$repo/tools/volclava.sh" stop "$state"; [ -n "${CAPTURE_KEEP:-}" ] || rm -rf "$state"' EXIT

@@ -1,6 +1,6 @@
-// The per-queue host counts of the admission index (issue 12) against the
-// straightforward evaluation they replace, on the LSF simulator's big
-// generated cluster (`lsfsim generate --queues 300 --hosts 5000
+// The per-queue host counts of the admission index (docs/design.md "Site
+// scale") against the straightforward evaluation they replace, on the LSF
+// simulator's big generated cluster (`lsfsim generate --queues 300 --hosts 5000
 // --host-groups 200`, every HOSTS token kind, nested groups with ranges and
 // exclusions): equal QueueHostCounts and queues_admitting for every queue and
 // host, and byte-for-byte equal placement answers (Place + PlacementJson, the

@@ -29,7 +29,7 @@ using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 using namespace std::chrono_literals;
 
-// Output of LSF 10.1 commands, as in lsf/FORMATS.md (header and group rows
+// Output of LSF 10.1 commands, as in docs/lsf-formats.md (header and group rows
 // end with a space).
 constexpr char kBqueuesW[] =
     "QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP \n"

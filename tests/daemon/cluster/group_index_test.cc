@@ -19,7 +19,8 @@ lsf::Group G(std::string name, std::vector<std::string> members, bool all = fals
   return lsf::Group{std::move(name), all, std::move(members)};
 }
 
-// bmgroup -w prints a subgroup after the group that uses it (FORMATS.md).
+// bmgroup -w prints a subgroup after the group that uses it
+// (docs/lsf-formats.md "bmgroup / bugroup").
 std::vector<lsf::Group> ThreeDeep() {
   return {
       G("hg_all", {"hg_mid/", "login01"}),

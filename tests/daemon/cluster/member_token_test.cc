@@ -34,7 +34,7 @@ TEST_P(ParseMemberTokenTest, SplitsTokenIntoItsParts) {
   EXPECT_EQ(token.text, c.text) << "the token as printed is kept for explanations";
 }
 
-// Forms of lsf/FORMATS.md "Tokens in HOSTS and USERS".
+// Forms of docs/lsf-formats.md "Tokens in HOSTS and USERS".
 INSTANTIATE_TEST_SUITE_P(
     EveryForm, ParseMemberTokenTest,
     ::testing::Values(TokenCase{"node007", Kind::kName, false, "node007", 0},

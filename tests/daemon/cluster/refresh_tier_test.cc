@@ -193,7 +193,8 @@ TEST_F(RefreshTierTest, StopCancelsTheTimer) {
   EXPECT_EQ(clock_.PendingTimers(), 0u);
 }
 
-// Issue 8: one throw in a refresh ended the daemon.
+// A bug once: one throw in a refresh ended the daemon (docs/design.md
+// "Decisions").
 TEST_F(RefreshTierTest, AThrowInBuildFailsTheRunAndKeepsTheLastSnapshot) {
   ASSERT_TRUE(Refresh());
   const auto good = store_.Current();

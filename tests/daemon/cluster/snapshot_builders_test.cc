@@ -35,7 +35,7 @@ TEST(BuildLoadTest, BuildsCountersAndHosts) {
   ASSERT_NE((*load)->FindHost("node002"), nullptr);
 }
 
-// Issue 8: output cut mid-line by a dropped connection (exit status 0) was
+// A bug once: output cut mid-line by a dropped connection (exit status 0) was
 // published as a complete snapshot, and half the hosts vanished.
 TEST(BuildLoadTest, RefusesHostsOutputCutMidLine) {
   const std::string cut = std::string(kBhostsW).substr(0, std::string(kBhostsW).size() - 30);
@@ -52,7 +52,7 @@ TEST(BuildLoadTest, RefusesOutputTheRunnerCut) {
   EXPECT_FALSE(BuildLoad(cut, Out(kBhostsW), SteadyTime{}));
 }
 
-// Issue 8: a cut lsload made a sick host "unknown", and so eligible.
+// A bug once: a cut lsload made a sick host "unknown", and so eligible.
 TEST(BuildIbFromLsloadTest, CutOutputKeepsThePreviousVerdicts) {
   const SystemTime t0 = std::chrono::sys_days(std::chrono::year(2026) / 1 / 1);
   const auto first = BuildIbFromLsload(Out(kLsload), nullptr, t0, 45s);

@@ -21,7 +21,7 @@ TEST_P(HostTakesNewWorkTest, FollowsBhostsStatus) {
   EXPECT_EQ(HostTakesNewWork(GetParam().status), GetParam().takes_new_work) << GetParam().status;
 }
 
-// Every `bhosts -w` status of FORMATS.md.
+// Every `bhosts -w` status of docs/lsf-formats.md "bhosts -w".
 INSTANTIATE_TEST_SUITE_P(
     EveryBhostsStatus, HostTakesNewWorkTest,
     ::testing::Values(StatusCase{"ok", true}, StatusCase{"closed_Full", true},

@@ -33,7 +33,8 @@ lsf::Group G(std::string name, std::vector<std::string> members, bool all = fals
   return lsf::Group{std::move(name), all, std::move(members)};
 }
 
-// Host groups of the FORMATS.md sample plus a few edge cases.
+// Host groups of the LSF 10.1 sample (tests/testdata/lsf/lsf10/bmgroup_w.txt)
+// plus a few edge cases.
 std::vector<lsf::Group> HostGroups() {
   return {
       G("hg_all", {"hg_small/", "hg_gpu/", "login01"}),
@@ -214,7 +215,8 @@ std::ostream& operator<<(std::ostream& os, const ExactCase& c) { return os << c.
 class AdmitHostExactNameTest : public ::testing::TestWithParam<ExactCase> {};
 
 // "node1" in HOSTS names that host only: never a substring, a word, another
-// case, nor a group whose name starts the same (FORMATS.md).
+// case, nor a group whose name starts the same (docs/lsf-formats.md "Tokens in
+// HOSTS and USERS").
 TEST_P(AdmitHostExactNameTest, NeverMatchesSimilarNames) {
   const OneQueue q = WithHosts({"node1"});
   EXPECT_EQ(q.topology->AdmitHost(q.queue(), GetParam().host).via, Via::kNotListed);

@@ -19,7 +19,8 @@ using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 using testing::FakeCommandRunner;
 
-// One bjobs -o -json record (LSF 10.1 layout, lsf/FORMATS.md).
+// One bjobs -o -json record (LSF 10.1 layout, docs/lsf-formats.md "bjobs -o
+// -json").
 std::string Record(const std::string& id, const std::string& stat, int index = 0,
                    const std::string& exit_code = "") {
   return "    {\n      \"JOBID\":\"" + id + "\",\n      \"JOBINDEX\":\"" + std::to_string(index) +

@@ -208,7 +208,8 @@ TEST_P(PlaceRankingTest, PutsBetterQueueFirst) {
 
 // Without known slot limits (hosts with MAX "-"): Active before Inact, then
 // a queue with nothing waiting (the job starts now), then PEND + in-flight,
-// then RUN, then higher PRIO, then name (README "How bplace ranks queues").
+// then RUN, then higher PRIO, then name (docs/api.md "How bplace ranks
+// queues").
 INSTANTIATE_TEST_SUITE_P(
     DesignOrder, PlaceRankingTest,
     ::testing::Values(
@@ -780,7 +781,7 @@ PlacementRequest RequireIb(std::optional<std::string> host = std::nullopt) {
   return request;
 }
 
-// Issue 10: a dry run for a host with sick InfiniBand answers like one for
+// A dry run for a host with sick InfiniBand answers like one for
 // an unavailable host: no candidate, every queue with its reason.
 TEST(PlaceIbTest, UnhealthyHostExcludesEveryQueueWithTheProbesReason) {
   const ClusterSnapshot snapshot =
@@ -870,8 +871,9 @@ TEST(PlaceIbTest, UnknownHealthIsRefusedWhenNotAllowed) {
   EXPECT_THAT(on_edge->reason, HasSubstr("unknown InfiniBand health"));
 }
 
-// Issue 13: a closed host's healthy reading is unknown (HostIbOf); the
-// placement still says why the host is out: it takes no new work.
+// A closed host's healthy reading is unknown (HostIbOf; docs/design.md
+// "Decisions"); the placement still says why the host is out: it takes no new
+// work.
 TEST(PlaceIbTest, ClosedHostWithHealthyReadingIsUnavailableNotIbUnknown) {
   const ClusterSnapshot snapshot = SnapshotBuilder()
                                        .Queue("q", {"all"})
@@ -891,9 +893,9 @@ TEST(PlaceIbTest, ClosedHostWithHealthyReadingIsUnavailableNotIbUnknown) {
   EXPECT_THAT(placement->host_ib->reasons, ElementsAre(HasSubstr("bhosts -w says closed_Adm")));
 }
 
-// --- Ranking by expected start (issue 10) ------------------------------------
+// --- Ranking by expected start (docs/api.md "How bplace ranks queues") -------
 
-// Issue 10, case 1: a queue at its slot limit (MAX 100, NJOBS 100, PEND 0)
+// A bug once: a queue at its slot limit (MAX 100, NJOBS 100, PEND 0)
 // was chosen over an unlimited queue with PEND 0 and free hosts.
 TEST(PlaceStartTest, AFullQueueWaitsBehindOneWhereTheJobStartsNow) {
   const ClusterSnapshot snapshot = SnapshotBuilder()
@@ -919,7 +921,7 @@ TEST(PlaceStartTest, AFullQueueWaitsBehindOneWhereTheJobStartsNow) {
   EXPECT_EQ(full.slots_to_free(), 1);
 }
 
-// Issue 10, case 2: queues bsub always refuses for this job (MAX 0, or
+// A bug once: queues bsub always refuses for this job (MAX 0, or
 // JL/U 2 for a 4-slot job) were tried first on every request.
 TEST(PlaceStartTest, QueuesWhoseLimitsTheJobExceedsAreExcludedBeforeAnyBsub) {
   const ClusterSnapshot snapshot = SnapshotBuilder()

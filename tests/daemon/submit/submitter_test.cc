@@ -35,7 +35,7 @@ using ::testing::UnorderedElementsAre;
 using namespace std::chrono_literals;
 
 // Three open queues on all hosts with PEND 0, 4 and 10 (LSF 10.1 formats,
-// lsf/FORMATS.md); alice may use all three.
+// docs/lsf-formats.md); alice may use all three.
 constexpr char kBqueuesW[] =
     "QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP \n"
     "qa               30  Open:Active       -    -    -    -     0     0     0     0\n"
@@ -327,7 +327,7 @@ TEST_F(SubmitterTest, TriesNextQueueAfterQueueRejectionAndRemembersIt) {
   EXPECT_EQ(BsubCalls().size(), 3u);
 }
 
-// Issue 8: the refusal on stdout with chatter on stderr gave 502.
+// A bug once: the refusal on stdout with chatter on stderr gave 502.
 TEST_F(SubmitterTest, ClosedQueueRefusalPastChatterTriesTheNextQueue) {
   BsubReplies("qa",
               FakeCommandRunner::Output("qa: Queue has been closed. Job not submitted.\n",
@@ -338,9 +338,9 @@ TEST_F(SubmitterTest, ClosedQueueRefusalPastChatterTriesTheNextQueue) {
   EXPECT_EQ(result.attempts[0].outcome, "queue_rejected");
 }
 
-// Issue 8: an esub abort next to "Cannot connect to LSF" chatter gave 503
-// (clients retried forever), and the esub's own reason was dropped. Issue
-// 10: a queue whose esub refuses the user's jobs was chosen on every request;
+// Bugs once: an esub abort next to "Cannot connect to LSF" chatter gave 503
+// (clients retried forever), and the esub's own reason was dropped; a queue
+// whose esub refuses the user's jobs was chosen on every request;
 // now the next queue is tried and the refusal remembered.
 TEST_F(SubmitterTest, EsubAbortTriesTheNextQueueAndIsRememberedWithTheEsubsReason) {
   BsubReplies("qa", FakeCommandRunner::Output(

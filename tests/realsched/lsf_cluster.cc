@@ -1,4 +1,4 @@
-#include "tests/realsched/volclava_cluster.h"
+#include "tests/realsched/lsf_cluster.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -23,9 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-// Exit status of `volclava.sh` for "cannot run here" (automake's skip code).
-constexpr int kScriptSkip = 77;
 
 std::vector<std::string> OurEnvironment() {
   std::vector<std::string> env;
@@ -132,6 +130,49 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+std::string Getenv(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+// The name of the user this process runs as ("" when passwd has none).
+std::string CurrentUserName() {
+  passwd entry{};
+  passwd* found = nullptr;
+  std::vector<char> buffer(16384);
+  if (getpwuid_r(geteuid(), &entry, buffer.data(), buffer.size(), &found) != 0 ||
+      found == nullptr) {
+    return "";
+  }
+  return entry.pw_name;
+}
+
+// The value of `name` in an lsf.conf ("NAME=value", optionally quoted; the
+// last assignment wins), or "" when it has none.
+std::string LsfConfValue(const std::string& lsf_conf, const std::string& name) {
+  std::ifstream in(lsf_conf);
+  std::string value;
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line.compare(start, name.size() + 1, name + "=") != 0) {
+      continue;
+    }
+    value = Trim(line.substr(start + name.size() + 1));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+        value.back() == value.front()) {
+      value = value.substr(1, value.size() - 2);
+    }
+  }
+  return value;
+}
+
+// How a run names its cluster, for skip messages.
+constexpr char kHowToName[] =
+    "set BPLACE_REALSCHED_LSF_ENVDIR to the LSF_ENVDIR of a cluster set up as "
+    "tests/realsched/README.md \"The cluster\" says (and BPLACE_REALSCHED_USER to the user to "
+    "submit as), or BPLACE_REALSCHED_VOLCLAVA_PREFIX to an installed volclava to start a "
+    "one-host cluster of (as root)";
+
 }  // namespace
 
 std::string CommandResult::Describe() const {
@@ -218,29 +259,38 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::vector
   return result;
 }
 
-VolclavaOptions VolclavaOptions::ForBuildTree(const std::string& script,
-                                              const std::string& cache_dir) {
-  VolclavaOptions options;
+LsfClusterOptions LsfClusterOptions::FromEnvironment(const std::string& script,
+                                                     const std::string& state_parent) {
+  LsfClusterOptions options;
+  options.env_dir = Getenv("BPLACE_REALSCHED_LSF_ENVDIR");
+  options.bin_dir = Getenv("BPLACE_REALSCHED_LSF_BINDIR");
+  options.volclava_prefix = Getenv("BPLACE_REALSCHED_VOLCLAVA_PREFIX");
+  options.user = Getenv("BPLACE_REALSCHED_USER");
   options.script = script;
-  options.prefix = cache_dir + "/prefix";
+  options.state_parent = state_parent;
   return options;
 }
 
-VolclavaCluster::VolclavaCluster(VolclavaOptions options) : options_(std::move(options)) {}
+LsfCluster::LsfCluster(LsfClusterOptions options) : options_(std::move(options)) {
+  if (options_.user.empty()) options_.user = CurrentUserName();
+}
 
-VolclavaCluster::~VolclavaCluster() { Stop(); }
+LsfCluster::~LsfCluster() { Stop(); }
 
-std::string VolclavaCluster::SkipReason(const std::string& script) {
-  if (geteuid() != 0) {
-    return "the realsched tier runs volclava's lim, res and sbatchd as root; run the tests as root";
+std::string LsfCluster::SkipReason(const LsfClusterOptions& options) {
+  if (options.env_dir.empty() && options.volclava_prefix.empty()) {
+    return std::string("no LSF cluster named for the realsched tier: ") + kHowToName;
   }
-  CommandResult found = RunCommand({script, "source"}, OurEnvironment(), std::chrono::seconds(30));
-  if (found.exit_code == kScriptSkip) return Trim(found.err);
+  if (options.env_dir.empty() && geteuid() != 0) {
+    return "starting volclava (BPLACE_REALSCHED_VOLCLAVA_PREFIX) runs its lim, res and sbatchd "
+           "as root; run the tests as root, or name a running cluster with "
+           "BPLACE_REALSCHED_LSF_ENVDIR";
+  }
   return "";
 }
 
-CommandResult VolclavaCluster::Script(const std::vector<std::string>& args,
-                                      std::chrono::seconds timeout) const {
+CommandResult LsfCluster::Script(const std::vector<std::string>& args,
+                                 std::chrono::seconds timeout) const {
   std::vector<std::string> argv = {options_.script};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<std::string> env = OurEnvironment();
@@ -250,10 +300,9 @@ CommandResult VolclavaCluster::Script(const std::vector<std::string>& args,
 
 // A test process killed before its Stop leaves its daemons running and its
 // state dir behind; the dir's owner.pid says whose it was.
-void VolclavaCluster::RemoveStaleStateDirs() const {
+void LsfCluster::RemoveStaleStateDirs() const {
   std::error_code ec;
-  fs::path parent = fs::path(options_.prefix).parent_path();
-  for (const fs::directory_entry& entry : fs::directory_iterator(parent, ec)) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(options_.state_parent, ec)) {
     std::string name = entry.path().filename().string();
     if (name.rfind("state.", 0) != 0 || entry.path() == state_dir_) continue;
     std::ifstream owner_file(entry.path() / "owner.pid");
@@ -270,32 +319,55 @@ void VolclavaCluster::RemoveStaleStateDirs() const {
   }
 }
 
-std::string VolclavaCluster::Start() {
+std::string LsfCluster::Start() {
   if (running_) return "";
-  fs::create_directories(fs::path(options_.prefix).parent_path());
-  if (options_.state_dir.empty()) {
-    std::string pattern = (fs::path(options_.prefix).parent_path() / "state.XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) return std::string("mkdtemp: ") + strerror(errno);
-    state_dir_ = pattern;
-    made_state_dir_ = true;
-  } else {
-    state_dir_ = options_.state_dir;
-    fs::create_directories(state_dir_);
+  if (!SkipReason(options_).empty()) return SkipReason(options_);
+  return options_.env_dir.empty() ? StartVolclava() : StartExisting();
+}
+
+std::string LsfCluster::StartExisting() {
+  const std::string lsf_conf = options_.env_dir + "/lsf.conf";
+  if (access(lsf_conf.c_str(), R_OK) != 0) {
+    return "BPLACE_REALSCHED_LSF_ENVDIR=" + options_.env_dir + ": cannot read " + lsf_conf + ": " +
+           strerror(errno);
   }
+  std::string bin_dir = options_.bin_dir;
+  if (bin_dir.empty()) bin_dir = LsfConfValue(lsf_conf, "LSF_BINDIR");
+  if (bin_dir.empty() || access((bin_dir + "/bsub").c_str(), X_OK) != 0) {
+    return "no bsub in \"" + bin_dir + "\" (LSF_BINDIR of " + lsf_conf +
+           "); set BPLACE_REALSCHED_LSF_BINDIR to the directory of the cluster's commands";
+  }
+  if (options_.user.empty() || !UserByName(options_.user)) {
+    return "BPLACE_REALSCHED_USER=" + options_.user + ": no such user";
+  }
+  if (geteuid() != 0 && options_.user != CurrentUserName()) {
+    return "running LSF commands as " + options_.user + " (BPLACE_REALSCHED_USER) needs root";
+  }
+  env_["LSF_ENVDIR"] = options_.env_dir;
+  env_["LSF_BINDIR"] = bin_dir;
+  const std::string server_dir = LsfConfValue(lsf_conf, "LSF_SERVERDIR");
+  if (!server_dir.empty()) env_["LSF_SERVERDIR"] = server_dir;
+  const std::string path = Getenv("PATH");
+  env_["PATH"] = bin_dir + ":" + (path.empty() ? "/usr/bin:/bin" : path);
+  env_["LSB_NTRIES"] = "1";
+  running_ = true;
+  return "";
+}
+
+std::string LsfCluster::StartVolclava() {
+  std::error_code ec;
+  fs::create_directories(options_.state_parent, ec);
+  std::string pattern = (fs::path(options_.state_parent) / "state.XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) return std::string("mkdtemp: ") + strerror(errno);
+  state_dir_ = pattern;
+  started_ = true;
   // Other users (a later test's bsub as alice) read lsf.conf under it.
   chmod(state_dir_.c_str(), 0755);
   std::ofstream(fs::path(state_dir_) / "owner.pid") << getpid() << "\n";
   RemoveStaleStateDirs();
 
-  Clock::time_point build_start = Clock::now();
-  CommandResult build = Script({"build", options_.prefix}, options_.build_timeout);
-  if (build.exit_code != 0) return "tools/volclava.sh build failed: " + build.Describe();
-  // The script says "not rebuilding" when the stamp matched.
-  build_seconds_ =
-      build.err.find("not rebuilding") != std::string::npos ? 0 : SecondsSince(build_start);
-
   Clock::time_point start = Clock::now();
-  CommandResult started = Script({"start", options_.prefix, state_dir_},
+  CommandResult started = Script({"start", options_.volclava_prefix, state_dir_},
                                  options_.start_timeout + std::chrono::seconds(60));
   start_seconds_ = SecondsSince(start);
   if (started.exit_code != 0) {
@@ -317,22 +389,28 @@ std::string VolclavaCluster::Start() {
   return "";
 }
 
-void VolclavaCluster::Stop() {
-  if (state_dir_.empty()) return;
-  Script({"stop", state_dir_}, std::chrono::seconds(60));
+void LsfCluster::Stop() {
   running_ = false;
-  if (made_state_dir_ && !options_.keep_state_dir) {
+  if (!started_) return;
+  Script({"stop", state_dir_}, std::chrono::seconds(60));
+  if (!options_.keep_state_dir) {
     std::error_code ec;
     fs::remove_all(state_dir_, ec);
   }
   state_dir_.clear();
-  made_state_dir_ = false;
+  started_ = false;
 }
 
-std::vector<std::string> VolclavaCluster::EnvStrings(const std::string& user) const {
+std::string LsfCluster::Description() const {
+  if (!options_.env_dir.empty()) return "LSF_ENVDIR=" + options_.env_dir;
+  return "volclava " + options_.volclava_prefix + " (state " +
+         (state_dir_.empty() ? std::string("none") : state_dir_) + ")";
+}
+
+std::vector<std::string> LsfCluster::EnvStrings(const std::string& user) const {
   std::vector<std::string> env;
   for (const auto& [name, value] : env_) env.push_back(name + "=" + value);
-  std::string name = user.empty() ? "root" : user;
+  std::string name = user.empty() ? options_.user : user;
   std::optional<RunAsUser> entry = UserByName(name);
   env.push_back("HOME=" + (entry ? entry->home : std::string("/")));
   env.push_back("USER=" + name);
@@ -341,34 +419,39 @@ std::vector<std::string> VolclavaCluster::EnvStrings(const std::string& user) co
   return env;
 }
 
-std::string VolclavaCluster::BinDir() const {
+std::string LsfCluster::BinDir() const {
   auto it = env_.find("LSF_BINDIR");
   return it == env_.end() ? "" : it->second;
 }
 
-std::string VolclavaCluster::HostName() const {
+std::string LsfCluster::HostName() const {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   return name;
 }
 
-CommandResult VolclavaCluster::Run(const std::string& command, const std::vector<std::string>& args,
-                                   std::chrono::milliseconds timeout) const {
-  std::vector<std::string> argv = {command.find('/') == std::string::npos ? BinDir() + "/" + command
-                                                                          : command};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, EnvStrings(), timeout);
+CommandResult LsfCluster::Run(const std::string& command, const std::vector<std::string>& args,
+                              std::chrono::milliseconds timeout) const {
+  return RunAs(options_.user, command, args, timeout);
 }
 
-CommandResult VolclavaCluster::RunAs(const std::string& user, const std::string& command,
-                                     const std::vector<std::string>& args,
-                                     std::chrono::milliseconds timeout) const {
+CommandResult LsfCluster::RunAs(const std::string& user, const std::string& command,
+                                const std::vector<std::string>& args,
+                                std::chrono::milliseconds timeout) const {
   std::optional<RunAsUser> as = UserByName(user);
   if (!as) {
     CommandResult missing;
     missing.exit_code = 127;
     missing.err = "no such user: " + user;
     return missing;
+  }
+  // The test's own user needs no switch (and a non-root test could not make one).
+  if (as->uid == geteuid()) as.reset();
+  if (as && geteuid() != 0) {
+    CommandResult refused;
+    refused.exit_code = 127;
+    refused.err = "running a command as " + user + " needs root";
+    return refused;
   }
   std::vector<std::string> argv = {command.find('/') == std::string::npos ? BinDir() + "/" + command
                                                                           : command};
