@@ -21,6 +21,10 @@ packages=(
   # volclava, the real scheduler of the realsched tier (tools/volclava.sh)
   autoconf automake libtool bison flex tcl-dev libncurses-dev libtirpc-dev
   libnsl-dev rpcsvc-proto
+  # The packages and their checks (tests/deploy, label package): the .deb
+  # (debhelper, lintian, fakeroot when not root), the RPM with Debian's rpm
+  # (rpmbuild, rpm2cpio, cpio) and rpmlint.
+  debhelper lintian fakeroot rpm rpmlint cpio
 )
 
 # npm for @redocly/cli (install_redocly), unless a Node.js that brings its
