@@ -27,6 +27,13 @@ packages=(
   debhelper lintian fakeroot rpm rpmlint cpio
 )
 
+# A module system for the module bplace-lsf's test (tests/deploy): Lmod, as
+# most LSF sites run it; Environment Modules conflicts with it as a Debian
+# package, so a machine that has that keeps it (the test uses either).
+if ! dpkg-query -W -f='${Status}' environment-modules 2>/dev/null | grep -q "install ok installed"; then
+  packages+=(lmod)
+fi
+
 # npm for @redocly/cli (install_redocly), unless a Node.js that brings its
 # own npm (NodeSource's) is installed: Debian's npm package conflicts with it.
 if ! command -v npm >/dev/null 2>&1; then
