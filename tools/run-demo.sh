@@ -22,7 +22,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-build_dir=build/release
+# The tree tools/test.sh builds and tests (tools/build.sh): the demo builds
+# only its three targets there, and the tests later reuse them.
+build_dir=$(BPLACE_SANITIZE=0 tools/build.sh --dir)
 listen=${BPLACE_LISTEN:-127.0.0.1:8080}
 bplaced="$build_dir/bplaced/bplaced"
 sim_bin="$root/$build_dir/lsfsim/bin"
@@ -63,10 +65,9 @@ if listen_in_use; then
   exit 1
 fi
 
-tools/install-deps.sh
+tools/install-deps.sh --demo
 
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBPLACE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build_dir" -j"$(nproc)" --target bplaced bplace lsfsim
+BPLACE_SANITIZE=0 tools/build.sh bplaced bplace lsfsim
 
 have_lsf=0
 if [ -n "${LSF_ENVDIR:-}" ] && [ -f "${LSF_ENVDIR}/lsf.conf" ]; then
