@@ -169,11 +169,21 @@ chmod 644 "$config.new"
 mv -f "$config.new" "$config"
 
 sim="LSF_ENVDIR=$state $sim_bin"
+bplace="$root/$build_dir/cli/bplace"
 rm -f "$hints"
+# The bplace command goes over TCP with the token: on the Unix socket bplaced
+# knows the caller by uid, and in service-account mode only the service user
+# ($service_user) may submit; the token is that user's, from any account.
 (umask 077 && cat >"$hints") <<MSG
   Status page:       http://$listen/ in a browser (queues, host map, jobs; refreshes itself)
   Try:               curl 'http://$listen/v1/placement?host=node007'
   Unix socket:       curl --unix-socket $socket http://localhost/v1/queues
+  The bplace command (over TCP with the token: it submits as $service_user, the demo's service
+  account, from your account too; on the Unix socket only $service_user may submit):
+                     export BPLACE_URL=http://$listen BPLACE_TOKEN=$token
+                     $bplace queues
+                     $bplace submit node007 'sleep 60'
+                     $bplace jobs
   Submit over TCP:   export TOKEN=$token
                      curl -X POST http://$listen/v1/jobs -H "Authorization: Bearer \$TOKEN" \\
                           -H 'Content-Type: application/json' -d '{"command":"sleep 60"}'
