@@ -1,32 +1,32 @@
 #!/usr/bin/env bash
-# Installs a built bplaced as a systemd service in service-account mode.
-# Usage (as root): deploy/install.sh BUILD_DIR
+# Installs a built bplace under /usr/local (or PREFIX) without a package, the
+# same files the packages install (CMake's install rules, deploy/CMakeLists.txt),
+# then what a package's scripts would do: the admin's files under /etc (kept
+# when they exist), the bplace user (systemd-sysusers) and its state directory
+# (systemd-tmpfiles). Units are installed, not enabled.
+# Usage (as root): deploy/install.sh BUILD_DIR [PREFIX]
 set -euo pipefail
-build_dir=${1:?usage: deploy/install.sh BUILD_DIR}
+build_dir=${1:?usage: deploy/install.sh BUILD_DIR [PREFIX]}
+prefix=${2:-/usr/local}
 here=$(cd "$(dirname "$0")" && pwd)
 
-install -m 0755 "$build_dir/bplaced/bplaced" /usr/local/bin/bplaced
-install -d -m 0755 /etc/bplace /usr/local/share/doc/bplace
+cmake --install "$build_dir" --prefix "$prefix"
+
+# The admin's files: never overwritten.
+install -d -m 0755 /etc/bplace /etc/profile.d
 if [ ! -f /etc/bplace/bplaced.toml ]; then
   install -m 0644 "$here/../config/bplaced.example.toml" /etc/bplace/bplaced.toml
 fi
-install -m 0644 "$here/../README.md" /usr/local/share/doc/bplace/README.md
-install -d -m 0755 /usr/local/share/doc/bplace/docs
-install -m 0644 "$here"/../docs/*.md "$here"/../docs/*.png /usr/local/share/doc/bplace/docs/
-if ! id bplace >/dev/null 2>&1; then
-  useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin bplace
+if [ ! -f /etc/bplace/front-door.conf ]; then
+  install -m 0644 "$here/front-door.conf" /etc/bplace/front-door.conf
 fi
-install -m 0644 "$here/bplaced.service" /etc/systemd/system/bplaced.service
-# The multi-user variant and socket activation, for sites that choose them.
-install -m 0644 "$here/bplaced-multiuser.service" /etc/systemd/system/bplaced-multiuser.service
-install -m 0644 "$here/bplaced.socket" /etc/systemd/system/bplaced.socket
-if [ -x "$build_dir/rdma_probe/rdma_probe" ]; then
-  install -m 0755 "$build_dir/rdma_probe/rdma_probe" /usr/local/bin/rdma_probe
+# The login-shell snippet does nothing until front-door.conf says LOGIN_SHELLS=yes.
+if [ ! -f /etc/profile.d/bplace-lsf.sh ]; then
+  install -m 0644 "$prefix/share/bplace/profile.d/bplace-lsf.sh" /etc/profile.d/bplace-lsf.sh
 fi
-install -m 0755 "$here/../tools/bplace-token" /usr/local/bin/bplace-token
-# The bplace command and its bash completion (bash-completion loads it on demand).
-install -m 0755 "$build_dir/cli/bplace" /usr/local/bin/bplace
-install -d -m 0755 /usr/local/share/bash-completion/completions
-install -m 0644 "$here/../cli/bplace.bash" /usr/local/share/bash-completion/completions/bplace
+
+systemd-sysusers "$prefix/lib/sysusers.d/bplace.conf"
+systemd-tmpfiles --create "$prefix/lib/tmpfiles.d/bplace.conf"
 systemctl daemon-reload
-echo "installed; edit /etc/bplace/bplaced.toml ([lsf] bin_dir, env_dir), then: systemctl enable --now bplaced"
+echo "installed under $prefix; edit /etc/bplace/bplaced.toml ([lsf] bin_dir, env_dir), then:" \
+     "systemctl enable --now bplaced (service account) or bplaced-multiuser (as each caller)"

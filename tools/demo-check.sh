@@ -3,8 +3,9 @@
 # the outside: starts it in the background on 127.0.0.1:PORT, waits for
 # /readyz (the first run builds the release tree: minutes), runs it a second
 # time, then runs the hints it printed, as printed, as the calling user:
-# submit a job over TCP with the token, `lsfsim schedule`, bjobs, list the
-# job. Stops the daemon at the end. tools/fresh-check.sh runs it as root and
+# the bplace command's (queues, submit, jobs: as root too, where the demo's
+# daemon runs as nobody), submit a job over TCP with the token, `lsfsim
+# schedule`, bjobs, list the job. Stops the daemon at the end. tools/fresh-check.sh runs it as root and
 # as an ordinary user; it also works by hand in any checkout.
 # Usage: tools/demo-check.sh PORT
 # Prints one PASS:/FAIL: line per check on stdout, the demo's output on
@@ -52,6 +53,19 @@ token2=$(sed -n 's/.*export TOKEN=//p' "$second")
 check "the second run prints the same token" "[ -n '$token1' ] && [ '$token1' = '$token2' ]"
 
 # The hints, run as printed (the first run's output).
+# The bplace command's: its export line, then each command line.
+bplace_export=$(grep -m1 'export BPLACE_URL=' "$first" | sed 's/^ *//')
+check "the bplace hints say where and with which token" \
+  "[ -n \"\$bplace_export\" ] && grep -q 'BPLACE_TOKEN=$token1' <<<\"\$bplace_export\""
+eval "$bplace_export"
+bplace_hint() { grep -m1 "/cli/bplace $1" "$first" | sed 's/^ *//'; }
+check "the bplace queues hint lists the queues" "$(bplace_hint queues) | grep -q short"
+submitted=$(eval "$(bplace_hint submit)" 2>&1)
+bplace_job=$(sed -n 's/^Job <\([0-9]*\)> is submitted to queue <[^>]*>\.$/\1/p' <<<"$submitted")
+check "the bplace submit hint submits a job as printed (as root too): $submitted" "[ -n '$bplace_job' ]"
+check "the bplace jobs hint lists it" "$(bplace_hint jobs) | grep -q '^$bplace_job '"
+unset BPLACE_URL BPLACE_TOKEN
+
 export TOKEN=$token1
 submit=$(grep -A2 'Submit over TCP' "$first" | sed -n '2,3p' | sed 's/^ *//; s/\\$//' | tr '\n' ' ')
 check "the submit hint submits a job" "$submit -sf | grep -q '\"job_id\"'"

@@ -4,26 +4,56 @@
 # the packages are in. Otherwise it needs root: as root it runs apt-get; as
 # an ordinary user it uses sudo when sudo is installed, and without sudo (a
 # minimal Debian has none) it prints the command to run as root and exits 1.
+# Usage: tools/install-deps.sh [--demo]
+#   --demo  only what tools/run-demo.sh needs: the compiler, CMake and the
+#           libraries the build tree's configure step asks for (a first demo
+#           is not kept waiting for the browser, Prometheus, lintian...)
 set -euo pipefail
 
+# What configuring and building the tree needs (tools/build.sh): GoogleTest
+# and Google Benchmark too, as the tree has the tests and benches.
 packages=(
   build-essential cmake ninja-build pkg-config git curl
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
   libtomlplusplus-dev libcli11-dev libsystemd-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libibverbs-dev libssl-dev libsqlite3-dev
+)
+demo_only=0
+case "${1:-}" in
+  --demo) demo_only=1 ;;
+  "") ;;
+  *) echo "usage: tools/install-deps.sh [--demo]" >&2; exit 2 ;;
+esac
+
+# What the tests need besides.
+test_packages=(
   python3  # tools/check-layering and its test
   python3-jsonschema  # tools/validate-responses.py: answers against the OpenAPI document
   systemd  # systemd-socket-activate for the socket-activation test
   wrk      # HTTP load of bench/jobs_bench (its smoke test skips without it)
   chromium chromium-driver python3-selenium fonts-liberation  # the status page's browser test
   prometheus  # prometheus and promtool for the GET /metrics integration test
+  # The packages and their checks (tests/deploy, label package): the .deb
+  # (debhelper, lintian, fakeroot when not root), the RPM with Debian's rpm
+  # (rpmbuild, rpm2cpio, cpio) and rpmlint.
+  debhelper lintian fakeroot rpm rpmlint cpio
 )
+
+# A module system for the module bplace-lsf's test (tests/deploy): Lmod, as
+# most LSF sites run it; Environment Modules conflicts with it as a Debian
+# package, so a machine that has that keeps it (the test uses either).
+if ! dpkg-query -W -f='${Status}' environment-modules 2>/dev/null | grep -q "install ok installed"; then
+  test_packages+=(lmod)
+fi
 
 # npm for @redocly/cli (install_redocly), unless a Node.js that brings its
 # own npm (NodeSource's) is installed: Debian's npm package conflicts with it.
 if ! command -v npm >/dev/null 2>&1; then
-  packages+=(npm)
+  test_packages+=(npm)
+fi
+if [ "$demo_only" = 0 ]; then
+  packages+=("${test_packages[@]}")
 fi
 
 # @redocly/cli for the ctest openapi_lint (tools/lint-openapi.sh), under
@@ -47,7 +77,7 @@ for package in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  install_redocly
+  [ "$demo_only" = 1 ] || install_redocly
   exit 0
 fi
 
@@ -55,6 +85,7 @@ sudo=()
 if [ "$(id -u)" -ne 0 ]; then
   if ! command -v sudo >/dev/null 2>&1; then
     self=$(printf '%q' "$(cd "$(dirname "$0")" && pwd)/$(basename "$0")")
+    [ "$demo_only" = 0 ] || self="'$self --demo'"
     cat >&2 <<MSG
 install-deps: missing Debian packages: ${missing[*]}
 install-deps: installing them needs root, and there is no sudo here. As root, run
@@ -70,4 +101,4 @@ fi
 echo "install-deps: installing ${missing[*]}" >&2
 "${sudo[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-install_redocly
+[ "$demo_only" = 1 ] || install_redocly

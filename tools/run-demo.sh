@@ -22,7 +22,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-build_dir=build/release
+# The tree tools/test.sh builds and tests (tools/build.sh): the demo builds
+# only its three targets there, and the tests later reuse them.
+build_dir=$(BPLACE_SANITIZE=0 tools/build.sh --dir)
 listen=${BPLACE_LISTEN:-127.0.0.1:8080}
 bplaced="$build_dir/bplaced/bplaced"
 sim_bin="$root/$build_dir/lsfsim/bin"
@@ -63,10 +65,9 @@ if listen_in_use; then
   exit 1
 fi
 
-tools/install-deps.sh
+tools/install-deps.sh --demo
 
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBPLACE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build_dir" -j"$(nproc)" --target bplaced bplace lsfsim
+BPLACE_SANITIZE=0 tools/build.sh bplaced bplace lsfsim
 
 have_lsf=0
 if [ -n "${LSF_ENVDIR:-}" ] && [ -f "${LSF_ENVDIR}/lsf.conf" ]; then
@@ -168,11 +169,21 @@ chmod 644 "$config.new"
 mv -f "$config.new" "$config"
 
 sim="LSF_ENVDIR=$state $sim_bin"
+bplace="$root/$build_dir/cli/bplace"
 rm -f "$hints"
+# The bplace command goes over TCP with the token: on the Unix socket bplaced
+# knows the caller by uid, and in service-account mode only the service user
+# ($service_user) may submit; the token is that user's, from any account.
 (umask 077 && cat >"$hints") <<MSG
   Status page:       http://$listen/ in a browser (queues, host map, jobs; refreshes itself)
   Try:               curl 'http://$listen/v1/placement?host=node007'
   Unix socket:       curl --unix-socket $socket http://localhost/v1/queues
+  The bplace command (over TCP with the token: it submits as $service_user, the demo's service
+  account, from your account too; on the Unix socket only $service_user may submit):
+                     export BPLACE_URL=http://$listen BPLACE_TOKEN=$token
+                     $bplace queues
+                     $bplace submit node007 'sleep 60'
+                     $bplace jobs
   Submit over TCP:   export TOKEN=$token
                      curl -X POST http://$listen/v1/jobs -H "Authorization: Bearer \$TOKEN" \\
                           -H 'Content-Type: application/json' -d '{"command":"sleep 60"}'

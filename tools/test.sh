@@ -21,13 +21,7 @@ tools/test-users.sh
 # 700, would stop them).
 tools/make-reachable.sh . "the test users"
 
-build_dir=build/test
-sanitize=OFF
-if [ "${BPLACE_SANITIZE:-0}" = "1" ]; then
-  build_dir=build/asan
-  sanitize=ON
-fi
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DBPLACE_WERROR=ON -DBPLACE_SANITIZE="$sanitize"
-cmake --build "$build_dir" -j"$(nproc)"
-ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" --timeout 300 "$@"
+# The tree tools/run-demo.sh builds its part of (tools/build.sh): what the
+# demo compiled is not compiled again.
+tools/build.sh
+ctest --test-dir "$(tools/build.sh --dir)" --output-on-failure -j"$(nproc)" --timeout 300 "$@"

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -22,6 +23,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+
+#include "tests/integration/append_line.h"
 
 extern char** environ;
 
@@ -102,10 +105,14 @@ void RecordExchange(int port, const std::string& method, const std::string& targ
       {"body", reply.body},
       {"request_body", body},
       {"test", test ? std::string(test->test_suite_name()) + "." + test->name() : ""}};
-  std::filesystem::create_directories(dir);
-  std::ofstream out(std::filesystem::path(dir) / (std::to_string(getpid()) + ".jsonl"),
-                    std::ios::app);
-  out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  // Several threads of a test record at once (concurrent submissions): whole
+  // lines only, or the validator reads two records run together.
+  if (!AppendLine(std::filesystem::path(dir) / (std::to_string(getpid()) + ".jsonl"),
+                  line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))) {
+    ADD_FAILURE() << "cannot record the exchange in " << dir << ": " << std::strerror(errno);
+  }
 }
 
 }  // namespace
