@@ -3,6 +3,8 @@
 target_sources(bplace_lsf PRIVATE
   bhosts_parser.cc
   bjobs_command.cc
+  bjobs_command_line.cc
+  bjobs_writer.cc
   bjobs_long_parser.cc
   bkill_reply.cc
   bjobs_parser.cc
