@@ -8,8 +8,7 @@ namespace bplace {
 namespace {
 
 std::string IdText(const lsf::JobId& id) {
-  return id.array_index == 0 ? id.job_id
-                             : id.job_id + "[" + std::to_string(id.array_index) + "]";
+  return id.array_index == 0 ? id.job_id : id.job_id + "[" + std::to_string(id.array_index) + "]";
 }
 
 }  // namespace
@@ -59,7 +58,22 @@ void JobCanceller::Cancel(const std::vector<lsf::JobId>& ids,
       done(Fail(ErrorCode::kTimeout, "bkill: " + failure.reason));
       return;
     }
-    done(MatchBkillReply(ids, lsf::ClassifyBkillReply(result->exit_code, result->out, result->err)));
+    done(
+        MatchBkillReply(ids, lsf::ClassifyBkillReply(result->exit_code, result->out, result->err)));
+  });
+}
+
+void JobCanceller::RunBkill(std::vector<std::string> args,
+                            const std::optional<identity::UserIdentity>& run_as,
+                            std::function<void(Result<lsf::CommandResult>)> done) {
+  lsf::CommandSpec spec =
+      run_as ? lsf_.SpecAs(*run_as, "bkill", std::move(args)) : lsf_.Spec("bkill", std::move(args));
+  runner_.Run(std::move(spec), [done = std::move(done)](Result<lsf::CommandResult> result) {
+    if (!result) {
+      done(Fail(ErrorCode::kUnavailable, "bkill could not be started: " + result.error().message));
+      return;
+    }
+    done(std::move(*result));
   });
 }
 
