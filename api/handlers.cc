@@ -7,6 +7,7 @@
 #include "api/routes_job_status.h"
 #include "api/routes_jobs.h"
 #include "api/routes_lists.h"
+#include "api/routes_lsf.h"
 #include "api/routes_metrics.h"
 #include "api/routes_openapi.h"
 #include "api/routes_placement.h"
@@ -47,6 +48,14 @@ void RegisterRoutes(Router& router, const Services& services) {
   AddGuardedAsync(router, verb::get, "/v1/jobs/{id}", s, Access::kRead, GetJob);
   AddGuardedAsync(router, verb::delete_, "/v1/jobs/{id}", s, Access::kAuthenticated, DeleteJob);
   AddGuardedAsync(router, verb::post, "/v1/jobs:cancel", s, Access::kAuthenticated, CancelJobs);
+
+  // The front door (api/routes_lsf.h): bsub, bjobs and bkill answered in
+  // LSF's words for the caller; submitting and cancelling decide for
+  // themselves (the real command runs where bplaced may not act).
+  AddGuardedAsync(router, verb::post, "/v1/lsf/bsub", s, Access::kAuthenticated, PostLsfBsub,
+                  AuditAccessRefusal);
+  AddGuardedAsync(router, verb::post, "/v1/lsf/bjobs", s, Access::kAuthenticated, PostLsfBjobs);
+  AddGuardedAsync(router, verb::post, "/v1/lsf/bkill", s, Access::kAuthenticated, PostLsfBkill);
 
   AddGuarded(router, verb::post, "/v1/cache/refresh", s, Access::kAdmin, PostCacheRefresh);
 

@@ -311,14 +311,93 @@ std::optional<std::string> UnbalancedBrackets(std::string_view text) {
   return std::nullopt;
 }
 
+// One -R string, or a list of them (bsub -R may repeat; LSF merges them).
 Result<void> ReadResources(const json& v, std::string_view key, const JobRequestLimits& l,
                            JobRequest& job) {
-  auto text = GetString(v, key, l.max_string_bytes, Text::kOptionValue);
-  if (!text) return tl::unexpected(text.error());
-  if (auto problem = UnbalancedBrackets(*text)) {
-    return tl::unexpected(Bad(key, "unbalanced brackets: " + *problem));
+  std::vector<std::string> items;
+  if (v.is_array()) {
+    auto list = GetStringList(v, key, l, l.max_string_bytes, Text::kOptionValue);
+    if (!list) return tl::unexpected(list.error());
+    if (list->empty()) return tl::unexpected(Bad(key, "must not be empty"));
+    items = std::move(*list);
+  } else {
+    auto text = GetString(v, key, l.max_string_bytes, Text::kOptionValue);
+    if (!text) return tl::unexpected(text.error());
+    items.push_back(std::move(*text));
   }
-  job.resources = std::move(*text);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (auto problem = UnbalancedBrackets(items[i])) {
+      const std::string name =
+          v.is_array() ? std::string(key) + "[" + std::to_string(i) + "]" : std::string(key);
+      return tl::unexpected(Bad(name, "unbalanced brackets: " + *problem));
+    }
+  }
+  job.resources = std::move(items);
+  return {};
+}
+
+// The directory bsub runs in: an absolute path, one line.
+Result<void> ReadWorkdir(const json& v, std::string_view key, const JobRequestLimits& l,
+                         JobRequest& job) {
+  auto text = GetString(v, key, l.max_string_bytes, Text::kLine);
+  if (!text) return tl::unexpected(text.error());
+  if (text->front() != '/') return tl::unexpected(Bad(key, "must be an absolute path"));
+  job.workdir = std::move(*text);
+  return {};
+}
+
+// The job's environment: an object of strings, names without '=' or NUL,
+// values without NUL (a value may span lines: bash exports functions so).
+Result<void> ReadEnvironment(const json& v, std::string_view key, const JobRequestLimits& l,
+                             JobRequest& job) {
+  if (!v.is_object()) {
+    return tl::unexpected(
+        Bad(key, std::string("expected an object of strings, got ") + TypeName(v)));
+  }
+  std::vector<std::string> entries;
+  std::size_t bytes = 0;
+  for (const auto& item : v.items()) {
+    const std::string& name = item.key();
+    if (name.empty() || name.find('=') != std::string::npos ||
+        name.find('\0') != std::string::npos) {
+      return tl::unexpected(Bad(key, "`" + name + "` is not a variable name"));
+    }
+    if (!item.value().is_string()) {
+      return tl::unexpected(Bad(std::string(key) + "." + name, "expected a string"));
+    }
+    const std::string& value = item.value().get_ref<const std::string&>();
+    if (value.find('\0') != std::string::npos) {
+      return tl::unexpected(Bad(std::string(key) + "." + name, "contains a NUL byte"));
+    }
+    bytes += name.size() + value.size() + 2;
+    entries.push_back(name + "=" + value);
+  }
+  if (bytes > l.max_environment_bytes) {
+    return tl::unexpected(Bad(key, "more than " + std::to_string(l.max_environment_bytes) +
+                                       " bytes (" + std::to_string(bytes) + ")"));
+  }
+  job.environment = std::move(entries);
+  return {};
+}
+
+// The file creation mask as octal digits: "022", "0077".
+Result<void> ReadUmask(const json& v, std::string_view key, const JobRequestLimits&,
+                       JobRequest& job) {
+  if (!v.is_string()) {
+    return tl::unexpected(Bad(key, std::string("expected a string, got ") + TypeName(v)));
+  }
+  const std::string& text = v.get_ref<const std::string&>();
+  mode_t mask = 0;
+  bool ok = !text.empty() && text.size() <= 4;
+  for (char c : text) {
+    ok = ok && c >= '0' && c <= '7';
+    mask = static_cast<mode_t>(mask * 8 + static_cast<mode_t>(c - '0'));
+  }
+  if (!ok || mask > 0777) {
+    return tl::unexpected(
+        Bad(key, "expected 1 to 4 octal digits up to 0777, got \"" + text + "\""));
+  }
+  job.umask = mask;
   return {};
 }
 
@@ -601,6 +680,30 @@ json LabelsSchema(const JobRequestLimits& l) {
 
 json BooleanSchema(const JobRequestLimits&) { return {{"type", "boolean"}}; }
 
+// As ReadResources takes it: one -R or a list of them.
+json ResourcesSchema(const JobRequestLimits& l) {
+  return {{"oneOf",
+           {OptionValueSchema(l), StringListSchema(l, l.max_string_bytes, Text::kOptionValue)}}};
+}
+
+json WorkdirSchema(const JobRequestLimits& l) {
+  json schema = StringSchema(Text::kLine, l.max_string_bytes);
+  schema["pattern"] = R"(^/[^\u0000-\u0008\u000a-\u001f\u007f]*$)";
+  return schema;
+}
+
+json EnvironmentSchema(const JobRequestLimits& l) {
+  return {{"type", "object"},
+          {"propertyNames", {{"pattern", R"(^[^=\u0000]+$)"}}},
+          {"additionalProperties", {{"type", "string"}, {"pattern", R"(^[^\u0000]*$)"}}},
+          {"description",
+           "at most " + std::to_string(l.max_environment_bytes) + " bytes of NAME=value in all"}};
+}
+
+json UmaskSchema(const JobRequestLimits&) {
+  return {{"type", "string"}, {"pattern", "^[0-7]{1,4}$"}};
+}
+
 // A row of kFields: JobRequestField without its schema, which is made from
 // the limits (JobRequestFields).
 struct FieldDoc {
@@ -635,9 +738,10 @@ const Field kFields[] = {
      ReadArray,
      ArraySchema},
     {{"slots", "-n", "integer", "1..submit.max_slots"}, ReadSlots, SlotsSchema},
-    {{"resources", "-R", "string", "brackets [ ] ( ) { } and quotes must balance"},
+    {{"resources", "-R", "string or array of strings",
+      "one -R each; brackets [ ] ( ) { } and quotes must balance"},
      ReadResources,
-     OptionValueSchema},
+     ResourcesSchema},
     {{"output", "-o", "string", "path on the execution host"},
      ReadOptionValue<&JobRequest::output>,
      OptionValueSchema},
@@ -656,6 +760,15 @@ const Field kFields[] = {
     {{"extra_args", "other options", "array of strings", "allowed bsub options, see below"},
      ReadExtraArgs,
      ExtraArgsSchema},
+    {{"workdir", "bsub's working directory", "string",
+      "absolute; the job's submission directory, as where you typed bsub"},
+     ReadWorkdir,
+     WorkdirSchema},
+    {{"environment", "bsub's environment", "object of strings",
+      "the job's environment, as bsub hands yours on; LSF_ENVDIR stays the daemon's"},
+     ReadEnvironment,
+     EnvironmentSchema},
+    {{"umask", "bsub's umask", "string", "octal, e.g. \"022\""}, ReadUmask, UmaskSchema},
     {{"labels", "", "object of strings",
       "optional tags of the job (GET /v1/jobs?label=, POST /v1/jobs:cancel)"},
      ReadLabels,
@@ -671,7 +784,7 @@ const Field kFields[] = {
 bool FieldIsSet(const JobRequest& job, std::string_view field) {
   if (field == "job_name") return job.job_name.has_value();
   if (field == "slots") return job.slots.has_value();
-  if (field == "resources") return job.resources.has_value();
+  if (field == "resources") return !job.resources.empty();
   if (field == "output") return job.output.has_value();
   if (field == "error") return job.error.has_value();
   if (field == "cwd") return job.cwd.has_value();

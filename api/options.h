@@ -35,6 +35,10 @@ struct JobRequestLimits {
   // one line of at most max_label_value_bytes.
   std::size_t max_labels = 32;
   std::size_t max_label_value_bytes = 255;
+  // environment: the bytes of all "NAME=value" entries together. The
+  // kernel counts the environment and the argv against one limit (ARG_MAX,
+  // 2 MiB with the usual 8 MiB stack); 256 KiB leaves the rest to bsub.
+  std::size_t max_environment_bytes = 256 * 1024;
 };
 
 // [server] metrics_access: who may read GET /metrics.

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/http/problem.h"
+#include "api/job_access.h"
 #include "api/job_json.h"
 #include "api/json_mapping.h"
 #include "api/route_access.h"
@@ -301,25 +302,6 @@ void ListJobs(const Services& services, const Caller& caller, Request&&, const R
 
 namespace bplace::api {
 namespace {
-
-// Who may cancel: callers who may submit, and admins.
-std::optional<Response> CancelRefusal(const Caller& caller) {
-  if (caller.can_submit || caller.is_admin) return std::nullopt;
-  return MakeProblem(
-      Error{ErrorCode::kPermissionDenied,
-            caller.submit_refusal.empty()
-                ? DescribeCaller(caller) + " lacks the `submit` scope, which cancelling jobs needs"
-                : DescribeCaller(caller) + " cannot cancel jobs: " + caller.submit_refusal});
-}
-
-// bkill runs as the caller in multi-user mode.
-Result<std::optional<identity::UserIdentity>> KillerIdentity(const Services& s,
-                                                             const Caller& caller) {
-  if (!s.multi_user()) return std::optional<identity::UserIdentity>();
-  auto identity = s.auth->SubmitterIdentity(caller);
-  if (!identity) return tl::unexpected(identity.error());
-  return std::optional<identity::UserIdentity>(std::move(*identity));
-}
 
 const char* OutcomeName(lsf::BkillOutcome outcome) { return lsf::BkillOutcomeName(outcome); }
 

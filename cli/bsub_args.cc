@@ -48,7 +48,7 @@ class Parser {
   explicit Parser(const std::vector<std::string>& args) : args_(args) {}
 
   Result<SubmitRequest> Run() {
-    if (!args_.empty() && !args_[0].empty() && args_[0][0] != '-') {
+    if (IsHostWord()) {
       SetHost(args_[0], "HOST");
       ++i_;
     }
@@ -80,6 +80,14 @@ class Parser {
   }
 
  private:
+  // Whether the first word is the seed's HOST: not an option, not a path
+  // (host names hold no '/'), and not the only word (a lone word is the
+  // COMMAND: `bplace submit ./job.sh`).
+  bool IsHostWord() const {
+    return args_.size() > 1 && !args_[0].empty() && args_[0][0] != '-' &&
+           args_[0].find('/') == std::string::npos;
+  }
+
   std::optional<std::string> Value(const std::string& option) {
     if (i_ >= args_.size()) {
       error_ = option + ": needs a value after it";

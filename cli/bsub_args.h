@@ -20,8 +20,9 @@ struct SubmitRequest {
 };
 
 // Reads `[HOST] [options] COMMAND...`. Pure.
-// - HOST: the first word when it does not start with '-' (the seed's usage);
-//   or `--host H` / `-m H` anywhere among the options (not both).
+// - HOST: the first word when it does not start with '-', holds no '/' and
+//   other words follow (the seed's usage: a lone word, or a path, is the
+//   COMMAND); or `--host H` / `-m H` anywhere among the options (not both).
 // - The bsub options that have a body field (api::JobRequestFields(): -J -n
 //   -R -o -e -cwd -W -M -P -app, -m) fill that field; `-n` must be a whole
 //   number; `-q "a b c"` (blanks or commas, repeatable) is the candidate list

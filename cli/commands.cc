@@ -13,16 +13,25 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/bsub_args.h"
-#include "cli/endpoint.h"
 #include "cli/exit_code.h"
-#include "cli/http_client.h"
 #include "cli/render.h"
 #include "cli/table.h"
+#include "client/caller_context.h"
+#include "client/endpoint.h"
+#include "client/http_client.h"
 
 extern char** environ;
 
 namespace bplace::cli {
 namespace {
+
+using client::ChooseEndpoint;
+using client::ChooseToken;
+using client::Endpoint;
+using client::Exchange;
+using client::HttpAnswer;
+using client::HttpCall;
+using client::TransportError;
 
 using nlohmann::json;
 
@@ -220,6 +229,16 @@ int RunSubmit(const GlobalOptions& options, const std::vector<std::string>& args
     Complain("submit: " + request.error().message);
     return Code(ExitCode::kUsage);
   }
+  // bsub hands the job the submitter's directory, umask and environment:
+  // so does bplace (docs/cli.md "`submit`'s words").
+  auto workdir = client::WorkingDirectory();
+  if (!workdir) {
+    Complain("submit: " + workdir.error().message);
+    return Code(ExitCode::kUsage);
+  }
+  request->body["workdir"] = *workdir;
+  request->body["umask"] = client::UmaskText();
+  request->body["environment"] = client::EnvironmentJson();
   Client client;
   if (!client.Open(options, kSubmitTimeout)) return Code(ExitCode::kUsage);
   const std::string key = request->idempotency_key.empty() ? RandomKey() : request->idempotency_key;
@@ -310,24 +329,24 @@ int RunJob(const GlobalOptions& options, const std::string& id, std::optional<in
 int RunKill(const GlobalOptions& options, const std::vector<std::string>& ids) {
   Client client;
   if (!client.Open(options, kDefaultTimeout)) return Code(ExitCode::kUsage);
-  int worst = Code(ExitCode::kOk);
-  for (const std::string& id : ids) {
-    auto answer = client.Send({"DELETE", "/v1/jobs/" + PercentEncode(id), "", {}});
-    if (!answer) return Code(ExitCode::kUnreachable);
-    if (ExitCodeForStatus(answer->status) != ExitCode::kOk) {
-      Complain(ProblemLine(answer->body, answer->status));
-      if (client.json_output())
-        std::cout << answer->body << (answer->body.ends_with('\n') ? "" : "\n");
-      worst = Code(ExitCode::kRefused);
-      continue;
-    }
-    if (client.json_output()) {
-      std::cout << answer->body << (answer->body.ends_with('\n') ? "" : "\n");
-    } else {
-      std::cout << RenderKilled(id, json::parse(answer->body, nullptr, false));
-    }
+  // One request, one bkill for the whole batch (POST /v1/jobs:cancel).
+  auto answer = client.Send({"POST", "/v1/jobs:cancel", json{{"ids", ids}}.dump(), {}});
+  if (!answer) return Code(ExitCode::kUnreachable);
+  if (ExitCodeForStatus(answer->status) != ExitCode::kOk) return client.Refused(*answer);
+  const json body = json::parse(answer->body, nullptr, false);
+  if (client.json_output()) {
+    for (const json& result : body.value("results", json::array()))
+      std::cout << result.dump() << "\n";
+  } else {
+    const KilledLines lines = RenderKilled(body);
+    std::cout << lines.out;
+    std::cerr << lines.err;
   }
-  return worst;
+  for (const json& result : body.value("results", json::array())) {
+    const std::string outcome = result.value("outcome", "");
+    if (outcome != "terminating" && outcome != "already_finished") return Code(ExitCode::kRefused);
+  }
+  return Code(ExitCode::kOk);
 }
 
 int RunStatus(const GlobalOptions& options) {

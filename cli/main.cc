@@ -13,8 +13,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
-#include "cli/endpoint.h"
 #include "cli/exit_code.h"
+#include "client/endpoint.h"
 #include "common/version.h"
 
 namespace {
@@ -64,7 +64,7 @@ void AddGlobalOptions(CLI::App& app, GlobalOptions& global) {
                        "print the version (the same as `bplaced --version`) and exit");
   app.add_option("--url", global.url,
                  "unix:/PATH or http://HOST:PORT of bplaced (default $BPLACE_URL, else " +
-                     std::string(bplace::cli::kDefaultUrl) + ")");
+                     std::string(bplace::client::kDefaultUrl) + ")");
   app.add_option("--timeout", global.timeout_s,
                  "seconds one request may take, connecting included (default 30; submit 120: "
                  "it waits for bsub)")

@@ -94,6 +94,13 @@ json IbAge(const json& ib) {
   return ib["age_s"].get<double>() + (*as_of - *source_as_of);
 }
 
+// A job's status in LSF's words: bplace's SUBMITTED (LSF took the job,
+// bjobs has not listed it yet) is PEND, as LSF says of a job it accepted.
+std::string LsfStatus(const json& job) {
+  const std::string status = Text(job, "status");
+  return status == "SUBMITTED" ? "PEND" : status;
+}
+
 }  // namespace
 
 std::string FormatAge(const json& age_s) {
@@ -233,9 +240,8 @@ std::string RenderJobs(const json& jobs, std::size_t width) {
   if (list.empty()) return "No jobs.\n";
   Table table{{"JOBID", "USER", "STAT", "QUEUE", "EXEC_HOST", "JOB_NAME", "SUBMITTED"}, {}};
   for (const json& job : list) {
-    table.rows.push_back({Text(job, "id"), Text(job, "user"), Text(job, "status"),
-                          Text(job, "queue"), ExecHosts(job), Text(job, "job_name"),
-                          Text(job, "submitted_at")});
+    table.rows.push_back({Text(job, "id"), Text(job, "user"), LsfStatus(job), Text(job, "queue"),
+                          ExecHosts(job), Text(job, "job_name"), Text(job, "submitted_at")});
   }
   std::string out = RenderTable(table, width);
   if (Text(jobs, "next_cursor") != "-" && !Text(jobs, "next_cursor").empty()) {
@@ -250,7 +256,7 @@ std::string RenderJob(const json& job, std::size_t width) {
     out += "Job <" + Text(job, "id") + ">: array job";
     const json statuses = job.value("statuses", json::object());
     for (const auto& [status, count] : statuses.items()) {
-      out += ", " + count.dump() + " " + status;
+      out += ", " + count.dump() + " " + (status == "SUBMITTED" ? "PEND" : status);
     }
     out += "\n";
     return out + RenderJobs({{"jobs", Array(job, "elements")}}, width);
@@ -267,7 +273,8 @@ std::string RenderJob(const json& job, std::size_t width) {
                                             "submitted_at", "updated_at"};
   Table table{{"FIELD", "VALUE"}, {}};
   for (const char* field : kFields) {
-    const std::string value = Text(job, field);
+    const std::string value =
+        std::string_view(field) == "status" ? LsfStatus(job) : Text(job, field);
     if (value != "-") table.rows.push_back({field, value});
   }
   table.rows.push_back({"exec_hosts", ExecHosts(job)});
@@ -289,14 +296,24 @@ std::string RenderSubmitted(const json& answer) {
          ">.\n";
 }
 
-std::string RenderKilled(const std::string& id, const json& answer) {
-  const json job = answer.value("job", json::object());
-  if (Text(answer, "outcome") == "already_finished") {
-    return "Job <" + id + "> has already finished (" + Text(job, "status") + ").\n";
+KilledLines RenderKilled(const json& answer) {
+  KilledLines lines;
+  for (const json& result : Array(answer, "results")) {
+    const std::string id = Text(result, "id");
+    const std::string outcome = Text(result, "outcome");
+    if (outcome == "terminating") {
+      lines.out += "Job <" + id + "> is being terminated\n";
+    } else if (outcome == "already_finished") {
+      lines.err += "Job <" + id + ">: Job has already finished\n";
+    } else if (outcome == "not_followed") {
+      lines.err += "Job <" + id + ">: bplace does not follow this job (use bkill)\n";
+    } else {
+      const std::string message = Text(result, "message");
+      lines.err +=
+          "Job <" + id + ">: " + (message == "-" || message.empty() ? outcome : message) + "\n";
+    }
   }
-  if (Text(answer, "outcome") == "terminating") return "Job <" + id + "> is being terminated.\n";
-  return "Job <" + id + ">: " + Text(answer, "outcome") +
-         (Text(answer, "message") == "-" ? "" : ": " + Text(answer, "message")) + "\n";
+  return lines;
 }
 
 std::string RenderStatus(const StatusAnswers& answers, std::size_t width) {

@@ -47,10 +47,17 @@ std::string RenderJob(const nlohmann::json& job, std::size_t width);
 // queue <normal>.".
 std::string RenderSubmitted(const nlohmann::json& answer);
 
-// The answer of DELETE /v1/jobs/{id} for `id` in bkill's words: "Job <123>
-// is being terminated." (202), "Job <123> has already finished (DONE)."
-// (200, already_finished).
-std::string RenderKilled(const std::string& id, const nlohmann::json& answer);
+// What `bplace kill` prints, as bkill prints it (LSF 10.1; docs/lsf-formats.md
+// "bkill"): stdout and stderr lines.
+struct KilledLines {
+  std::string out;
+  std::string err;
+};
+
+// The answer of POST /v1/jobs:cancel in bkill's words: "Job <123> is being
+// terminated" on stdout, "Job <124>: Job has already finished" (and every
+// other outcome, with LSF's message) on stderr, a line per id in order.
+KilledLines RenderKilled(const nlohmann::json& answer);
 
 // The answers `bplace status` reads; an answer it could not get is an
 // empty object (its rows are left out).

@@ -117,7 +117,7 @@ std::vector<std::string> BuildBsubArgv(const std::string& bsub_path, const BsubO
     Add(argv, "-J", options.job_name);
   }
   if (options.slots) Add(argv, "-n", std::to_string(*options.slots));
-  Add(argv, "-R", options.resources);
+  for (const std::string& resources : options.resources) Add(argv, "-R", resources);
   Add(argv, "-R", options.daemon_resources);
   Add(argv, "-o", options.output);
   Add(argv, "-e", options.error);

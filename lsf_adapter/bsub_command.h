@@ -21,8 +21,8 @@ struct BsubOptions {
   // A job array's index list ("1-100", "1-9:2,20"): -J "NAME[LIST]", NAME
   // being job_name or kDefaultArrayName. Checked before (ParseArrayIndexList).
   std::optional<std::string> array;
-  std::optional<std::int64_t> slots;     // -n
-  std::optional<std::string> resources;  // -R
+  std::optional<std::int64_t> slots;   // -n
+  std::vector<std::string> resources;  // -R each, in order
   // A second -R the daemon adds (e.g. "select[ib_ok==1]"); LSF 10.1 merges
   // several -R options, the select sections with &&.
   std::optional<std::string> daemon_resources;

@@ -30,6 +30,9 @@ struct RunAs {
   // The child's working directory, entered after the ids changed (so a home
   // directory on root-squashed NFS is entered as the user). Empty means "/".
   std::string work_dir;
+  // The child's file creation mask (umask(2)), set before exec; unset: the
+  // daemon's. bsub hands the submitter's umask to the job.
+  std::optional<mode_t> umask;
 };
 
 // One command to run: argv[0] is an absolute path or a name resolved by the

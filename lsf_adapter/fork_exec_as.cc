@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,6 +101,8 @@ struct ForkPlan {
   const gid_t* groups;
   std::size_t group_count;
   const char* work_dir;
+  bool set_umask;
+  mode_t umask;
   const sigset_t* empty_mask;
   int max_fd;  // highest descriptor to close when close_range(2) is missing
 };
@@ -194,6 +197,7 @@ void ChangeIds(const ForkPlan& plan) {
     ChildFail(plan, ChildStage::kRegainedRoot, 0);
   }
   if (::chdir(plan.work_dir) != 0) ChildFail(plan, ChildStage::kChdir, errno);
+  if (plan.set_umask) ::umask(plan.umask);
   ::execve(plan.path, plan.argv, plan.envp);
   ChildFail(plan, ChildStage::kExecve, errno);
 }
@@ -291,6 +295,8 @@ Result<pid_t> ForkExecAs(const RunAs& run_as, const std::string& path, char* con
       .groups = run_as.groups.data(),
       .group_count = run_as.groups.size(),
       .work_dir = work_dir.c_str(),
+      .set_umask = run_as.umask.has_value(),
+      .umask = run_as.umask.value_or(0),
       .empty_mask = &empty_mask,
       .max_fd = HighestPossibleFd(),
   };

@@ -100,7 +100,35 @@ RunAs RunAsFor(const identity::UserIdentity& user) {
                .uid = user.uid,
                .gid = user.gid,
                .groups = user.groups,
-               .work_dir = home_is_dir ? user.home : "/"};
+               .work_dir = home_is_dir ? user.home : "/",
+               .umask = std::nullopt};
+}
+
+RunAs RunAsSelf(std::string work_dir, std::optional<mode_t> umask) {
+  RunAs self{.user = "",
+             .uid = ::getuid(),
+             .gid = ::getgid(),
+             .groups = {},
+             .work_dir = std::move(work_dir),
+             .umask = umask};
+  const int count = ::getgroups(0, nullptr);
+  if (count > 0) {
+    self.groups.resize(static_cast<std::size_t>(count));
+    const int got = ::getgroups(count, self.groups.data());
+    self.groups.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  }
+  return self;
+}
+
+std::vector<std::string> LsfInvoker::CallerEnvironment(std::string_view command,
+                                                       std::vector<std::string> caller_env) const {
+  if (!env_dir_.empty()) {
+    std::erase_if(caller_env,
+                  [](const std::string& entry) { return entry.starts_with("LSF_ENVDIR="); });
+    caller_env.push_back("LSF_ENVDIR=" + env_dir_);
+  }
+  ApplyCommandRules(command, caller_env);
+  return caller_env;
 }
 
 std::vector<std::string> CurrentEnvironment() {

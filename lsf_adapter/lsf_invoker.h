@@ -51,6 +51,15 @@ class LsfInvoker {
                      std::vector<std::string> args,
                      std::optional<std::string> stdin_data = std::nullopt) const;
 
+  // The environment of a `command` that hands the caller's environment
+  // (`caller_env`, "NAME=value") on, as bsub gives the job the submitter's
+  // (LSF 10.1 bsub(1): "sets the user's execution environment for the
+  // job"): every variable of the caller's, except that LSF_ENVDIR is the
+  // daemon's when it has one (the cluster this daemon serves), and the
+  // command's rules applied (ApplyCommandRules).
+  std::vector<std::string> CallerEnvironment(std::string_view command,
+                                             std::vector<std::string> caller_env) const;
+
   // Where `command` runs from: "<bin_dir>/<command>", or the bare name.
   std::string Path(std::string_view command) const;
 
@@ -78,6 +87,12 @@ void ApplyCommandRules(std::string_view command, std::vector<std::string>& env);
 // cannot see). Blocks: it stats the home directory, which may be on NFS.
 // Thread-safe.
 RunAs RunAsFor(const identity::UserIdentity& user);
+
+// What the runner needs to run a command as this process itself, in
+// `work_dir` with `umask` (the caller's working directory and file mask,
+// service-account mode): our own ids and groups, which the child then need
+// not change. Never fails; blocks on nothing.
+RunAs RunAsSelf(std::string work_dir, std::optional<mode_t> umask);
 
 // The current process environment as "NAME=value" strings.
 std::vector<std::string> CurrentEnvironment();

@@ -63,4 +63,18 @@ void JobCanceller::Cancel(const std::vector<lsf::JobId>& ids,
   });
 }
 
+void JobCanceller::RunBkill(std::vector<std::string> args,
+                            const std::optional<identity::UserIdentity>& run_as,
+                            std::function<void(Result<lsf::CommandResult>)> done) {
+  lsf::CommandSpec spec =
+      run_as ? lsf_.SpecAs(*run_as, "bkill", std::move(args)) : lsf_.Spec("bkill", std::move(args));
+  runner_.Run(std::move(spec), [done = std::move(done)](Result<lsf::CommandResult> result) {
+    if (!result) {
+      done(Fail(ErrorCode::kUnavailable, "bkill could not be started: " + result.error().message));
+      return;
+    }
+    done(std::move(*result));
+  });
+}
+
 }  // namespace bplace

@@ -39,6 +39,13 @@ class JobCanceller {
               const std::optional<identity::UserIdentity>& run_as,
               std::function<void(Result<std::vector<CancelResult>>)> done);
 
+  // Runs one `bkill ARGS...` (checked by lsf::ParseBkillCommandLine) as
+  // `run_as` (null: as the daemon) and hands `done` bkill's own output and
+  // exit status, on a runner thread: the front door prints them as they
+  // are. Errors: kUnavailable when bkill could not be started.
+  void RunBkill(std::vector<std::string> args, const std::optional<identity::UserIdentity>& run_as,
+                std::function<void(Result<lsf::CommandResult>)> done);
+
  private:
   lsf::CommandRunner& runner_;
   const lsf::LsfInvoker& lsf_;

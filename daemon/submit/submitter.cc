@@ -46,6 +46,19 @@ lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue, con
   return options;
 }
 
+// Hands the submitter's working directory, umask and environment to bsub
+// (JobRequest::workdir, umask, environment). Without run_as (service-account
+// mode) the child runs as the daemon itself, through the same fork path,
+// which can enter a directory and set a umask where posix_spawn cannot.
+void WithSubmitterContext(const JobRequest& job, const lsf::LsfInvoker& lsf,
+                          lsf::CommandSpec& spec) {
+  if (job.environment) spec.env = lsf.CallerEnvironment("bsub", *job.environment);
+  if (!job.workdir && !job.umask) return;
+  if (!spec.run_as) spec.run_as = lsf::RunAsSelf("", std::nullopt);
+  if (job.workdir) spec.run_as->work_dir = *job.workdir;
+  if (job.umask) spec.run_as->umask = job.umask;
+}
+
 }  // namespace
 
 std::string DescriptionTag(const std::string& tag) { return "bplace:" + tag; }
@@ -376,6 +389,7 @@ lsf::CommandSpec Submitter::BsubSpec(const Run& run, const Choice& choice) const
                               ? lsf_.SpecAs(*run.context.run_as, "bsub", {}, run.job.script)
                               : lsf_.Spec("bsub", {}, run.job.script);
   spec.argv = lsf::BuildBsubArgv(lsf_.Path("bsub"), options);
+  WithSubmitterContext(run.job, lsf_, spec);
   spec.on_spawned = run.context.on_bsub_started;
   return spec;
 }

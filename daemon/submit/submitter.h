@@ -45,7 +45,8 @@ struct JobRequest {
   // The slots the script's `#BSUB -n` asks for (its max), when `slots` is
   // not given: placed and counted, never put on the command line.
   std::optional<std::int64_t> script_slots;
-  std::optional<std::string> resources;
+  // Each -R, in order (LSF 10.1 merges several -R options itself).
+  std::vector<std::string> resources;
   // The values of the script's `#BSUB -R` lines, in order. When bplace puts
   // its own -R on the command line (require_ib with the lsload source),
   // bsub would drop the script's -R for it; these then go on the command
@@ -59,6 +60,16 @@ struct JobRequest {
   std::optional<std::string> project;
   std::optional<std::string> app;
   std::vector<std::string> extra_args;
+  // The submitter's context, which bsub hands to the job (LSF 10.1 bsub(1):
+  // the job runs with the submitter's environment, working directory and
+  // file creation mask): where bsub runs (relative -o, -e and -cwd paths
+  // are relative to it), the environment it runs with ("NAME=value"), and
+  // its umask. Unset: bsub runs in the caller's home (multi-user mode) or
+  // the daemon's working directory, with the environment of
+  // LsfInvoker::Spec/SpecAs and the daemon's umask.
+  std::optional<std::string> workdir;
+  std::optional<std::vector<std::string>> environment;
+  std::optional<mode_t> umask;
   // Keep hosts with unhealthy InfiniBand out; unset: SubmitterOptions::require_ib.
   std::optional<bool> require_ib;
   // The client's tags of the job (a workflow's name, a step): GET /v1/jobs

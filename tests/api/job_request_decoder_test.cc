@@ -37,7 +37,7 @@ TEST(DecodeJobRequestTest, DecodesEveryField) {
   EXPECT_FALSE(job->script);
   EXPECT_EQ(job->job_name, "align");
   EXPECT_EQ(job->slots, 4);
-  EXPECT_EQ(job->resources, "span[hosts=1]");
+  EXPECT_EQ(job->resources, std::vector<std::string>{"span[hosts=1]"});
   EXPECT_EQ(job->output, "out.%J");
   EXPECT_EQ(job->error, "err.%J");
   EXPECT_EQ(job->cwd, "/scratch/alice");

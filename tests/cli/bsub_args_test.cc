@@ -60,6 +60,16 @@ TEST(ParseSubmitArgs, EveryOptionOfTheFieldTableFillsItsField) {
   }
 }
 
+TEST(ParseSubmitArgs, ALoneWordOrAPathIsTheCommandNotAHost) {
+  // Snakemake's `--cluster "bplace submit"` passes the job script alone.
+  EXPECT_EQ(Body({"/work/job.sh"})["command"], "/work/job.sh");
+  EXPECT_FALSE(Body({"/work/job.sh"}).contains("host"));
+  EXPECT_EQ(Body({"job.sh"})["command"], "job.sh");
+  const json body = Body({"/work/job.sh", "input.dat"});
+  EXPECT_FALSE(body.contains("host"));
+  EXPECT_EQ(body["argv"], json({"/work/job.sh", "input.dat"}));
+}
+
 TEST(ParseSubmitArgs, OneCommandWordIsAShellCommandString) {
   const json body = Body({"--host", "node1", "sleep 60; date"});
   EXPECT_EQ(body["command"], "sleep 60; date");

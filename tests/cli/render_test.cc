@@ -20,10 +20,16 @@ TEST(RenderSubmitted, SpeaksAsBsub) {
 }
 
 TEST(RenderKilled, SpeaksAsBkill) {
-  EXPECT_EQ(RenderKilled("7", {{"outcome", "terminating"}, {"job", json::object()}}),
-            "Job <7> is being terminated.\n");
-  EXPECT_EQ(RenderKilled("7", {{"outcome", "already_finished"}, {"job", {{"status", "DONE"}}}}),
-            "Job <7> has already finished (DONE).\n");
+  const KilledLines lines = RenderKilled(
+      {{"results",
+        {{{"id", "7"}, {"outcome", "terminating"}, {"message", "Job <7> is being terminated"}},
+         {{"id", "8"}, {"outcome", "already_finished"}, {"message", "RUN"}},
+         {{"id", "9"}, {"outcome", "permission_denied"}, {"message", "job of bob"}}}}});
+  EXPECT_EQ(lines.out, "Job <7> is being terminated\n");
+  // LSF's words only: never a state that contradicts them.
+  EXPECT_EQ(lines.err,
+            "Job <8>: Job has already finished\n"
+            "Job <9>: job of bob\n");
 }
 
 TEST(RenderPlacement, ListsEveryExcludedQueueWithCodeAndReason) {

@@ -514,7 +514,7 @@ nlohmann::json Encode(const JobRequest& job) {
   put("script", job.script);
   put("job_name", job.job_name);
   if (job.slots) body["slots"] = *job.slots;
-  put("resources", job.resources);
+  if (!job.resources.empty()) body["resources"] = job.resources;
   put("output", job.output);
   put("error", job.error);
   put("cwd", job.cwd);
@@ -552,8 +552,13 @@ const char* JobProblem(const JobRequest& job, const api::JobRequestLimits& limit
   auto line_ok = [&](const std::optional<std::string>& s, std::size_t max) {
     return !s || (!s->empty() && s->size() <= max && !HasControl(*s, false));
   };
-  for (const auto* value : {&job.job_name, &job.resources, &job.output, &job.error, &job.cwd,
-                            &job.walltime, &job.memory}) {
+  for (const std::string& resources : job.resources) {
+    if (!line_ok(resources, limits.max_string_bytes) || Option(resources)) {
+      return "bad single-line option value";
+    }
+  }
+  for (const auto* value :
+       {&job.job_name, &job.output, &job.error, &job.cwd, &job.walltime, &job.memory}) {
     if (!line_ok(*value, limits.max_string_bytes) || (*value && Option(**value))) {
       return "bad single-line option value";
     }

@@ -40,7 +40,7 @@ TEST(BuildBsubArgvTest, PutsEveryOptionInFixedOrderBeforeCommand) {
   options.host = "node001";
   options.job_name = "align";
   options.slots = 48;
-  options.resources = "span[ptile=24] select[ib_ok==1]";
+  options.resources = {"span[ptile=24] select[ib_ok==1]"};
   options.output = "out.%J";
   options.error = "err.%J";
   options.cwd = "/scratch/alice dir";

@@ -241,7 +241,7 @@ TEST_F(SubmitterTest, PassesEveryOptionInFixedOrder) {
   JobRequest job = Command("./run.sh");
   job.job_name = "align";
   job.slots = 4;
-  job.resources = "span[hosts=1]";
+  job.resources = {"span[hosts=1]"};
   job.output = "out.%J";
   job.error = "err.%J";
   job.cwd = "/scratch/alice";
@@ -455,7 +455,7 @@ TEST_F(SubmitterTest, StopsOnJobRejection) {
   BsubReplies("qa", FakeCommandRunner::Output(
                         "", "Bad resource requirement syntax. Job not submitted.\n", 255));
   JobRequest job = Command("true");
-  job.resources = "select[[";
+  job.resources = {"select[["};
   const SubmissionResult result = Submit(job);
   ASSERT_TRUE(result.error);
   EXPECT_EQ(result.error->code, ErrorCode::kRejected);
@@ -704,7 +704,7 @@ TEST_F(SubmitterTest, IbSelectAlsoAdmitsHostsWithoutIbOkWhenUnknownIsAllowed) {
   options_.ib.require_ib = true;
   options_.ib.source = IbSource::kLsload;
   JobRequest job = Command("./mpi_app");
-  job.resources = "span[ptile=4]";
+  job.resources = {"span[ptile=4]"};
   const SubmissionResult result = Submit(job);
   ASSERT_FALSE(result.error) << result.error->message;
   EXPECT_THAT(result.bsub_argv,

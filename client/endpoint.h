@@ -10,7 +10,7 @@
 
 #include "common/result.h"
 
-namespace bplace::cli {
+namespace bplace::client {
 
 // The socket bplaced listens on in the shipped units (deploy/bplaced.service).
 inline constexpr char kDefaultUrl[] = "unix:/run/bplace/bplace.sock";
@@ -51,4 +51,4 @@ std::string TokenFilePath(const std::map<std::string, std::string>& env);
 // is no token, not an error.
 Result<std::optional<std::string>> ChooseToken(const std::map<std::string, std::string>& env);
 
-}  // namespace bplace::cli
+}  // namespace bplace::client

@@ -1,4 +1,4 @@
-#include "cli/http_client.h"
+#include "client/http_client.h"
 
 #include <cctype>
 #include <cstdio>
@@ -13,7 +13,7 @@
 
 #include "common/version.h"
 
-namespace bplace::cli {
+namespace bplace::client {
 namespace {
 
 namespace asio = boost::asio;
@@ -165,4 +165,4 @@ tl::expected<HttpAnswer, TransportError> Exchange(const Endpoint& endpoint,
   return tl::unexpected(error);
 }
 
-}  // namespace bplace::cli
+}  // namespace bplace::client

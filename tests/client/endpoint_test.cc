@@ -1,4 +1,4 @@
-#include "cli/endpoint.h"
+#include "client/endpoint.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace bplace::cli {
+namespace bplace::client {
 namespace {
 
 TEST(ParseEndpoint, ReadsUnixAndHttp) {
@@ -113,4 +113,4 @@ TEST_F(TokenFileTest, XdgConfigHomeComesFirstAndAnEmptyFileIsAnError) {
 }
 
 }  // namespace
-}  // namespace bplace::cli
+}  // namespace bplace::client

@@ -1,4 +1,4 @@
-#include "cli/endpoint.h"
+#include "client/endpoint.h"
 
 #include <sys/stat.h>
 
@@ -8,7 +8,7 @@
 
 #include "common/text.h"
 
-namespace bplace::cli {
+namespace bplace::client {
 namespace {
 
 std::string Lookup(const std::map<std::string, std::string>& env, const std::string& name) {
@@ -145,4 +145,4 @@ Result<std::optional<std::string>> ChooseToken(const std::map<std::string, std::
   return std::optional<std::string>(token);
 }
 
-}  // namespace bplace::cli
+}  // namespace bplace::client

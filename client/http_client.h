@@ -13,9 +13,9 @@
 
 #include <tl/expected.hpp>
 
-#include "cli/endpoint.h"
+#include "client/endpoint.h"
 
-namespace bplace::cli {
+namespace bplace::client {
 
 // A request: method ("GET", "POST", "DELETE"), target ("/v1/queues?x=y",
 // already percent-encoded), a JSON body (sent with Content-Type
@@ -57,4 +57,4 @@ tl::expected<HttpAnswer, TransportError> Exchange(const Endpoint& endpoint,
                                                   const HttpCall& call,
                                                   std::chrono::milliseconds timeout);
 
-}  // namespace bplace::cli
+}  // namespace bplace::client

@@ -1,0 +1,222 @@
+// The front door (bsub, bjobs, bkill of frontdoor/) against the real bplaced
+// and the LSF simulator: LSF's bytes, read-your-writes, exactly once, and
+// the real commands when bplaced cannot answer (docs/lsf-front-door.md).
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/integration/harness.h"
+
+namespace bplace::testing {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// The front door over TCP with the harness's token (the service user, who
+// may submit in service-account mode), the simulator as the real LSF.
+class FrontDoorTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    sim_ = std::make_unique<SimCluster>(DEMO_CLUSTER);
+    DaemonSettings settings;
+    settings.jobs_refresh_s = 1;
+    settings.load_refresh_s = 1;
+    // bsub runs as the service user in the directory it was called from.
+    fs::permissions(sim_->dir(), fs::perms::all, fs::perm_options::add);
+    daemon_ = std::make_unique<DaemonProcess>(*sim_, settings);
+  }
+  static void TearDownTestSuite() {
+    daemon_.reset();
+    sim_.reset();
+  }
+
+  static std::map<std::string, std::string> Env() {
+    return {{"BPLACE_URL", "http://127.0.0.1:" + std::to_string(daemon_->port())},
+            {"BPLACE_TOKEN", daemon_->token()},
+            {"LSF_BINDIR", LSFSIM_BIN_DIR},
+            {"LSF_ENVDIR", (sim_->dir() / "lsf").string()}};
+  }
+
+  // Runs a front-door command in the simulator's directory.
+  static ProcessOutput Door(const std::string& command, const std::vector<std::string>& args,
+                            std::map<std::string, std::string> env = Env()) {
+    std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"",
+                                     sim_->dir().string(),
+                                     std::string(FRONTDOOR_DIR) + "/" + command};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunProcess(argv, env);
+  }
+
+  // The daemon's own answer to a front-door route, without the binary.
+  static json Route(const std::string& command, const std::vector<std::string>& args) {
+    json body{{"argv", args}};
+    if (command == "bsub") body["cwd"] = sim_->dir().string();
+    return daemon_->Post("/v1/lsf/" + command, body.dump()).Json();
+  }
+
+  // The route's answer once the jobs tier has refreshed after the first
+  // call (which follows ids it did not know): a long poll of GET /v1/jobs
+  // waits for the next refresh, no sleep.
+  static json RouteAfterRefresh(const std::string& command, const std::vector<std::string>& args) {
+    json answer = Route(command, args);
+    for (int i = 0; i < 3 && !answer.contains("stdout"); ++i) {
+      daemon_->Get("/v1/jobs?wait_s=5");
+      answer = Route(command, args);
+    }
+    return answer;
+  }
+
+  static std::string JobIdOf(const std::string& bsub_out) {
+    std::smatch match;
+    const std::regex line(R"(^Job <(\d+)> is submitted to queue <[^>]+>\.\n$)");
+    return std::regex_match(bsub_out, match, line) ? match[1].str() : "";
+  }
+
+  // Waits (long polls, no sleep) until the jobs tier shows `id` in `status`.
+  static void WaitForStatus(const std::string& id, const std::string& status) {
+    for (int i = 0; i < 20; ++i) {
+      const json job = daemon_->Get("/v1/jobs/" + id + "?wait_s=5").Json();
+      if (job.value("status", "") == status) return;
+    }
+    FAIL() << "job " << id << " never showed " << status;
+  }
+
+  static inline std::unique_ptr<SimCluster> sim_;
+  static inline std::unique_ptr<DaemonProcess> daemon_;
+};
+
+TEST_F(FrontDoorTest, BsubPrintsExactlyBsubsLineAndSubmitsThroughBplaced) {
+  const ProcessOutput out = Door("bsub", {"-J", "fd_one", "-n", "1", "sleep", "60"});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(out.err, "");
+  const std::string id = JobIdOf(out.out);
+  ASSERT_FALSE(id.empty()) << out.out;
+  // bplace tagged it: it came through the daemon, not the real bsub.
+  const ProcessOutput lsf = sim_->Lsf({"bjobs", "-o", "job_name job_description", "-json", id});
+  const json record = json::parse(lsf.out)["RECORDS"][0];
+  EXPECT_EQ(record["JOB_NAME"], "fd_one");
+  EXPECT_THAT(record["JOB_DESCRIPTION"].get<std::string>(), ::testing::StartsWith("bplace:"));
+}
+
+TEST_F(FrontDoorTest, AJobJustSubmittedIsListedAtOnceAsPend) {
+  const ProcessOutput out = Door("bsub", {"true"});
+  const std::string id = JobIdOf(out.out);
+  ASSERT_FALSE(id.empty()) << out.out << out.err;
+  const json answer = Route("bjobs", {"-o", "stat", "-noheader", id});
+  ASSERT_TRUE(answer.contains("stdout")) << answer.dump();
+  EXPECT_EQ(answer["stdout"], "PEND\n");
+  EXPECT_EQ(answer["exit_code"], 0);
+}
+
+TEST_F(FrontDoorTest, BjobsFormsAreByteForByteWhatTheSimulatorPrints) {
+  std::vector<std::string> ids;
+  for (const char* name : {"fd_run", "fd_pend", "fd_exit"}) {
+    const ProcessOutput out = Door("bsub", {"-J", name, "sleep", "600"});
+    ids.push_back(JobIdOf(out.out));
+    ASSERT_FALSE(ids.back().empty()) << out.out << out.err;
+  }
+  ASSERT_EQ(sim_->Lsf({"lsfsim", "schedule"}).exit_code, 0);
+  ASSERT_EQ(sim_->Lsf({"lsfsim", "finish", ids[2], "--exit", "3"}).exit_code, 0);
+  WaitForStatus(ids[2], "EXIT");
+  const std::vector<std::vector<std::string>> forms = {
+      {"-o", "stat", "-noheader", ids[0]},
+      {"-noheader", "-o", "jobid stat", ids[0], ids[1], ids[2]},
+      {"-o", "jobid stat exec_host delimiter='^'", "-noheader", ids[0], ids[2]},
+      {"-json", "-o", "jobid user exit_code stat exit_reason", ids[2]},
+      {"-o", "id stat:6 queue:-12", ids[0]},
+      {ids[0], ids[1]},
+      {"-w", ids[2]},
+      {"-o", "stat", "-noheader", ids[0], "999999"},
+      {"-json", "-o", "jobid stat", ids[1], "999999"},
+  };
+  for (const auto& form : forms) {
+    std::vector<std::string> lsf = {"bjobs"};
+    lsf.insert(lsf.end(), form.begin(), form.end());
+    const json answer = RouteAfterRefresh("bjobs", form);
+    const ProcessOutput real = sim_->Lsf(lsf);
+    ASSERT_TRUE(answer.contains("stdout")) << ::testing::PrintToString(form) << answer.dump();
+    EXPECT_EQ(answer["stdout"], real.out) << ::testing::PrintToString(form);
+    EXPECT_EQ(answer["stderr"], real.err) << ::testing::PrintToString(form);
+    EXPECT_EQ(answer["exit_code"], real.exit_code) << ::testing::PrintToString(form);
+  }
+}
+
+TEST_F(FrontDoorTest, AnsweredBjobsCostsMbatchdNothing) {
+  const std::string id = JobIdOf(Door("bsub", {"true"}).out);
+  ASSERT_FALSE(id.empty());
+  WaitForStatus(id, "PEND");
+  const long long before = sim_->Counts().value("bjobs", 0LL);
+  for (int i = 0; i < 20; ++i) {
+    const ProcessOutput out = Door("bjobs", {"-o", "stat", "-noheader", id});
+    ASSERT_EQ(out.exit_code, 0) << out.err;
+    ASSERT_EQ(out.out, "PEND\n");
+  }
+  // The jobs tier runs one bjobs a second here; twenty front-door calls in
+  // far less than twenty seconds add none of their own.
+  EXPECT_LT(sim_->Counts().value("bjobs", 0LL) - before, 20);
+}
+
+TEST_F(FrontDoorTest, BkillKillsOnceAndAFinishedJobIsAnsweredWithoutLsf) {
+  const std::string id = JobIdOf(Door("bsub", {"sleep", "600"}).out);
+  ASSERT_FALSE(id.empty());
+  WaitForStatus(id, "PEND");
+  const ProcessOutput kill = Door("bkill", {id});
+  EXPECT_EQ(kill.exit_code, 0) << kill.err;
+  EXPECT_EQ(kill.out, "Job <" + id + "> is being terminated\n");
+  WaitForStatus(id, "EXIT");
+  const long long before = sim_->Counts().value("bkill", 0LL);
+  const json again = Route("bkill", {id});
+  EXPECT_EQ(again["stderr"], "Job <" + id + ">: Job has already finished\n");
+  EXPECT_EQ(again["exit_code"], 255);
+  EXPECT_EQ(sim_->Counts().value("bkill", 0LL), before);
+}
+
+TEST_F(FrontDoorTest, FormsBplaceDoesNotAnswerRunTheRealCommand) {
+  EXPECT_TRUE(Route("bjobs", {"-l", "1"}).contains("run_lsf"));
+  EXPECT_TRUE(Route("bjobs", {"-u", "all"}).contains("run_lsf"));
+  EXPECT_TRUE(Route("bkill", {"0"}).contains("run_lsf"));
+  const json interactive = Route("bsub", {"-Is", "bash"});
+  ASSERT_TRUE(interactive.contains("run_lsf")) << interactive.dump();
+  // Placement adds the queue; the rest is the user's command line.
+  const auto args = interactive["run_lsf"].get<std::vector<std::string>>();
+  ASSERT_EQ(args.size(), 4u);
+  EXPECT_EQ(args[0], "-q");
+  EXPECT_EQ(args[2], "-Is");
+}
+
+TEST(FrontDoorDown, TheRealCommandsAnswerWhenBplacedIsNotThere) {
+  SimCluster sim(DEMO_CLUSTER);
+  const std::map<std::string, std::string> env = {
+      {"BPLACE_URL", "unix:" + (sim.dir() / "no-daemon.sock").string()},
+      {"LSF_BINDIR", LSFSIM_BIN_DIR},
+      {"LSF_ENVDIR", (sim.dir() / "lsf").string()}};
+  const ProcessOutput submitted =
+      RunProcess({std::string(FRONTDOOR_DIR) + "/bsub", "-q", "short", "true"}, env);
+  EXPECT_EQ(submitted.exit_code, 0) << submitted.err;
+  EXPECT_THAT(submitted.out,
+              ::testing::MatchesRegex("Job <[0-9]+> is submitted to queue <short>\\.\n"));
+  const ProcessOutput listed = RunProcess({std::string(FRONTDOOR_DIR) + "/bjobs", "-w"}, env);
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, ::testing::HasSubstr("JOBID"));
+  // Exactly one job: the front door ran bsub once.
+  EXPECT_EQ(sim.Counts().value("bsub", 0LL), 1);
+}
+
+TEST(FrontDoorSelf, RefusesToRunItselfAsTheRealCommand) {
+  const ProcessOutput out =
+      RunProcess({std::string(FRONTDOOR_DIR) + "/bjobs"},
+                 {{"BPLACE_FRONTDOOR", "off"}, {"LSF_BINDIR", FRONTDOOR_DIR}});
+  EXPECT_EQ(out.exit_code, 255);
+  EXPECT_THAT(out.err, ::testing::HasSubstr("bplace's front door"));
+}
+
+}  // namespace
+}  // namespace bplace::testing
