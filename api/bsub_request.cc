@@ -109,9 +109,7 @@ Result<json> JobBodyFromBsub(const lsf::BsubCommandLine& line, const BsubSubmitt
   }
   if (!extra.empty()) body["extra_args"] = std::move(extra);
   if (!line.command.empty()) {
-    std::string command;
-    for (const std::string& word : line.command) command += (command.empty() ? "" : " ") + word;
-    body["command"] = command;
+    body["command"] = lsf::BsubCommandString(line.command);
   } else if (submitter.script) {
     body["script"] = *submitter.script;
   } else {

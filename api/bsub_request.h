@@ -34,8 +34,8 @@ struct BsubSubmitter {
 //    their fields (read from JobRequestFields()' bsub column: one table);
 //  - every other option bsub takes (lsf::BsubOptionUse::kPassed) goes to
 //    `extra_args` with its value;
-//  - the command words joined by blanks are `command`, as bsub joins them
-//    (no quoting: `bsub echo "a b"` runs `echo a b`); none: `script`.
+//  - the command words, as bsub joins them (lsf::BsubCommandString: `bsub
+//    sh -c 'exit 3'` runs `sh -c "exit 3"`), are `command`; none: `script`.
 // Returns kInvalidArgument naming what bplace cannot express, so that the
 // real bsub runs the command line as it is: -Jd (bplace tags jobs), an
 // interactive or blocking option, -m with several hosts, -n min,max, an

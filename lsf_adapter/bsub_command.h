@@ -68,8 +68,8 @@ BsubOptionRule FindBsubOption(std::string_view flag);
 
 // The argv of one bsub call: `bsub_path` first, then -q, -m, -Jd and the
 // options in a fixed order, then the command string as ONE argument (bsub
-// joins its trailing arguments with spaces anyway, and the execution host's
-// shell parses the string, as with a typed bsub). Never fails: options are
+// keeps its first command word as it is, lsf::BsubCommandString, and the
+// execution host's shell parses the string, as with a typed bsub). Never fails: options are
 // validated before (see CheckExtraArgs and the API's request decoder).
 std::vector<std::string> BuildBsubArgv(const std::string& bsub_path, const BsubOptions& options);
 

@@ -78,6 +78,33 @@ Result<BsubCommandLine> ParseBsubCommandLine(const std::vector<std::string>& arg
   return line;
 }
 
+std::string BsubCommandString(const std::vector<std::string>& words) {
+  std::string line;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    if (i == 0) {
+      line = word;
+      continue;
+    }
+    line += ' ';
+    if (word.find(' ') != std::string::npos) {
+      const bool single =
+          word.find('"') != std::string::npos || word.find('$') != std::string::npos;
+      const char quote = single ? '\'' : '"';
+      line += quote + word + quote;
+      continue;
+    }
+    const bool variable = !word.empty() && word.front() == '$';
+    if (variable) line += '\'';
+    for (char c : word) {
+      if (c == '"' || c == '\'' || c == '\\' || c == '(' || c == ')') line += '\\';
+      line += c;
+    }
+    if (variable) line += '\'';
+  }
+  return line;
+}
+
 std::optional<ArrayJobName> SplitArrayJobName(std::string_view name) {
   const std::size_t open = name.find('[');
   const std::size_t close = name.find(']');

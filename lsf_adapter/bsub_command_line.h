@@ -56,6 +56,16 @@ struct BsubCommandLine {
 // Never looks at the values: the caller judges them.
 Result<BsubCommandLine> ParseBsubCommandLine(const std::vector<std::string>& args);
 
+// The command string bsub makes of the command words of its argv, which the
+// execution host's shell then reads (the command OpenLava's bsub writes in
+// the job file, lsbatch/cmd/bsub.c; LSF 10.1 keeps that behaviour): the
+// first word as it is; each later word after a blank, wrapped in double
+// quotes when it holds a blank (single quotes when it also holds '"' or
+// '$'), else with '"', '\'', '\\', '(' and ')' escaped by a backslash and
+// wrapped in single quotes when it starts with '$'. So `bsub sh -c 'exit 3'`
+// runs `sh -c "exit 3"`. Pure.
+std::string BsubCommandString(const std::vector<std::string>& words);
+
 // A job name "NAME[LIST]" or "NAME[LIST]%LIMIT" (bsub -J of a job array,
 // LSF 10.1 "Job arrays") split into its parts; nullopt when `name` is not
 // of that shape (no brackets: a plain job name; anything else: left for

@@ -29,7 +29,7 @@ TEST(JobBodyFromBsubTest, ToilsCommandLineBecomesTheRequestFields) {
   EXPECT_EQ(body["slots"], 2);
   EXPECT_EQ(body["output"], "/t/o.%J");
   EXPECT_EQ(body["error"], "/t/e.%J");
-  // bsub joins the command words with blanks, without quoting.
+  // bsub joins the command words with blanks (quoting only what needs it).
   EXPECT_EQ(body["command"], "_toil_worker run x");
   EXPECT_EQ(body["workdir"], "/home/alice");
   EXPECT_FALSE(body.contains("queues"));

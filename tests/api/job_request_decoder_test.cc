@@ -255,6 +255,38 @@ INSTANTIATE_TEST_SUITE_P(
                  R"({"command":"x","resources":"select[name=='a]b(' || t==\"x{\"]"})"},
         GoodCase{"resources_plain", R"({"command":"x","resources":"mem>100"})"}));
 
+TEST(DecodeJobRequestTest, TheSubmittersContextIsBsubs) {
+  const auto job = Decode(R"({"command":"x","workdir":"/home/alice/run","umask":"027",
+                              "environment":{"PATH":"/usr/bin","F":"() { echo\n}"},
+                              "resources":["rusage[mem=2000.0]","span[hosts=1]"]})");
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_EQ(job->workdir, "/home/alice/run");
+  EXPECT_EQ(job->umask, 027u);
+  // A value may span lines: bash exports its functions so.
+  EXPECT_EQ(job->environment,
+            (std::vector<std::string>{"F=() { echo\n}", "PATH=/usr/bin"}));
+  EXPECT_EQ(job->resources, (std::vector<std::string>{"rusage[mem=2000.0]", "span[hosts=1]"}));
+}
+
+TEST(DecodeJobRequestTest, RefusesABadSubmittersContextByName) {
+  EXPECT_THAT(Decode(R"({"command":"x","workdir":"run"})").error().message,
+              StartsWith("workdir: must be an absolute path"));
+  EXPECT_THAT(Decode(R"({"command":"x","umask":"0999"})").error().message, StartsWith("umask:"));
+  EXPECT_THAT(Decode(R"({"command":"x","umask":18})").error().message, StartsWith("umask:"));
+  EXPECT_THAT(Decode(R"({"command":"x","environment":{"A=B":"x"}})").error().message,
+              StartsWith("environment: `A=B` is not a variable name"));
+  EXPECT_THAT(Decode(R"({"command":"x","environment":{"A":1}})").error().message,
+              StartsWith("environment.A:"));
+  EXPECT_THAT(Decode(R"({"command":"x","resources":["a[","b"]})").error().message,
+              StartsWith("resources[0]: unbalanced brackets"));
+  EXPECT_THAT(Decode(R"({"command":"x","resources":[]})").error().message,
+              StartsWith("resources: must not be empty"));
+  JobRequestLimits limits;
+  limits.max_environment_bytes = 10;
+  EXPECT_THAT(Decode(R"({"command":"x","environment":{"A":"0123456789"}})", limits).error().message,
+              StartsWith("environment: more than 10 bytes"));
+}
+
 TEST(DecodeJobRequestTest, ConvertsNumericWalltimeAndMemoryToText) {
   const auto job = Decode(R"({"command":"x","walltime":90,"memory":4096})");
   ASSERT_TRUE(job);

@@ -74,6 +74,16 @@ TEST(ParseBsubCommandLineTest, RefusesWhatItCannotReadLikeBsub) {
   EXPECT_NE(ambiguous.error().message.find("-cwdx"), std::string::npos);
 }
 
+TEST(BsubCommandStringTest, JoinsTheWordsAsBsubWritesTheJobsCommand) {
+  EXPECT_EQ(BsubCommandString({"sleep", "60"}), "sleep 60");
+  EXPECT_EQ(BsubCommandString({"sh", "-c", "exit 3"}), "sh -c \"exit 3\"");
+  EXPECT_EQ(BsubCommandString({"echo", "say \"hi\" now"}), "echo 'say \"hi\" now'");
+  EXPECT_EQ(BsubCommandString({"echo", "$HOME", "a(b)"}), "echo '$HOME' a\\(b\\)");
+  // The first word stays as it is: an engine's whole command string.
+  EXPECT_EQ(BsubCommandString({"_toil_worker run 'x y'"}), "_toil_worker run 'x y'");
+  EXPECT_EQ(BsubCommandString({}), "");
+}
+
 TEST(SplitArrayJobNameTest, SplitsNameIndexListAndLimit) {
   auto parts = SplitArrayJobName("nf-x[1-10]%5");
   ASSERT_TRUE(parts);

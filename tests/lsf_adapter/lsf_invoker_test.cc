@@ -77,6 +77,24 @@ TEST(LsfInvokerTest, KeepsUserLocaleAndLsfVariablesOfTheParentInOrder) {
   EXPECT_EQ(invoker.env(), expected);
 }
 
+TEST(LsfInvokerTest, CallerEnvironmentIsTheCallersWithTheDaemonsCluster) {
+  const LsfInvoker invoker("/opt/lsf/bin", "/etc/lsf", 5s, {});
+  const Env env = invoker.CallerEnvironment(
+      "bsub", {"PATH=/home/a/bin", "LSF_ENVDIR=/elsewhere", "LSB_NTRIES=3", "X=1"});
+  EXPECT_EQ(env, (Env{"PATH=/home/a/bin", "X=1", "LSF_ENVDIR=/etc/lsf", "LSB_NTRIES=1"}));
+  // Without an env dir of its own the daemon leaves the caller's.
+  const LsfInvoker bare("", "", 5s, {});
+  EXPECT_EQ(bare.CallerEnvironment("bjobs", {"LSF_ENVDIR=/x"}), (Env{"LSF_ENVDIR=/x"}));
+}
+
+TEST(LsfInvokerTest, RunAsSelfHasOurIdsTheDirectoryAndTheMask) {
+  const RunAs self = RunAsSelf("/tmp", 022);
+  EXPECT_EQ(self.uid, ::getuid());
+  EXPECT_EQ(self.gid, ::getgid());
+  EXPECT_EQ(self.work_dir, "/tmp");
+  EXPECT_EQ(self.umask, std::optional<mode_t>(022));
+}
+
 TEST(LsfInvokerTest, DropsEveryOtherVariableOfTheParent) {
   // Names that merely start like a kept one are not kept.
   const Env parent = {"SHELL=/bin/bash",

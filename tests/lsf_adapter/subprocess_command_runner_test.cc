@@ -29,6 +29,7 @@
 #include <boost/asio/post.hpp>
 
 #include "common/unique_fd.h"
+#include "lsf_adapter/lsf_invoker.h"
 #include "lsf_adapter/spawn.h"
 
 namespace bplace::lsf {
@@ -217,6 +218,16 @@ TEST_P(SubprocessCommandRunnerTest, ReportsExitCode) {
   EXPECT_EQ(result->exit_code, 3);
   EXPECT_EQ(result->term_signal, 0);
   EXPECT_FALSE(result->timed_out);
+}
+
+TEST_P(SubprocessCommandRunnerTest, RunsInTheGivenDirectoryWithTheGivenUmask) {
+  // The submitter's context bsub hands to the job (JobRequest::workdir,
+  // umask), through the fork path as ourselves.
+  CommandSpec spec = Shell("umask; pwd");
+  spec.run_as = RunAsSelf("/tmp", 027);
+  Result<CommandResult> result = RunOnce(std::move(spec));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->out, "0027\n/tmp\n");
 }
 
 TEST_P(SubprocessCommandRunnerTest, TellsThePidOfTheChildItStarted) {
@@ -512,7 +523,7 @@ class SpawnChildTest : public ::testing::TestWithParam<bool> {
  protected:
   CommandSpec SpawnSpec(const std::string& script) const {
     CommandSpec spec = Shell(script);
-    if (GetParam()) spec.run_as = Myself();
+    if (GetParam()) spec.run_as = RunAsSelf("/", std::nullopt);
     return spec;
   }
 
@@ -538,18 +549,6 @@ class SpawnChildTest : public ::testing::TestWithParam<bool> {
 
   static bool CloseOnExec(const UniqueFd& fd) {
     return (::fcntl(fd.Get(), F_GETFD) & FD_CLOEXEC) != 0;
-  }
-
- private:
-  // Our own ids and groups: the fork path without changing anything.
-  static RunAs Myself() {
-    RunAs self{.user = "self", .uid = ::getuid(), .gid = ::getgid(), .groups = {}, .work_dir = "/"};
-    const int count = ::getgroups(0, nullptr);
-    self.groups.resize(static_cast<std::size_t>(std::max(count, 0)));
-    if (count > 0) {
-      self.groups.resize(static_cast<std::size_t>(::getgroups(count, self.groups.data())));
-    }
-    return self;
   }
 };
 

@@ -1,6 +1,7 @@
 #include "daemon/submit/submitter.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -257,6 +258,33 @@ TEST_F(SubmitterTest, PassesEveryOptionInFixedOrder) {
                           "span[hosts=1]", "-o", "out.%J", "-e", "err.%J", "-cwd", "/scratch/alice",
                           "-W", "2:30", "-M", "8GB", "-P", "chem", "-app", "fluent", "-G",
                           "grp_chem", "-x", "./run.sh"));
+}
+
+TEST_F(SubmitterTest, BsubRunsWithTheSubmittersDirectoryUmaskAndEnvironment) {
+  JobRequest job = Command("./run.sh");
+  job.workdir = "/home/alice/run";
+  job.umask = 027;
+  job.environment = std::vector<std::string>{"PATH=/opt/x/bin", "LSB_NTRIES=5", "OMP=4"};
+  const SubmissionResult result = Submit(job);
+  ASSERT_FALSE(result.error) << result.error->message;
+  const auto calls = BsubCalls();
+  ASSERT_EQ(calls.size(), 1u);
+  // The job gets the caller's variables; bsub still answers at once.
+  EXPECT_THAT(calls[0].env, ::testing::UnorderedElementsAre("PATH=/opt/x/bin", "OMP=4",
+                                                             "LSB_NTRIES=1"));
+  // As the daemon itself (service-account mode), in the caller's directory.
+  ASSERT_TRUE(calls[0].run_as);
+  EXPECT_EQ(calls[0].run_as->uid, ::getuid());
+  EXPECT_EQ(calls[0].run_as->work_dir, "/home/alice/run");
+  EXPECT_EQ(calls[0].run_as->umask, std::optional<mode_t>(027));
+}
+
+TEST_F(SubmitterTest, WithoutTheSubmittersContextBsubRunsAsBefore) {
+  ASSERT_FALSE(Submit(Command("true")).error);
+  const auto calls = BsubCalls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_FALSE(calls[0].run_as);
+  EXPECT_EQ(calls[0].env, lsf_.Spec("bsub", {}).env);
 }
 
 TEST_F(SubmitterTest, QuotesArgvIntoOneCommandString) {

@@ -1,0 +1,201 @@
+// frontdoor_bench: the front door's figures (docs/lsf-front-door.md; bench/README.md
+// "Front door (issue 20)") against the LSF simulator and the real bplaced:
+//   latency   front-door `bjobs -o stat -noheader ID` and `bsub` against the
+//             simulator's own commands, run alternately, p50 and p99;
+//   polling   engines that each poll their jobs with `bjobs -o stat -noheader ID`
+//             every --poll-ms: bjobs calls reaching the simulator per minute,
+//             through the front door and straight to the simulator.
+// Usage: frontdoor_bench latency|polling|smoke [--runs N] [--engines 1,3,10]
+//        [--jobs N] [--poll-ms N] [--seconds N]
+// It prints a table to paste into bench/README.md, with the machine's load.
+// smoke: tiny sizes; fails only when a command fails or a figure is missing.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/bench_util.h"
+#include "tests/integration/harness.h"
+
+namespace bplace::bench {
+namespace {
+
+using testing::DaemonProcess;
+using testing::DaemonSettings;
+using testing::ProcessOutput;
+using testing::RunProcess;
+using testing::SimCluster;
+using Steady = std::chrono::steady_clock;
+
+struct Setup {
+  SimCluster sim{DEMO_CLUSTER};
+  std::unique_ptr<DaemonProcess> daemon;
+  std::map<std::string, std::string> env;
+
+  Setup() {
+    std::filesystem::permissions(sim.dir(), std::filesystem::perms::all,
+                                 std::filesystem::perm_options::add);
+    DaemonSettings settings;
+    settings.jobs_refresh_s = 10;  // the default [jobs] refresh_s
+    settings.load_refresh_s = 15;
+    daemon = std::make_unique<DaemonProcess>(sim, settings);
+    env = {{"BPLACE_URL", "http://127.0.0.1:" + std::to_string(daemon->port())},
+           {"BPLACE_TOKEN", daemon->token()},
+           {"LSF_BINDIR", LSFSIM_BIN_DIR},
+           {"LSF_ENVDIR", (sim.dir() / "lsf").string()}};
+  }
+
+  // `command` ARGS through the front door (door) or the simulator's own.
+  ProcessOutput Run(bool door, const std::string& command,
+                    const std::vector<std::string>& args) const {
+    std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"",
+                                     sim.dir().string(),
+                                     std::string(door ? FRONTDOOR_DIR : LSFSIM_BIN_DIR) + "/" +
+                                         command};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunProcess(argv, env);
+  }
+
+  std::string Submit(bool door) const {
+    const ProcessOutput out = Run(door, "bsub", {"-q", "short", "sleep", "600"});
+    std::smatch match;
+    const std::regex line(R"(^Job <(\d+)> is submitted)");
+    if (out.exit_code != 0 || !std::regex_search(out.out, match, line)) {
+      throw std::runtime_error("bsub failed: " + out.out + out.err);
+    }
+    return match[1].str();
+  }
+};
+
+double Percentile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  if (values.empty()) return 0;
+  const auto at = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1) + 0.5);
+  return values[std::min(at, values.size() - 1)];
+}
+
+// Times `runs` calls of each side, alternately; milliseconds.
+struct Timing {
+  std::vector<double> door_ms;
+  std::vector<double> real_ms;
+};
+template <typename Call>
+Timing Alternate(int runs, Call call) {
+  Timing timing;
+  for (int i = 0; i < runs; ++i) {
+    for (bool door : {true, false}) {
+      const auto start = Steady::now();
+      call(door);
+      (door ? timing.door_ms : timing.real_ms).push_back(SecondsSince(start) * 1000);
+    }
+  }
+  return timing;
+}
+
+void PrintRow(const std::string& what, const Timing& t) {
+  std::printf("| %s | %.1f / %.1f ms | %.1f / %.1f ms | %.2f |\n", what.c_str(),
+              Percentile(t.door_ms, 0.5), Percentile(t.door_ms, 0.99),
+              Percentile(t.real_ms, 0.5), Percentile(t.real_ms, 0.99),
+              Percentile(t.door_ms, 0.5) / std::max(0.001, Percentile(t.real_ms, 0.5)));
+}
+
+int Latency(int runs) {
+  Setup setup;
+  const std::string id = setup.Submit(true);
+  // Wait until the jobs tier has the job (it is there at once: read-your-writes).
+  const ProcessOutput first = setup.Run(true, "bjobs", {"-o", "stat", "-noheader", id});
+  if (first.out != "PEND\n") throw std::runtime_error("front-door bjobs: " + first.out + first.err);
+  const Timing bjobs = Alternate(runs, [&](bool door) {
+    const ProcessOutput out = setup.Run(door, "bjobs", {"-o", "stat", "-noheader", id});
+    if (out.exit_code != 0) throw std::runtime_error("bjobs failed: " + out.err);
+  });
+  const Timing bsub = Alternate(runs, [&](bool door) { setup.Submit(door); });
+  std::printf("Front door latency, %d runs each, load %s, %s\n\n", runs, LoadAverage().c_str(),
+              Timestamp().c_str());
+  std::printf("| command | front door p50 / p99 | simulator's own p50 / p99 | ratio of p50 |\n");
+  std::printf("|---|---|---|---|\n");
+  PrintRow("`bjobs -o stat -noheader ID`", bjobs);
+  PrintRow("`bsub -q short sleep 600`", bsub);
+  return 0;
+}
+
+// `engines` pollers, each with `jobs` jobs, each job polled with its own
+// `bjobs -o stat -noheader ID` every `poll_ms` (Snakemake 7's profile).
+int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int seconds) {
+  std::printf("bjobs calls reaching the simulator per minute: %d jobs an engine, each polled "
+              "every %d ms, %d s a run, load %s, %s\n\n",
+              jobs, poll_ms, seconds, LoadAverage().c_str(), Timestamp().c_str());
+  std::printf("| engines | through the front door | straight to the simulator |\n|---|---|---|\n");
+  for (int engines : engine_counts) {
+    std::vector<double> per_minute;
+    for (bool door : {true, false}) {
+      Setup setup;
+      std::vector<std::string> ids;
+      for (int i = 0; i < engines * jobs; ++i) ids.push_back(setup.Submit(door));
+      const long long before = setup.sim.Counts().value("bjobs", 0LL);
+      const auto start = Steady::now();
+      std::atomic<bool> failed{false};
+      std::vector<std::thread> pollers;
+      for (int e = 0; e < engines; ++e) {
+        pollers.emplace_back([&, e] {
+          while (SecondsSince(start) < seconds && !failed) {
+            for (int j = 0; j < jobs; ++j) {
+              const ProcessOutput out = setup.Run(
+                  door, "bjobs", {"-o", "stat", "-noheader", ids[static_cast<std::size_t>(e * jobs + j)]});
+              if (out.exit_code != 0) failed = true;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
+          }
+        });
+      }
+      for (std::thread& poller : pollers) poller.join();
+      if (failed) throw std::runtime_error("a poll failed");
+      const double minutes = SecondsSince(start) / 60;
+      per_minute.push_back(
+          static_cast<double>(setup.sim.Counts().value("bjobs", 0LL) - before) / minutes);
+    }
+    std::printf("| %d | %.0f | %.0f |\n", engines, per_minute[0], per_minute[1]);
+  }
+  return 0;
+}
+
+int Main(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    std::cerr << "usage: frontdoor_bench latency|polling|smoke [--runs N] [--engines 1,3,10] "
+                 "[--jobs N] [--poll-ms N] [--seconds N]\n";
+    return 2;
+  }
+  Flags flags(std::vector<std::string>(args.begin() + 1, args.end()));
+  const bool smoke = args[0] == "smoke";
+  const int runs = flags.Int("runs", smoke ? 3 : 100);
+  const std::vector<int> engines = flags.Ints("engines", smoke ? "1" : "1,3,10");
+  const int jobs = flags.Int("jobs", smoke ? 2 : 5);
+  const int poll_ms = flags.Int("poll-ms", smoke ? 200 : 5000);
+  const int seconds = flags.Int("seconds", smoke ? 2 : 60);
+  flags.CheckAllKnown();
+  if (args[0] == "latency") return Latency(runs);
+  if (args[0] == "polling") return Polling(engines, jobs, poll_ms, seconds);
+  if (smoke) return Latency(runs) | Polling(engines, jobs, poll_ms, seconds);
+  std::cerr << "frontdoor_bench: unknown mode " << args[0] << "\n";
+  return 2;
+}
+
+}  // namespace
+}  // namespace bplace::bench
+
+int main(int argc, char** argv) {
+  try {
+    return bplace::bench::Main(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::exception& error) {
+    std::cerr << "frontdoor_bench: " << error.what() << "\n";
+    return 1;
+  }
+}
