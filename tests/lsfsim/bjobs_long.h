@@ -22,7 +22,8 @@ namespace bplace::lsfsim {
 // "...: Exited with exit code N. The CPU time used is X seconds." (a plain
 // "Exited" for a job killed before it ran) and "...: Completed <exit>[;
 // REASON].", " PENDING REASONS:" for a pending job, " MEMORY USAGE:" with
-// "MAX MEM: N Mbytes;" once a job that ran for real has ended, and the
+// "MAX MEM: N Mbytes;" when the job's memory is known (Job::max_mem_kb:
+// a job that runs or ran for real), and the
 // SCHEDULING PARAMETERS and RESOURCE REQUIREMENT DETAILS blocks. The
 // header, event and Combined/Effective lines are cut at 79 columns as
 // Platform's prtLine cuts them (anywhere, continuation lines indented by

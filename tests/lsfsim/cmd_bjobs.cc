@@ -10,6 +10,7 @@
 #include "tests/lsfsim/command_util.h"
 #include "tests/lsfsim/commands.h"
 #include "tests/lsfsim/job_state.h"
+#include "tests/lsfsim/job_usage.h"
 #include "tests/lsfsim/openlava.h"
 #include "tests/lsfsim/util.h"
 
@@ -367,7 +368,15 @@ CommandResult RunBjobs(const Context& ctx, const std::vector<std::string>& argv)
   auto loaded = LoadState(*ctx.state);
   if (!loaded) return InternalError(loaded.error());
   lock.Release();
-  const JobTable& table = loaded->jobs;
+  JobTable& table = loaded->jobs;
+  if (args->long_format) {
+    // sbatchd's sample of a running job's memory, for MEMORY USAGE.
+    for (Job& job : table.jobs) {
+      if (job.pgid > 0 && !IsFinished(job)) {
+        job.max_mem_kb = RunningJobMemoryKb(job.pgid).value_or(job.max_mem_kb);
+      }
+    }
+  }
   Selection selection =
       args->ids.empty() ? SelectByFilters(ctx, table, *args) : SelectByIds(ctx, table, args->ids);
   if (!args->ids.empty() && ctx.cluster->dialect == Dialect::kOpenlava) {

@@ -128,7 +128,7 @@ std::string Block(const Job& job, bool openlava) {
     for (const std::string& line : Ended(job, openlava)) out += PrtLine(line, wrap);
   }
   if (IsPending(job) && !job.pend_reason.empty()) out += PendingReasons(job);
-  if (IsFinished(job) && job.max_mem_kb >= 0) {
+  if (!IsPending(job) && job.max_mem_kb >= 0) {
     long long mb = (job.max_mem_kb + 512) / 1024;
     out += "\n MEMORY USAGE:\n";
     out += openlava ? StrPrintf(" MAX MEM: %lld Mbytes;  AVG MEM: %lld Mbytes\n", mb, mb)

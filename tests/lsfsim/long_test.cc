@@ -165,5 +165,17 @@ TEST_F(LongTest, MaxMemOnceTheJobRanForReal) {
                                 std::regex("^[0-9]+ Mbytes\n$")));
 }
 
+TEST_F(LongTest, MaxMemWhileTheJobRuns) {
+  SubmitFromTmp("-q short sleep 30");
+  Control({"schedule", "--run"});
+  Control({"wait", "1", "--running", "--timeout-ms", "20000"});
+  ProcessResult r = Lsf("bjobs", {"-l", "1"});
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("Status <RUN>[^]*\n MEMORY USAGE:\n MAX MEM: "
+                                                  "[0-9]+ Mbytes;")))
+      << r.out;
+  ASSERT_EQ(Lsf("bkill", {"-s", "KILL", "1"}).exit_code, 0);
+  Control({"wait", "1", "--timeout-ms", "20000"});
+}
+
 }  // namespace
 }  // namespace bplace::lsfsim::testing
