@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tests/lsfsim/command_util.h"
+#include "tests/lsfsim/job_paths.h"
 #include "tests/lsfsim/job_state.h"
 #include "tests/lsfsim/util.h"
 
@@ -135,11 +136,6 @@ tl::expected<BjobsColumn, std::string> ParseColumn(std::string_view item) {
   return column;
 }
 
-std::string OptionValue(const Job& job, const char* option) {
-  auto it = job.options.find(option);
-  return it == job.options.end() ? std::string() : it->second;
-}
-
 std::string FinishTimeText(const Job& job) {
   if (job.end_time != 0) return FormatSubmitTime(job.end_time);
   // A running job with a run limit shows when the limit ends it ("L").
@@ -150,7 +146,7 @@ std::string FinishTimeText(const Job& job) {
 }
 
 std::string ReqProc(const Job& job, bool max) {
-  std::string n = OptionValue(job, "-n");
+  std::string n = JobOption(job, "-n");
   if (n.empty()) return "1";
   size_t comma = n.find(',');
   if (comma == std::string::npos) return n;
@@ -168,23 +164,24 @@ std::string IdentityValue(const std::string& header, const Job& job) {
   if (header == "JOBINDEX") return std::to_string(job.index);
   if (header == "STAT") return job.status;
   if (header == "USER") return job.user;
-  if (header == "USER_GROUP") return OptionValue(job, "-G");
+  if (header == "USER_GROUP") return JobOption(job, "-G");
   if (header == "QUEUE") return job.queue;
   if (header == "JOB_NAME") return DisplayName(job);
   if (header == "JOB_DESCRIPTION") return job.description;
   if (header == "PROJ_NAME") return job.project;
-  if (header == "APPLICATION") return OptionValue(job, "-app");
-  if (header == "SERVICE_CLASS") return OptionValue(job, "-sla");
-  if (header == "JOB_GROUP") return OptionValue(job, "-g");
+  if (header == "APPLICATION") return JobOption(job, "-app");
+  if (header == "SERVICE_CLASS") return JobOption(job, "-sla");
+  if (header == "JOB_GROUP") return JobOption(job, "-g");
   if (header == "COMMAND") return job.command;
-  if (header == "SUB_CWD") return OptionValue(job, "-cwd");
+  if (header == "SUB_CWD") return job.cwd;  // where bsub ran; -cwd is EXEC_CWD
+  if (header == "EXEC_CWD") return job.exec_host.empty() ? "" : ExecCwd(job);
   if (header == "OUTPUT_FILE") {
-    std::string out = OptionValue(job, "-oo");
-    return out.empty() ? OptionValue(job, "-o") : out;
+    std::string out = JobOption(job, "-oo");
+    return out.empty() ? JobOption(job, "-o") : out;
   }
   if (header == "ERROR_FILE") {
-    std::string err = OptionValue(job, "-eo");
-    return err.empty() ? OptionValue(job, "-e") : err;
+    std::string err = JobOption(job, "-eo");
+    return err.empty() ? JobOption(job, "-e") : err;
   }
   return "";
 }
@@ -208,6 +205,9 @@ std::string LifecycleValue(const std::string& header, const Job& job) {
   if (header == "SUBMIT_TIME") return FormatSubmitTime(job.submit_time);
   if (header == "START_TIME") return job.start_time != 0 ? FormatSubmitTime(job.start_time) : "";
   if (header == "FINISH_TIME") return FinishTimeText(job);
+  if (header == "MAX_MEM" && job.max_mem_kb >= 0) {
+    return StrPrintf("%lld Mbytes", (job.max_mem_kb + 512) / 1024);
+  }
   return "";
 }
 

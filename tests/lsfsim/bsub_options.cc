@@ -152,4 +152,26 @@ void ApplyEmbedded(BsubRequest* request, const BsubRequest& embedded) {
   }
 }
 
+std::string BsubCommandLine(const std::vector<std::string>& words) {
+  if (words.empty()) return "";
+  std::string line = words[0];
+  for (size_t i = 1; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    line += ' ';
+    if (word.find(' ') != std::string::npos) {
+      bool single = word.find('"') != std::string::npos || word.find('$') != std::string::npos;
+      line += (single ? "'" : "\"") + word + (single ? "'" : "\"");
+      continue;
+    }
+    bool dollar = !word.empty() && word[0] == '$';
+    if (dollar) line += '\'';
+    for (char c : word) {
+      if (c == '"' || c == '\'' || c == '\\' || c == '(' || c == ')') line += '\\';
+      line += c;
+    }
+    if (dollar) line += '\'';
+  }
+  return line;
+}
+
 }  // namespace bplace::lsfsim

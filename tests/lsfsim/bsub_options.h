@@ -13,6 +13,10 @@ struct BsubRequest {
   std::vector<std::string> command_words;      // the job command; empty: read stdin
   bool bad_usage = false;
   std::string usage_error;  // "bsub: illegal option -- x\n" and the like
+  // A value bsub refuses before it contacts mbatchd (the OpenLava dialect's
+  // "wd: Bad CPULIMIT specification"): the stderr text without ". Job not
+  // submitted.", no usage.
+  std::string refused;
 };
 
 // Returns true when `option` (with its dash, e.g. "-env") is a bsub option
@@ -38,6 +42,15 @@ BsubRequest ParseBsub(const std::vector<std::string>& args);
 // at the next line. An unclosed quote ends the line's words there, as in
 // bsub.
 std::vector<std::string> EmbeddedBsubArgs(const std::string& script);
+
+// The job's command as bsub builds it from the words after its options
+// (OpenLava's cmd.sub.c, which LSF 10.1 shares, see bsub(1) "command"):
+// the first word as it is; a later word that holds a blank goes in single
+// quotes when it holds '"' or '$', else in double quotes; in any other
+// word '"', '\'', '\\', '(' and ')' get a backslash, and one that starts
+// with '$' is put in single quotes. So `bsub sh -c 'exit 3'` runs (and
+// bjobs shows) `sh -c "exit 3"`, and `sh -c 'kill -9 $$'` keeps its quotes.
+std::string BsubCommandLine(const std::vector<std::string>& words);
 
 // Applies the options of `embedded` (ParseBsub of EmbeddedBsubArgs) that
 // `request` does not have: bsub's command line wins over the script. The

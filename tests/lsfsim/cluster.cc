@@ -123,6 +123,37 @@ tl::expected<const toml::array*, std::string> ArrayOfTables(const toml::table& r
   return array;
 }
 
+// The [cluster] keys that stand for lsf.conf and lsb.params parameters the
+// simulator's bparams, lsadmin and job runner read, and the dialect.
+tl::expected<void, std::string> ReadClusterParams(TableReader& reader, ClusterDef* cluster) {
+  LSFSIM_ASSIGN(dialect, reader.String("dialect"));
+  LSFSIM_ASSIGN(unit, reader.String("lsf_unit_for_limits"));
+  LSFSIM_ASSIGN(per_task, reader.Bool("resource_reserve_per_task"));
+  LSFSIM_ASSIGN(terminate, reader.Int("job_terminate_interval_s"));
+  if (dialect) {
+    if (*dialect != "lsf" && *dialect != "openlava") {
+      return Error(reader.Where() + "[cluster]: dialect must be \"lsf\" or \"openlava\"");
+    }
+    cluster->dialect = *dialect == "openlava" ? Dialect::kOpenlava : Dialect::kLsf;
+  }
+  if (unit) {
+    static const std::set<std::string> kUnits = {"KB", "MB", "GB", "TB", "PB", "EB", "ZB"};
+    if (!kUnits.contains(*unit)) {
+      return Error(reader.Where() +
+                   "[cluster]: lsf_unit_for_limits must be KB MB GB TB PB EB or ZB");
+    }
+    cluster->lsf_unit_for_limits = *unit;
+  }
+  if (per_task) cluster->resource_reserve_per_task = *per_task;
+  if (terminate) {
+    if (*terminate < 0 || *terminate > 3600) {
+      return Error(reader.Where() + "[cluster]: job_terminate_interval_s must be 0-3600");
+    }
+    cluster->job_terminate_interval_s = static_cast<int>(*terminate);
+  }
+  return {};
+}
+
 tl::expected<void, std::string> ReadHosts(const toml::table& root, const std::string& source,
                                           ClusterDef* cluster) {
   LSFSIM_ASSIGN(array, ArrayOfTables(root, "host", source));
@@ -408,6 +439,7 @@ tl::expected<ClusterDef, std::string> ParseClusterDef(std::string_view text,
   LSFSIM_ASSIGN(max_pend_jobs, reader.Int("max_pend_jobs"));
   LSFSIM_ASSIGN(max_pend_slots, reader.Int("max_pend_slots"));
   LSFSIM_ASSIGN(sub_try_interval, reader.Int("sub_try_interval_s"));
+  if (auto params = ReadClusterParams(reader, &cluster); !params) return Error(params.error());
   auto checked = reader.CheckNoUnknownKeys();
   if (!checked) return Error(checked.error());
   if (clean_period && *clean_period < 1) {

@@ -51,6 +51,12 @@ struct Background {
 
 enum class QueueActivity { kActive, kInactAdm, kInactWin };
 
+// Which product the simulator answers as: IBM Spectrum LSF 10.1, or an
+// OpenLava-family cluster (volclava 2.2) where its captures in
+// the volclava captures (docs/lsf-formats.md "Sources") differ (tests/lsfsim/README.md lists
+// where).
+enum class Dialect { kLsf, kOpenlava };
+
 struct QueueDef {
   std::string name;
   int priority = 1;
@@ -101,6 +107,16 @@ struct ClusterDef {
   std::vector<UserLimitDef> user_limits;  // [[user]] entries, lsb.users User section
   // false: bjobs has no -o (and so no -json), as before LSF 9.1.
   bool bjobs_o = true;
+  Dialect dialect = Dialect::kLsf;
+  // LSF_UNIT_FOR_LIMITS (lsf.conf): the unit of -M and rusage[mem] values
+  // without one; LSF's default is KB.
+  std::string lsf_unit_for_limits = "KB";
+  // RESOURCE_RESERVE_PER_TASK (lsb.params): rusage is per task (Y) or per
+  // job (N, LSF's default).
+  bool resource_reserve_per_task = false;
+  // JOB_TERMINATE_INTERVAL (lsb.params): seconds between bkill's first
+  // signal and its SIGKILL to a job that still runs; LSF's default is 10.
+  int job_terminate_interval_s = 10;
   std::vector<HostDef> hosts;  // in definition order
   std::vector<GroupDef> host_groups;
   std::vector<GroupDef> user_groups;

@@ -6,9 +6,12 @@
 #include <unordered_map>
 
 #include "tests/lsfsim/bjobs_fields.h"
+#include "tests/lsfsim/bjobs_long.h"
 #include "tests/lsfsim/command_util.h"
 #include "tests/lsfsim/commands.h"
 #include "tests/lsfsim/job_state.h"
+#include "tests/lsfsim/job_usage.h"
+#include "tests/lsfsim/openlava.h"
 #include "tests/lsfsim/util.h"
 
 namespace bplace::lsfsim {
@@ -16,11 +19,12 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: bjobs [-h] [-V] [-w] [-a | -d | -p | -r | -s] [-u user_name | -u all] [-q queue]\n"
-    "             [-J job_name] [-Jd job_description] [-noheader]\n"
+    "             [-J job_name] [-Jd job_description] [-noheader] [-l]\n"
     "             [-o \"field_name ...\" [-json]] [jobId ...]\n";
 
 struct BjobsArgs {
   bool wide = false;
+  bool long_format = false;  // -l
   bool json = false;
   bool noheader = false;
   std::string state_filter;  // "", "a", "d", "p", "r", "s"
@@ -64,12 +68,31 @@ bool TakeValueOption(const std::vector<std::string>& args, size_t* i, BjobsArgs*
 }
 
 // Parses bjobs arguments. Returns the error result when they are bad.
+// volclava's getopt refuses what its bjobs lacks or takes together
+// (bjobs.c do_options): -noheader (no 'n' option), -w or -l with -o, -json
+// without -o; each prints the usage and exits 255.
+std::optional<CommandResult> OpenlavaRefusal(const BjobsArgs& parsed,
+                                             const std::vector<std::string>& args) {
+  CommandResult usage{.exit_code = 255, .out = "", .err = OpenlavaBjobsUsage()};
+  for (const std::string& arg : args) {
+    if (arg == "-noheader") {
+      usage.err = "bjobs: invalid option -- 'n'\n" + usage.err;
+      return usage;
+    }
+  }
+  if ((parsed.format && (parsed.wide || parsed.long_format)) || (parsed.json && !parsed.format)) {
+    return usage;
+  }
+  return std::nullopt;
+}
+
 tl::expected<BjobsArgs, CommandResult> ParseArgs(const ClusterDef& cluster,
                                                  const std::vector<std::string>& args) {
   BjobsArgs out;
   CommandResult usage{.exit_code = 255, .out = "", .err = kUsage};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
+    if (cluster.dialect == Dialect::kOpenlava && arg == "-noheader") break;
     if (!cluster.bjobs_o && (arg == "-o" || arg == "-json")) {
       // An LSF older than 9.1 has no -o: getopt refuses it.
       usage.err = "bjobs: illegal option -- " + arg.substr(1) + "\n" + kUsage;
@@ -83,13 +106,18 @@ tl::expected<BjobsArgs, CommandResult> ParseArgs(const ClusterDef& cluster,
       out.json = true;
     } else if (arg == "-noheader") {
       out.noheader = true;
-    } else if (arg == "-l" || arg == "-hms" || arg == "-X") {
-      // Long format and the like are not simulated; print the table.
+    } else if (arg == "-l") {
+      out.long_format = true;
+    } else if (arg == "-hms" || arg == "-X") {
+      // Not simulated: the output is as without them.
     } else if (!arg.empty() && arg[0] == '-') {
       if (!TakeValueOption(args, &i, &out)) return tl::unexpected(usage);
     } else {
       out.ids.push_back(arg);
     }
+  }
+  if (cluster.dialect == Dialect::kOpenlava) {
+    if (auto refused = OpenlavaRefusal(out, args)) return tl::unexpected(*refused);
   }
   if (out.json && !out.format) {
     return tl::unexpected(
@@ -111,14 +139,17 @@ bool PassesStateFilter(const Job& job, const std::string& filter) {
 
 // Running (and suspended) jobs first, then pending, then finished; within
 // each, by queue priority, then job id and array index, as mbatchd lists them.
+// volclava lists finished jobs in the order they ended (its captures).
 void SortAsMbatchd(const ClusterDef& cluster, std::vector<const Job*>* jobs) {
   auto rank = [](const Job* job) { return IsFinished(*job) ? 2 : IsPending(*job) ? 1 : 0; };
   auto prio = [&](const Job* job) {
     std::optional<size_t> q = cluster.FindQueue(job->queue);
     return q ? cluster.queues[*q].priority : 0;
   };
+  bool by_end = cluster.dialect == Dialect::kOpenlava;
   std::stable_sort(jobs->begin(), jobs->end(), [&](const Job* a, const Job* b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
+    if (by_end && rank(a) == 2 && a->end_time != b->end_time) return a->end_time < b->end_time;
     if (prio(a) != prio(b)) return prio(a) > prio(b);
     if (a->id != b->id) return a->id < b->id;
     return a->index < b->index;
@@ -243,7 +274,59 @@ std::string FormatTable(const Selection& selection, bool wide) {
   return out;
 }
 
-CommandResult Output(const BjobsArgs& args, const Selection& selection) {
+// `bjobs -o` in the OpenLava dialect (volclava's displayO/displayJson): the
+// field names are checked only when a job is printed (exit 99); JSON in
+// cJSON's layout, exit 255 when no job is printed; the table is a header
+// and blank-separated values, without widths.
+CommandResult OpenlavaFormatOutput(const BjobsArgs& args, const Selection& selection) {
+  if (!selection.jobs.empty()) {
+    auto [fields, error] = ParseOpenlavaFormat(*args.format, args.json);
+    if (!error.empty()) return CommandResult{.exit_code = 99, .out = "", .err = error + "\n"};
+    std::vector<std::vector<std::pair<std::string, std::string>>> records;
+    for (const Job* job : selection.jobs) {
+      std::vector<std::pair<std::string, std::string>> record;
+      for (const std::string& field : fields) {
+        record.emplace_back(field, OpenlavaFieldValue(field, *job, args.json));
+      }
+      records.push_back(std::move(record));
+    }
+    if (!args.json) {
+      CommandResult result;
+      result.out = Join(fields, " ") + "\n";
+      for (const auto& record : records) {
+        std::vector<std::string> values;
+        for (const auto& [field, value] : record) values.push_back(value);
+        result.out += Join(values, " ") + "\n";
+      }
+      for (const auto& [id, message] : selection.missing) result.err += message + "\n";
+      result.exit_code = selection.missing.empty() ? 0 : 255;
+      return result;
+    }
+    for (const auto& [id, message] : selection.missing) {
+      records.push_back({{"JOBID", id}, {"ERROR", message}});
+    }
+    return CommandResult{.exit_code = 0, .out = OpenlavaBjobsJson(records), .err = ""};
+  }
+  if (args.json) {
+    std::vector<std::vector<std::pair<std::string, std::string>>> records;
+    for (const auto& [id, message] : selection.missing) {
+      records.push_back({{"JOBID", id}, {"ERROR", message}});
+    }
+    return CommandResult{.exit_code = 255, .out = OpenlavaBjobsJson(records), .err = ""};
+  }
+  CommandResult result{.exit_code = 255, .out = "", .err = ""};
+  for (const auto& [id, message] : selection.missing) result.err += message + "\n";
+  if (selection.missing.empty()) {
+    return CommandResult{
+        .exit_code = 254, .out = "", .err = EmptyMessage(args.state_filter) + "\n"};
+  }
+  return result;
+}
+
+CommandResult Output(const ClusterDef& cluster, const BjobsArgs& args, const Selection& selection) {
+  if (args.format && cluster.dialect == Dialect::kOpenlava) {
+    return OpenlavaFormatOutput(args, selection);
+  }
   std::optional<BjobsFormat> format;
   if (args.format) {
     auto parsed = ParseBjobsFormat(*args.format);
@@ -261,6 +344,10 @@ CommandResult Output(const BjobsArgs& args, const Selection& selection) {
     return CommandResult{
         .exit_code = 254, .out = "", .err = EmptyMessage(args.state_filter) + "\n"};
   }
+  if (args.long_format && !format) {
+    result.out = FormatBjobsLong(selection.jobs, cluster);
+    return result;
+  }
   result.out = format ? FormatColumns(*format, selection, !args.noheader)
                       : FormatTable(selection, args.wide);
   if (!format && args.noheader) result.out.erase(0, result.out.find('\n') + 1);
@@ -272,7 +359,7 @@ CommandResult Output(const BjobsArgs& args, const Selection& selection) {
 CommandResult RunBjobs(const Context& ctx, const std::vector<std::string>& argv) {
   auto args = ParseArgs(*ctx.cluster, argv);
   if (!args) return args.error();
-  if (args->format) {
+  if (args->format && ctx.cluster->dialect == Dialect::kLsf) {
     // Refuse a bad format before asking mbatchd, as bjobs does.
     if (auto parsed = ParseBjobsFormat(*args->format); !parsed) return Fail(parsed.error());
   }
@@ -281,10 +368,21 @@ CommandResult RunBjobs(const Context& ctx, const std::vector<std::string>& argv)
   auto loaded = LoadState(*ctx.state);
   if (!loaded) return InternalError(loaded.error());
   lock.Release();
-  const JobTable& table = loaded->jobs;
+  JobTable& table = loaded->jobs;
+  if (args->long_format) {
+    // sbatchd's sample of a running job's memory, for MEMORY USAGE.
+    for (Job& job : table.jobs) {
+      if (job.pgid > 0 && !IsFinished(job)) {
+        job.max_mem_kb = RunningJobMemoryKb(job.pgid).value_or(job.max_mem_kb);
+      }
+    }
+  }
   Selection selection =
       args->ids.empty() ? SelectByFilters(ctx, table, *args) : SelectByIds(ctx, table, args->ids);
-  return Output(*args, selection);
+  if (!args->ids.empty() && ctx.cluster->dialect == Dialect::kOpenlava) {
+    SortAsMbatchd(*ctx.cluster, &selection.jobs);
+  }
+  return Output(*ctx.cluster, *args, selection);
 }
 
 }  // namespace bplace::lsfsim

@@ -7,6 +7,7 @@
 
 #include "tests/lsfsim/command_util.h"
 #include "tests/lsfsim/commands.h"
+#include "tests/lsfsim/job_runner.h"
 #include "tests/lsfsim/job_state.h"
 #include "tests/lsfsim/util.h"
 
@@ -38,6 +39,9 @@ int SignalNumber(const std::string& text) {
 struct Killer {
   const Context& ctx;
   int signal = kDefaultSignal;
+  // Process groups of killed jobs that run for real; signalled once the
+  // table is saved (sbatchd's part of the kill).
+  std::vector<int>* groups = nullptr;
 
   // The owner, an LSF administrator or an administrator of the job's queue
   // may kill a job (mbatchd's rule); root is an ordinary user unless listed.
@@ -62,6 +66,7 @@ struct Killer {
       return;
     }
     if (job->status == "ZOMBI") return;
+    if (job->pgid > 0 && groups != nullptr) groups->push_back(job->pgid);
     job->exit_code = HoldsSlots(*job) ? 128 + signal : 0;
     job->status = "EXIT";
     job->end_time = ctx.now;
@@ -124,7 +129,8 @@ bool KillRef(const Killer& killer, const std::string& text, JobTable* table,
 }  // namespace
 
 CommandResult RunBkill(const Context& ctx, const std::vector<std::string>& args) {
-  Killer killer{.ctx = ctx};
+  std::vector<int> groups;
+  Killer killer{.ctx = ctx, .groups = &groups};
   std::vector<std::string> ids;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -154,6 +160,10 @@ CommandResult RunBkill(const Context& ctx, const std::vector<std::string>& args)
   }
   if (!result.out.empty()) {
     if (auto saved = ctx.state->SaveJobs(table); !saved) return InternalError(saved.error());
+  }
+  lock.Release();
+  for (int pgid : groups) {
+    SignalJobGroup(pgid, killer.signal, ctx.cluster->job_terminate_interval_s);
   }
   return result;
 }

@@ -12,7 +12,9 @@
 #include "tests/lsfsim/command_util.h"
 #include "tests/lsfsim/commands.h"
 #include "tests/lsfsim/job_array.h"
+#include "tests/lsfsim/job_spool.h"
 #include "tests/lsfsim/job_state.h"
+#include "tests/lsfsim/openlava.h"
 #include "tests/lsfsim/resolver.h"
 #include "tests/lsfsim/util.h"
 #include "tests/lsfsim/view.h"
@@ -183,14 +185,22 @@ struct SubmitPlan {
 };
 
 // bsub's own checks, before it contacts anybody (no job id is used).
+BsubRequest ParseForDialect(const ClusterDef& cluster, const std::vector<std::string>& args) {
+  return cluster.dialect == Dialect::kOpenlava ? ParseBsubOpenlava(args) : ParseBsub(args);
+}
+
 tl::expected<SubmitPlan, CommandResult> PlanSubmit(const ClusterDef& cluster,
                                                    const std::vector<std::string>& args,
                                                    const std::string& stdin_script) {
   SubmitPlan plan;
-  plan.request = ParseBsub(args);
+  plan.request = ParseForDialect(cluster, args);
+  if (!plan.request.refused.empty()) {
+    return tl::unexpected(Fail(plan.request.refused + kNotSubmitted));
+  }
   if (!plan.request.bad_usage && plan.request.command_words.empty()) {
     // A script on stdin: bsub applies its #BSUB options not on the command line.
-    BsubRequest embedded = ParseBsub(EmbeddedBsubArgs(stdin_script));
+    BsubRequest embedded = ParseForDialect(cluster, EmbeddedBsubArgs(stdin_script));
+    if (!embedded.refused.empty()) return tl::unexpected(Fail(embedded.refused + kNotSubmitted));
     if (embedded.bad_usage || !embedded.command_words.empty()) {
       return tl::unexpected(CommandResult{
           .exit_code = 255,
@@ -207,7 +217,8 @@ tl::expected<SubmitPlan, CommandResult> PlanSubmit(const ClusterDef& cluster,
     return tl::unexpected(
         CommandResult{.exit_code = 255, .out = "", .err = request.usage_error + kBsubUsage});
   }
-  plan.command = request.command_words.empty() ? stdin_script : Join(request.command_words, " ");
+  plan.command =
+      request.command_words.empty() ? stdin_script : BsubCommandLine(request.command_words);
   if (SplitWs(plan.command).empty()) {
     return tl::unexpected(Fail(std::string("Empty job") + kNotSubmitted));
   }
@@ -346,6 +357,9 @@ std::vector<Job> MakeJobs(const Context& ctx, const SubmitPlan& plan, long long 
   job.options = request.options;
   job.res_reqs = request.res_reqs;
   job.pend_reason = kNewJobReason;
+  job.cwd = ctx.cwd;
+  job.umask = ctx.umask;
+  job.script = request.command_words.empty();
   if (!array) return {job};
   std::vector<Job> elements;
   for (int index : array->indices) {
@@ -363,7 +377,9 @@ MbatchdReply JudgeJob(const Context& ctx, const SubmitPlan& plan, const LoadedSt
                       std::optional<ArraySpec>* array) {
   MbatchdReply reply;
   const std::vector<std::string>& res_reqs = plan.request.res_reqs;
-  if (!std::all_of(res_reqs.begin(), res_reqs.end(), ResReqLooksValid)) {
+  bool units_refused = ctx.cluster->dialect == Dialect::kOpenlava &&
+                       std::any_of(res_reqs.begin(), res_reqs.end(), OpenlavaResReqHasUnit);
+  if (units_refused || !std::all_of(res_reqs.begin(), res_reqs.end(), ResReqLooksValid)) {
     reply.error = "Bad resource requirement syntax";
     return reply;
   }
@@ -416,6 +432,11 @@ tl::expected<MbatchdReply, std::string> SubmitToMbatchd(const Context& ctx,
     for (Job& job : MakeJobs(ctx, plan, id, reply.queue, array)) {
       loaded->jobs.jobs.push_back(std::move(job));
     }
+    // The environment goes to the job's spool file, before the table names
+    // the job, so that a runner never finds a job without one.
+    if (auto spooled = SaveJobSpool(*ctx.state, id, JobSpool{ctx.environment}); !spooled) {
+      return tl::unexpected(spooled.error());
+    }
   }
   if (auto saved = ctx.state->SaveJobs(loaded->jobs); !saved) {
     return tl::unexpected(saved.error());
@@ -425,8 +446,8 @@ tl::expected<MbatchdReply, std::string> SubmitToMbatchd(const Context& ctx,
 
 }  // namespace
 
-bool BsubNeedsStdin(const std::vector<std::string>& args) {
-  BsubRequest request = ParseBsub(args);
+bool BsubNeedsStdin(const ClusterDef& cluster, const std::vector<std::string>& args) {
+  BsubRequest request = ParseForDialect(cluster, args);
   return !request.bad_usage && request.command_words.empty();
 }
 

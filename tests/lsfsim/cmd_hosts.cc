@@ -247,7 +247,7 @@ CommandResult RunLsload(const Context& ctx, const std::vector<std::string>& args
 CommandResult RunLsid(const Context& ctx, const std::vector<std::string>& args) {
   if (!args.empty()) return Fail("Usage: lsid [-h] [-V]");
   CommandResult result;
-  result.out = VersionBanner() + "\nMy cluster name is " + ctx.cluster->name +
+  result.out = VersionBanner(ctx.cluster->dialect) + "\nMy cluster name is " + ctx.cluster->name +
                "\nMy master name is " + ctx.cluster->master + "\n";
   return result;
 }

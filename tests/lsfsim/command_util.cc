@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "tests/lsfsim/openlava.h"
 #include "tests/lsfsim/util.h"
 
 namespace bplace::lsfsim {
@@ -25,7 +26,8 @@ CommandResult Fail(const std::string& message) {
   return CommandResult{.exit_code = 255, .out = "", .err = message + "\n"};
 }
 
-std::string VersionBanner() {
+std::string VersionBanner(Dialect dialect) {
+  if (dialect == Dialect::kOpenlava) return OpenlavaVersionBanner();
   return "IBM Spectrum LSF Standard 10.1.0.13, Apr 15 2022\n"
          "Copyright International Business Machines Corp. 1992, 2016.\n"
          "US Government Users Restricted Rights - Use, duplication or disclosure restricted by "

@@ -28,8 +28,9 @@ CommandResult InternalError(const std::string& message);
 // A result with `message` + "\n" on stderr and exit status 255.
 CommandResult Fail(const std::string& message);
 
-// Version banner LSF commands print for -V (and lsid prints first).
-std::string VersionBanner();
+// Version banner LSF commands print for -V (and lsid prints first); the
+// OpenLava dialect's is volclava's one line.
+std::string VersionBanner(Dialect dialect = Dialect::kLsf);
 
 // Returns the value of option `flag` at args[*i] (either the next argument
 // or, for single-letter options, glued like `-uUSER`), advancing *i. Returns

@@ -31,6 +31,13 @@ struct Context {
   // Writes a line to stderr at once (bsub's "Retrying in N seconds..."
   // while it waits); null: the line goes to CommandResult::err.
   std::function<void(const std::string&)> progress;
+  // What bsub records of the submitter for the job (LSF 10.1 bsub: "the
+  // current working directory, file creation mask, and all environment
+  // variables"): the process's working directory, umask and environment
+  // ("KEY=value" entries).
+  std::string cwd;
+  int umask = 022;
+  std::vector<std::string> environment;
 };
 
 // The LSF commands. Each parses `args` (argv without the command name) the
@@ -50,15 +57,19 @@ CommandResult RunBkill(const Context& ctx, const std::vector<std::string>& args)
 CommandResult RunLsload(const Context& ctx, const std::vector<std::string>& args);
 CommandResult RunLsid(const Context& ctx, const std::vector<std::string>& args);
 CommandResult RunLsclusters(const Context& ctx, const std::vector<std::string>& args);
+// `bparams [-a]`, `lsadmin showconf lim` and `bacct -l ID...` (cmd_params.cc).
+CommandResult RunBparams(const Context& ctx, const std::vector<std::string>& args);
+CommandResult RunLsadmin(const Context& ctx, const std::vector<std::string>& args);
+CommandResult RunBacct(const Context& ctx, const std::vector<std::string>& args);
 
 // Returns true when a bsub with these arguments has no command, so that LSF
 // would read the job script from stdin.
-bool BsubNeedsStdin(const std::vector<std::string>& args);
+bool BsubNeedsStdin(const ClusterDef& cluster, const std::vector<std::string>& args);
 
 // The names the multi-call binary answers to as LSF commands.
-inline constexpr const char* kLsfCommands[] = {"bqueues", "bmgroup",   "bugroup", "bhosts",
-                                               "bsub",    "bjobs",     "bkill",   "lsload",
-                                               "lsid",    "lsclusters"};
+inline constexpr const char* kLsfCommands[] = {
+    "bqueues", "bmgroup", "bugroup",    "bhosts",  "bsub",    "bjobs", "bkill",
+    "lsload",  "lsid",    "lsclusters", "bparams", "lsadmin", "bacct"};
 
 // Returns true when `name` is one of kLsfCommands.
 bool IsLsfCommand(const std::string& name);

@@ -20,7 +20,7 @@
 #include "tests/lsfsim/job_control.h"
 #include "tests/lsfsim/job_state.h"
 #include "tests/lsfsim/resolver.h"
-#include "tests/lsfsim/scheduler.h"
+#include "tests/lsfsim/run_control.h"
 #include "tests/lsfsim/state.h"
 #include "tests/lsfsim/util.h"
 #include "tests/lsfsim/view.h"
@@ -100,11 +100,19 @@ int Init(const StateDir& state, std::vector<std::string> args) {
   }
   StateLock lock(state);
   if (!lock.ok()) return Error(lock.error());
+  // The job spool (job_spool.h) of an earlier table goes with it.
+  std::filesystem::remove_all(state.path() + "/info", ec);
+  if (::mkdir((state.path() + "/info").c_str(), 0777) != 0 ||
+      ::chmod((state.path() + "/info").c_str(), 0777) != 0) {
+    return Error("mkdir " + state.path() + "/info: " + std::strerror(errno));
+  }
   // Readable by all is enough: StateLock opens it read-only.
   ::chmod(state.LockPath().c_str(), 0644);
   std::string conf = "# Written by lsfsim init: marks this directory as an LSF_ENVDIR.\n";
   conf += "LSF_CLUSTER_NAME=" + cluster->name + "\n";
   conf += "LSF_VERSION=10.1\n";
+  // Engines read these from lsf.conf directly (Toil, dask, Nextflow).
+  conf += "LSF_UNIT_FOR_LIMITS=" + cluster->lsf_unit_for_limits + "\n";
   for (auto result :
        {AtomicWriteFile(state.ClusterPath(), *text), AtomicWriteFile(state.LsfConfPath(), conf)}) {
     if (!result) return Error(result.error());
@@ -125,41 +133,6 @@ tl::expected<ClusterDef, std::string> LoadCluster(const StateDir& state) {
     return tl::unexpected(state.path() + ": not an lsfsim state directory (run lsfsim init)");
   }
   return LoadClusterDef(state.ClusterPath());
-}
-
-int Schedule(const StateDir& state, const std::vector<std::string>& args) {
-  bool finish = false;
-  for (const std::string& arg : args) {
-    if (arg == "--finish") {
-      finish = true;
-    } else {
-      return Usage("schedule: unexpected argument '" + arg + "'");
-    }
-  }
-  auto cluster = LoadCluster(state);
-  if (!cluster) return Error(cluster.error());
-  StateLock lock(state);
-  if (!lock.ok()) return Error(lock.error());
-  auto overrides = state.LoadOverrides();
-  if (!overrides) return Error(overrides.error());
-  auto jobs = state.LoadJobs();
-  if (!jobs) return Error(jobs.error());
-  long long now = NowSeconds();
-
-  int finished = 0;
-  if (finish) {
-    for (Job& job : jobs->jobs) {
-      if (job.status != "RUN") continue;
-      job.status = "DONE";
-      job.exit_code = 0;
-      job.end_time = now;
-      ++finished;
-    }
-  }
-  int dispatched = DispatchPendingJobs(*cluster, *overrides, &*jobs, now);
-  if (auto saved = state.SaveJobs(*jobs); !saved) return Error(saved.error());
-  std::cout << "dispatched " << dispatched << " job(s), finished " << finished << " job(s)\n";
-  return 0;
 }
 
 int SetHost(const StateDir& state, const std::vector<std::string>& args) {
@@ -350,8 +323,12 @@ void PrintControlUsage() {
   std::cerr
       << "usage: lsfsim <subcommand> [--state DIR] ...   (DIR defaults to $LSF_ENVDIR)\n"
          "  init --cluster FILE             create the state directory from a definition\n"
-         "  schedule [--finish]             dispatch pending jobs (--finish: RUN -> DONE "
-         "first)\n"
+         "  schedule [--finish] [--run]     dispatch pending jobs (--finish: RUN -> DONE "
+         "first;\n"
+         "                                  --run: start dispatched jobs as real processes)\n"
+         "  daemon [--interval-ms N]        schedule --run every N ms until SIGTERM\n"
+         "  wait JOBID... [--running] [--timeout-ms N]\n"
+         "                                  until the jobs are DONE or EXIT (--running: run)\n"
          "  set-host HOST STATUS            ok, closed_Adm, closed_Lock, unavail, unreach, ...\n"
          "  set-queue QUEUE STATE           open, closed, active, inact_adm, inact_win\n"
          "  set-ib HOST 0|1                 value of the ib_ok load index\n"
@@ -376,7 +353,9 @@ int RunControlCommand(const std::string& name, const std::vector<std::string>& i
   if (dir.empty()) return Usage("no state directory: pass --state DIR or set LSF_ENVDIR");
   StateDir state(dir);
   if (name == "init") return Init(state, args);
-  if (name == "schedule") return Schedule(state, args);
+  if (name == "schedule") return ScheduleCommand(state, args);
+  if (name == "daemon") return DaemonCommand(state, args);
+  if (name == "wait") return WaitCommand(state, args);
   if (name == "set-host") return SetHost(state, args);
   if (name == "set-queue") return SetQueue(state, args);
   if (name == "set-ib") return SetIb(state, args);

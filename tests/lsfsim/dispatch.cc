@@ -22,6 +22,9 @@ CommandResult RunLsfCommand(const std::string& name, const Context& ctx,
   if (name == "lsload") return RunLsload(ctx, args);
   if (name == "lsid") return RunLsid(ctx, args);
   if (name == "lsclusters") return RunLsclusters(ctx, args);
+  if (name == "bparams") return RunBparams(ctx, args);
+  if (name == "lsadmin") return RunLsadmin(ctx, args);
+  if (name == "bacct") return RunBacct(ctx, args);
   return CommandResult{.exit_code = 255, .out = "", .err = name + ": not simulated\n"};
 }
 

@@ -21,6 +21,11 @@ bool IsCleaned(const Job& job, long long now, long long clean_period_s) {
   return IsFinished(job) && now - job.end_time >= clean_period_s;
 }
 
+std::string JobOption(const Job& job, const char* option) {
+  auto it = job.options.find(option);
+  return it == job.options.end() ? std::string() : it->second;
+}
+
 std::string JobIdText(const Job& job) {
   std::string id = std::to_string(job.id);
   return job.index == 0 ? id : id + "[" + std::to_string(job.index) + "]";

@@ -34,6 +34,10 @@ bool IsSuspended(const Job& job);
 // seconds (or more) after it finished. Unfinished jobs are never cleaned.
 bool IsCleaned(const Job& job, long long now, long long clean_period_s);
 
+// The value of bsub option `option` ("-o") as the job was submitted with
+// it; "" when it was not given.
+std::string JobOption(const Job& job, const char* option);
+
 // The job id as LSF prints it in messages: "1234", or "1234[7]" for an
 // array element.
 std::string JobIdText(const Job& job);

@@ -283,8 +283,9 @@ TEST_F(JobsTest, CountsEveryInvocation) {
   ASSERT_EQ(Lsf("bsub", {"-q", "nosuchq", "true"}).exit_code, 255);
   ProcessResult r = Sim({"counts"});
   EXPECT_EQ(r.out,
-            "{\"bhosts\":0,\"bjobs\":0,\"bkill\":0,\"bmgroup\":0,\"bqueues\":2,\"bsub\":1,"
-            "\"bugroup\":0,\"lsclusters\":0,\"lsid\":0,\"lsload\":0}\n");
+            "{\"bacct\":0,\"bhosts\":0,\"bjobs\":0,\"bkill\":0,\"bmgroup\":0,\"bparams\":0,"
+            "\"bqueues\":2,\"bsub\":1,\"bugroup\":0,\"lsadmin\":0,\"lsclusters\":0,\"lsid\":0,"
+            "\"lsload\":0}\n");
   ASSERT_EQ(Sim({"counts", "--reset"}).exit_code, 0);
   EXPECT_EQ(nlohmann::json::parse(Sim({"counts"}).out)["bqueues"], 0);
 }

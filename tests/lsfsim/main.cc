@@ -3,6 +3,7 @@
 // $LSF_ENVDIR; called as `lsfsim <subcommand>` it runs a control subcommand.
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -64,7 +65,33 @@ std::optional<long long> LsbNtries() {
 }
 
 bool IsLimCommand(const std::string& name) {
-  return name == "lsid" || name == "lsload" || name == "lsclusters";
+  return name == "lsid" || name == "lsload" || name == "lsclusters" || name == "lsadmin";
+}
+
+// The submitter's working directory as bsub records it: getcwd(), else
+// $PWD, else "/" (a directory removed under the shell).
+std::string WorkingDirectory() {
+  std::vector<char> buffer(4096);
+  while (::getcwd(buffer.data(), buffer.size()) == nullptr) {
+    if (errno != ERANGE || buffer.size() > (1u << 20)) {
+      const char* pwd = std::getenv("PWD");
+      return pwd != nullptr && *pwd == '/' ? pwd : "/";
+    }
+    buffer.resize(buffer.size() * 2);
+  }
+  return buffer.data();
+}
+
+int CurrentUmask() {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  return static_cast<int>(mask);
+}
+
+std::vector<std::string> Environment() {
+  std::vector<std::string> out;
+  for (char** entry = environ; *entry != nullptr; ++entry) out.emplace_back(*entry);
+  return out;
 }
 
 // Counts the invocation and returns the faults in force for `name`
@@ -95,7 +122,7 @@ tl::expected<FaultSpec, std::string> CountAndReadFaults(const StateDir& state,
 // commands retry forever when LSB_NTRIES is unset. "fail" is the
 // LSB_NTRIES=1 behaviour.
 int SimulateDown(const std::string& name, const std::vector<std::string>& args,
-                 const std::string& mode) {
+                 const std::string& mode, Dialect dialect) {
   if (IsLimCommand(name)) {
     if (mode == "hang") {
       for (;;) {
@@ -104,7 +131,7 @@ int SimulateDown(const std::string& name, const std::vector<std::string>& args,
       }
     }
     if (name == "lsid") {
-      WriteAll(1, VersionBanner() + "\n");
+      WriteAll(1, VersionBanner(dialect) + "\n");
       WriteAll(2, "ls_getclustername(): LIM is down; try later\n");
     } else {
       WriteAll(2, name + ": LIM is down; try later\n");
@@ -156,27 +183,30 @@ int RunAsLsfCommand(const std::string& name, const std::vector<std::string>& arg
     WriteAll(2, "lsfsim: " + fault.error() + "\n");
     return 255;
   }
-  if (!fault->down.empty()) return SimulateDown(name, args, fault->down);
+  auto cluster = LoadClusterDef(state.ClusterPath());
+  Dialect dialect = cluster ? cluster->dialect : Dialect::kLsf;
+  if (!fault->down.empty()) return SimulateDown(name, args, fault->down, dialect);
   if (fault->slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(fault->slow_ms));
   if (args.size() == 1 && args[0] == "-V") {
-    WriteAll(2, VersionBanner());
+    WriteAll(2, VersionBanner(dialect));
     return 0;
   }
-
-  std::string script;
-  if (name == "bsub" && BsubNeedsStdin(args)) script = ReadStdin();
-  auto cluster = LoadClusterDef(state.ClusterPath());
   if (!cluster) {
     WriteAll(2, "lsfsim: " + cluster.error() + "\n");
     return 255;
   }
+  std::string script;
+  if (name == "bsub" && BsubNeedsStdin(*cluster, args)) script = ReadStdin();
   Context ctx{.state = &state,
               .cluster = &*cluster,
               .user = CallingUser(),
               .from_host = SubmissionHost(),
               .now = NowSeconds(),
               .lsb_ntries = LsbNtries(),
-              .progress = [](const std::string& line) { WriteAll(2, line); }};
+              .progress = [](const std::string& line) { WriteAll(2, line); },
+              .cwd = name == "bsub" ? WorkingDirectory() : std::string(),
+              .umask = CurrentUmask(),
+              .environment = name == "bsub" ? Environment() : std::vector<std::string>()};
   CommandResult result = RunLsfCommand(name, ctx, args, script);
   if (fault->garbage) {
     result.out = Garbage();

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,6 +115,59 @@ ProcessResult RunProcess(const std::string& path, const std::vector<std::string>
     result.exit_code = 128 + WTERMSIG(status);
   }
   return result;
+}
+
+BackgroundProcess::BackgroundProcess(const std::string& path, const std::vector<std::string>& args,
+                                     const std::map<std::string, std::optional<std::string>>& env) {
+  std::vector<std::string> env_strings = BuildEnv(env);
+  std::vector<char*> envp;
+  for (std::string& entry : env_strings) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_strings = {path};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& arg : argv_strings) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::setpgid(0, 0);
+    int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execve(path.c_str(), argv.data(), envp.data());
+    ::_exit(127);
+  }
+}
+
+BackgroundProcess::~BackgroundProcess() {
+  if (pid_ <= 0) return;
+  ::kill(-pid_, SIGKILL);
+  while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+int BackgroundProcess::Stop(std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) return -1;
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+  ::kill(pid_, SIGTERM);
+  bool exited = true;
+  if (pidfd >= 0) {
+    struct pollfd pfd = {pidfd, POLLIN, 0};
+    int ready = 0;
+    do {
+      ready = ::poll(&pfd, 1, static_cast<int>(timeout.count()));
+    } while (ready < 0 && errno == EINTR);
+    exited = ready > 0;
+    ::close(pidfd);
+  }
+  if (!exited) ::kill(-pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  if (!exited) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace bplace::lsfsim::testing

@@ -25,4 +25,25 @@ ProcessResult RunProcess(const std::string& path, const std::vector<std::string>
                          const std::map<std::string, std::optional<std::string>>& env,
                          const std::string& stdin_text, std::chrono::milliseconds timeout);
 
+// A child process that runs while the test goes on (`lsfsim daemon`), in
+// its own process group, stdio on /dev/null, with the environment changed
+// as RunProcess does. The destructor kills the group with SIGKILL and
+// reaps it if Stop() was not called. For tests only; not thread-safe.
+class BackgroundProcess {
+ public:
+  BackgroundProcess(const std::string& path, const std::vector<std::string>& args,
+                    const std::map<std::string, std::optional<std::string>>& env);
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+  // Sends SIGTERM and waits up to `timeout` for the exit (pidfd, no
+  // polling). Returns the exit status (128+signal when killed by one), or
+  // -1 when it had to be killed after the timeout.
+  int Stop(std::chrono::milliseconds timeout);
+
+ private:
+  int pid_ = -1;
+};
+
 }  // namespace bplace::lsfsim::testing

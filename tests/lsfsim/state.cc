@@ -40,7 +40,14 @@ json JobToJson(const Job& job) {
               {"exit_reason", job.exit_reason},
               {"pend_reason", job.pend_reason},
               {"options", job.options},
-              {"res_reqs", job.res_reqs}};
+              {"res_reqs", job.res_reqs},
+              {"cwd", job.cwd},
+              {"umask", job.umask},
+              {"script", job.script},
+              {"executed", job.executed},
+              {"pgid", job.pgid},
+              {"cpu_s", job.cpu_s},
+              {"max_mem_kb", job.max_mem_kb}};
 }
 
 Job JobFromJson(const json& j) {
@@ -68,6 +75,13 @@ Job JobFromJson(const json& j) {
   job.pend_reason = j.value("pend_reason", "");
   job.options = j.value("options", std::map<std::string, std::string>{});
   job.res_reqs = j.value("res_reqs", std::vector<std::string>{});
+  job.cwd = j.value("cwd", "");
+  job.umask = j.value("umask", 022);
+  job.script = j.value("script", false);
+  job.executed = j.value("executed", false);
+  job.pgid = j.value("pgid", 0);
+  job.cpu_s = j.value("cpu_s", 0.0);
+  job.max_mem_kb = j.value("max_mem_kb", -1LL);
   return job;
 }
 

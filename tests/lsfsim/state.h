@@ -37,6 +37,19 @@ struct Job {
   std::string pend_reason;                     // why the last dispatch turn left it pending
   std::map<std::string, std::string> options;  // every bsub option as given (last wins)
   std::vector<std::string> res_reqs;           // every -R in order: LSF merges them
+  // What bsub recorded of the submitter for sbatchd (LSF 10.1 bsub: the job
+  // gets the submitter's working directory, file creation mask and
+  // environment; the environment is in the job's spool file, see
+  // job_spool.h). The command above is the job script when it came on stdin.
+  std::string cwd;      // where bsub ran (SUB_CWD); empty for jobs of older tables
+  int umask = 022;      // the submitter's umask
+  bool script = false;  // `command` is a job script read from stdin
+  // Real execution (`lsfsim schedule --run`, `lsfsim daemon`): set once a
+  // job runner has been started for the job, kept after it ends.
+  bool executed = false;
+  int pgid = 0;               // process group of the running job; 0 when none runs
+  double cpu_s = 0;           // user + system CPU seconds, once it ended
+  long long max_mem_kb = -1;  // peak resident memory (KB), once it ended; -1 unknown
 };
 
 struct JobTable {

@@ -1,5 +1,7 @@
 #include "tests/lsfsim/util.h"
 
+#include <pwd.h>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -171,6 +173,23 @@ long long NowSeconds() {
   long long value = 0;
   if (fixed != nullptr && ParseInt(fixed, &value)) return value;
   return static_cast<long long>(std::time(nullptr));
+}
+
+std::string FormatLocalTime(long long epoch_seconds, const char* strftime_format) {
+  time_t t = static_cast<time_t>(epoch_seconds);
+  struct tm local {};
+  localtime_r(&t, &local);
+  char buffer[128];
+  std::strftime(buffer, sizeof buffer, strftime_format, &local);
+  return buffer;
+}
+
+std::string HomeDirectoryOf(const std::string& user) {
+  struct passwd pwd {};
+  struct passwd* pw = nullptr;
+  std::vector<char> buffer(16384);
+  ::getpwnam_r(user.c_str(), &pwd, buffer.data(), buffer.size(), &pw);
+  return pw != nullptr && pw->pw_dir != nullptr ? pw->pw_dir : "";
 }
 
 }  // namespace bplace::lsfsim

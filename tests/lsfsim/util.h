@@ -49,4 +49,16 @@ bool ParseInt(std::string_view text, long long* value);
 // $LSFSIM_NOW when set (tests fix the clock that way).
 long long NowSeconds();
 
+// Formats `epoch_seconds` in the local time zone with strftime(3). LSF's
+// forms: kCTime ("Sun Nov 30 11:40:00 2025", job reports, configuration
+// headers) and kEventTime ("Sun Nov 30 11:40:00: ", bjobs -l and bacct
+// event lines).
+inline constexpr const char* kCTime = "%a %b %e %H:%M:%S %Y";
+inline constexpr const char* kEventTime = "%a %b %e %H:%M:%S: ";
+std::string FormatLocalTime(long long epoch_seconds, const char* strftime_format);
+
+// Returns the home directory of `user` from the password database, or ""
+// when the user is unknown. Thread-safe (getpwnam_r).
+std::string HomeDirectoryOf(const std::string& user);
+
 }  // namespace bplace::lsfsim
