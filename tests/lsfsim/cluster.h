@@ -52,9 +52,8 @@ struct Background {
 enum class QueueActivity { kActive, kInactAdm, kInactWin };
 
 // Which product the simulator answers as: IBM Spectrum LSF 10.1, or an
-// OpenLava-family cluster (volclava 2.2) where its captures in
-// the volclava captures (docs/lsf-formats.md "Sources") differ (tests/lsfsim/README.md lists
-// where).
+// OpenLava-family cluster (volclava 2.2) where its captures differ
+// (docs/lsf-formats.md "Sources"; tests/lsfsim/README.md lists where).
 enum class Dialect { kLsf, kOpenlava };
 
 struct QueueDef {

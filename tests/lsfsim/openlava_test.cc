@@ -1,7 +1,8 @@
 // The OpenLava dialect (`[cluster] dialect = "openlava"`): where volclava
 // 2.2 answers differently from LSF 10.1, the simulator answers as the
-// volclava captures (docs/lsf-formats.md "Sources") and tests/realsched/captures/ show,
-// byte for byte (the captured texts are quoted here with their file).
+// volclava captures (docs/lsf-formats.md "Sources") and
+// tests/realsched/captures/ show, byte for byte (the captured texts are
+// quoted here with their file).
 
 #include <gtest/gtest.h>
 #include <pwd.h>
