@@ -56,10 +56,9 @@ struct Setup {
   // `command` ARGS through the front door (door) or the simulator's own.
   ProcessOutput Run(bool door, const std::string& command,
                     const std::vector<std::string>& args) const {
-    std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"",
-                                     sim.dir().string(),
-                                     std::string(door ? FRONTDOOR_DIR : LSFSIM_BIN_DIR) + "/" +
-                                         command};
+    std::vector<std::string> argv = {
+        "/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", sim.dir().string(),
+        std::string(door ? FRONTDOOR_DIR : LSFSIM_BIN_DIR) + "/" + command};
     argv.insert(argv.end(), args.begin(), args.end());
     return RunProcess(argv, env);
   }
@@ -102,8 +101,8 @@ Timing Alternate(int runs, Call call) {
 
 void PrintRow(const std::string& what, const Timing& t) {
   std::printf("| %s | %.1f / %.1f ms | %.1f / %.1f ms | %.2f |\n", what.c_str(),
-              Percentile(t.door_ms, 0.5), Percentile(t.door_ms, 0.99),
-              Percentile(t.real_ms, 0.5), Percentile(t.real_ms, 0.99),
+              Percentile(t.door_ms, 0.5), Percentile(t.door_ms, 0.99), Percentile(t.real_ms, 0.5),
+              Percentile(t.real_ms, 0.99),
               Percentile(t.door_ms, 0.5) / std::max(0.001, Percentile(t.real_ms, 0.5)));
 }
 
@@ -130,9 +129,10 @@ int Latency(int runs) {
 // `engines` pollers, each with `jobs` jobs, each job polled with its own
 // `bjobs -o stat -noheader ID` every `poll_ms` (Snakemake 7's profile).
 int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int seconds) {
-  std::printf("bjobs calls reaching the simulator per minute: %d jobs an engine, each polled "
-              "every %d ms, %d s a run, load %s, %s\n\n",
-              jobs, poll_ms, seconds, LoadAverage().c_str(), Timestamp().c_str());
+  std::printf(
+      "bjobs calls reaching the simulator per minute: %d jobs an engine, each polled "
+      "every %d ms, %d s a run, load %s, %s\n\n",
+      jobs, poll_ms, seconds, LoadAverage().c_str(), Timestamp().c_str());
   std::printf("| engines | through the front door | straight to the simulator |\n|---|---|---|\n");
   for (int engines : engine_counts) {
     std::vector<double> per_minute;
@@ -149,7 +149,8 @@ int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int se
           while (SecondsSince(start) < seconds && !failed) {
             for (int j = 0; j < jobs; ++j) {
               const ProcessOutput out = setup.Run(
-                  door, "bjobs", {"-o", "stat", "-noheader", ids[static_cast<std::size_t>(e * jobs + j)]});
+                  door, "bjobs",
+                  {"-o", "stat", "-noheader", ids[static_cast<std::size_t>(e * jobs + j)]});
               if (out.exit_code != 0) failed = true;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
@@ -159,8 +160,8 @@ int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int se
       for (std::thread& poller : pollers) poller.join();
       if (failed) throw std::runtime_error("a poll failed");
       const double minutes = SecondsSince(start) / 60;
-      per_minute.push_back(
-          static_cast<double>(setup.sim.Counts().value("bjobs", 0LL) - before) / minutes);
+      per_minute.push_back(static_cast<double>(setup.sim.Counts().value("bjobs", 0LL) - before) /
+                           minutes);
     }
     std::printf("| %d | %.0f | %.0f |\n", engines, per_minute[0], per_minute[1]);
   }

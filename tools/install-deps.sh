@@ -34,6 +34,7 @@ test_packages=(
   wrk      # HTTP load of bench/jobs_bench (its smoke test skips without it)
   chromium chromium-driver python3-selenium fonts-liberation  # the status page's browser test
   prometheus  # prometheus and promtool for the GET /metrics integration test
+  toil snakemake  # real workflow engines through the LSF front door (tests/frontdoor)
   # The packages and their checks (tests/deploy, label package): the .deb
   # (debhelper, lintian, fakeroot when not root), the RPM with Debian's rpm
   # (rpmbuild, rpm2cpio, cpio) and rpmlint.

@@ -1,0 +1,244 @@
+// Real workflow engines, unmodified, with the front door first on PATH:
+// Debian's Toil 5.9.2 (--batchSystem lsf) and Snakemake 7.21 (--cluster bsub
+// with an LSF status script), against the real bplaced and the LSF simulator,
+// whose jobs run for real (`lsfsim daemon`). Each workflow runs once through
+// the front door and once straight against the simulator; the LSF commands
+// each run makes at the LSF side are counted (docs/lsf-front-door.md).
+// Skips (77) when toil or snakemake is not installed.
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/integration/harness.h"
+
+extern char** environ;
+
+namespace bplace::testing {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// `lsfsim daemon`: the simulator's sbatchd, dispatching and running jobs.
+class SimDaemon {
+ public:
+  explicit SimDaemon(const SimCluster& sim) {
+    const std::string lsfsim = std::string(LSFSIM_BIN_DIR) + "/lsfsim";
+    const std::string envdir = "LSF_ENVDIR=" + (sim.dir() / "lsf").string();
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+    env.push_back(envdir);
+    std::vector<char*> envp;
+    for (std::string& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    char* argv[] = {const_cast<char*>(lsfsim.c_str()), const_cast<char*>("daemon"),
+                    const_cast<char*>("--interval-ms"), const_cast<char*>("200"), nullptr};
+    if (posix_spawn(&pid_, lsfsim.c_str(), nullptr, nullptr, argv, envp.data()) != 0) pid_ = -1;
+  }
+  ~SimDaemon() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  bool running() const { return pid_ > 0; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// A work directory every user may use (the workflow runs as the service
+// user when the tests run as root), removed at the end.
+fs::path OpenDirectory(const std::string& prefix) {
+  std::string pattern = "/tmp/" + prefix + "-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp");
+  fs::permissions(pattern, fs::perms::all);
+  return pattern;
+}
+
+void Write(const fs::path& path, const std::string& text, bool executable = false) {
+  std::ofstream(path) << text;
+  fs::permissions(path, executable ? fs::perms::all : (fs::perms::all & ~fs::perms::others_write));
+}
+
+constexpr char kToilWorkflow[] = R"(from toil.common import Toil
+from toil.job import Job
+
+
+def child(job, n):
+    return n * 10
+
+
+def follow_on(job, a, b):
+    return a + b
+
+
+def root(job):
+    children = [job.addChildJobFn(child, n) for n in range(1, 11)]
+    return job.addFollowOnJobFn(follow_on, children[0].rv(), children[1].rv()).rv()
+
+
+if __name__ == "__main__":
+    options = Job.Runner.getDefaultArgumentParser().parse_args()
+    with Toil(options) as toil:
+        print("workflow result:", toil.start(Job.wrapJobFn(root)))
+)";
+
+constexpr char kSnakefile[] = R"(rule all:
+    input: "c.txt"
+
+rule a:
+    output: "a.txt"
+    shell: "echo a > {output}"
+
+rule b:
+    input: "a.txt"
+    output: "b.txt"
+    shell: "cat {input} > {output}; echo b >> {output}"
+
+rule c:
+    input: "b.txt"
+    output: "c.txt"
+    shell: "cat {input} > {output}; echo c >> {output}"
+)";
+
+// The status script in the style of the public Snakemake LSF profile
+// (docs/lsf-front-door.md; ENGINES.md of the design notes): bjobs -o stat,
+// then the -o file's job report once LSF no longer knows the job.
+constexpr char kStatusScript[] = R"(#!/bin/sh
+id=$(printf '%s\n' "$1" | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
+[ -n "$id" ] || id=$1
+stat=$(bjobs -o stat -noheader "$id" 2>/dev/null)
+case "$stat" in
+  PEND|RUN|PSUSP|USUSP|SSUSP|WAIT|UNKWN) echo running; exit 0 ;;
+  DONE|POST_DONE) echo success; exit 0 ;;
+  EXIT|POST_ERR|ZOMBI) echo failed; exit 0 ;;
+esac
+log=$(grep -l "^Subject: Job $id:" logs/*.out 2>/dev/null | head -1)
+[ -n "$log" ] || { echo failed; exit 0; }
+line=$(grep -B2 '^Resource usage summary:' "$log" | tail -3 | head -1)
+case "$line" in
+  "Successfully completed.") echo success ;;
+  *) echo failed ;;
+esac
+)";
+
+class EnginesTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (!fs::exists("/usr/bin/toil") || !fs::exists("/usr/bin/snakemake")) {
+      GTEST_SKIP() << "Debian's toil and snakemake are not installed (tools/install-deps.sh)";
+    }
+    sim_ = std::make_unique<SimCluster>(DEMO_CLUSTER);
+    fs::permissions(sim_->dir(), fs::perms::all, fs::perm_options::add);
+    DaemonSettings settings;
+    settings.jobs_refresh_s = 2;
+    settings.load_refresh_s = 2;
+    settings.unix_socket = (sim_->dir() / "bplace.sock").string();
+    daemon_ = std::make_unique<DaemonProcess>(*sim_, settings);
+    sim_daemon_ = std::make_unique<SimDaemon>(*sim_);
+    ASSERT_TRUE(sim_daemon_->running());
+    work_ = OpenDirectory("bplace-engines");
+  }
+  void TearDown() override {
+    sim_daemon_.reset();
+    daemon_.reset();
+    sim_.reset();
+    if (!work_.empty()) fs::remove_all(work_);
+  }
+
+  bool through_front_door() const { return GetParam(); }
+
+  // Runs `command` in the work directory as the user the daemon submits
+  // for (the service user: over the Unix socket bplaced knows it), with the
+  // front door first on PATH or only the simulator's commands.
+  ProcessOutput Run(const std::string& command) const {
+    const std::string path = std::string(through_front_door() ? FRONTDOOR_DIR ":" : "") +
+                             LSFSIM_BIN_DIR + ":/usr/bin:/bin";
+    std::vector<std::string> argv;
+    if (::geteuid() == 0) {
+      argv = {"/usr/bin/setpriv", "--reuid=" + daemon_->service_user(),
+              "--regid=" + daemon_->service_user(), "--init-groups", "--"};
+    }
+    const std::vector<std::string> shell = {"/bin/sh", "-c", "cd \"$0\" && " + command,
+                                            work_.string()};
+    argv.insert(argv.end(), shell.begin(), shell.end());
+    return RunProcess(argv,
+                      {{"PATH", path},
+                       {"HOME", work_.string()},
+                       {"LSF_BINDIR", LSFSIM_BIN_DIR},
+                       {"LSF_ENVDIR", (sim_->dir() / "lsf").string()},
+                       {"BPLACE_URL", "unix:" + (sim_->dir() / "bplace.sock").string()},
+                       {"BPLACE_TOKEN", ""}},
+                      std::chrono::seconds(400));
+  }
+
+  // Every job of the run went through bplaced (tagged) or none did.
+  void ExpectSubmittedThroughBplaceIff(bool front_door) const {
+    const ProcessOutput out =
+        sim_->Lsf({"bjobs", "-a", "-u", "all", "-o", "jobid job_description", "-json"});
+    const json answer = json::parse(out.out, nullptr, false);
+    ASSERT_TRUE(answer.is_object()) << out.out << out.err;
+    ASSERT_FALSE(answer["RECORDS"].empty());
+    for (const json& record : answer["RECORDS"]) {
+      EXPECT_EQ(record.value("JOB_DESCRIPTION", "").rfind("bplace:", 0) == 0, front_door)
+          << record.dump();
+    }
+  }
+
+  void Report(const std::string& engine, const json& counts) const {
+    std::cout << engine << (through_front_door() ? " through the front door" : " stock")
+              << ": LSF commands at the LSF side " << counts.dump() << "\n";
+  }
+
+  std::unique_ptr<SimCluster> sim_;
+  std::unique_ptr<DaemonProcess> daemon_;
+  std::unique_ptr<SimDaemon> sim_daemon_;
+  fs::path work_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Path, EnginesTest, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "FrontDoor" : "Stock";
+                         });
+
+TEST_P(EnginesTest, ToilRunsARootTenChildrenAndAFollowOnToTheEnd) {
+  Write(work_ / "wf.py", kToilWorkflow);
+  const ProcessOutput out =
+      Run("/usr/bin/python3 wf.py --batchSystem lsf --statePollingWait 1 --workDir \"$PWD\" "
+          "\"file:$PWD/jobstore\"");
+  ASSERT_EQ(out.exit_code, 0) << out.out << out.err;
+  EXPECT_THAT(out.out, ::testing::HasSubstr("workflow result: 30"));
+  ExpectSubmittedThroughBplaceIff(through_front_door());
+  Report("Toil 5.9.2", sim_->Counts());
+}
+
+TEST_P(EnginesTest, SnakemakeRunsThreeRulesWithItsLsfStatusScript) {
+  fs::create_directory(work_ / "logs");
+  fs::permissions(work_ / "logs", fs::perms::all);
+  Write(work_ / "Snakefile", kSnakefile);
+  Write(work_ / "status.sh", kStatusScript, true);
+  const ProcessOutput out =
+      Run("snakemake --jobs 2 --cluster \"bsub -o logs/{rule}.out -e logs/{rule}.err\" "
+          "--cluster-status ./status.sh --cluster-cancel bkill --latency-wait 5");
+  ASSERT_EQ(out.exit_code, 0) << out.out << out.err;
+  std::ifstream result(work_ / "c.txt");
+  const std::string text((std::istreambuf_iterator<char>(result)), {});
+  EXPECT_EQ(text, "a\nb\nc\n");
+  ExpectSubmittedThroughBplaceIff(through_front_door());
+  Report("Snakemake 7.21", sim_->Counts());
+}
+
+}  // namespace
+}  // namespace bplace::testing
