@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/lsfsim/chaos.h"
 #include "tests/lsfsim/cluster.h"
 #include "tests/lsfsim/state.h"
 
@@ -31,6 +32,10 @@ struct Context {
   // Writes a line to stderr at once (bsub's "Retrying in N seconds..."
   // while it waits); null: the line goes to CommandResult::err.
   std::function<void(const std::string&)> progress;
+  // How bjobs misanswers this invocation (`fault --chaos`): kDropIds,
+  // kOtherIds and kNotFound change its selection; other values are applied
+  // by main or mean nothing to the command.
+  Misbehaviour misbehaviour = Misbehaviour::kNone;
 };
 
 // The LSF commands. Each parses `args` (argv without the command name) the
