@@ -45,6 +45,26 @@ ExitCodes ReadExitCodes(const std::vector<std::string>& exits,
   return codes;
 }
 
+// Adds to `answer` what the per-id bjobs of `confirm` said (results from
+// `first` on): the records of a job listed after all, the ids LSF said it
+// does not know. Any other answer concludes nothing: the job is asked about
+// again next time.
+void ReadConfirmations(std::vector<Result<lsf::CommandResult>>& results, std::size_t first,
+                       const std::vector<std::string>& confirm, bool use_o_json,
+                       BjobsAnswer& answer) {
+  for (std::size_t i = 0; i < confirm.size(); ++i) {
+    auto confirmation =
+        lsf::ReadBjobsConfirmation(std::move(results[first + i]), confirm[i], use_o_json);
+    if (!confirmation) {
+      spdlog::info("jobs: {} is missing from bjobs, not confirmed: {}", confirm[i],
+                   confirmation.error().message);
+      continue;
+    }
+    if (confirmation->not_found) answer.confirmed_gone.push_back(confirm[i]);
+    for (auto& record : confirmation->records) answer.records.push_back(std::move(record));
+  }
+}
+
 }  // namespace
 
 JobTracker::JobTracker(boost::asio::any_io_executor executor, lsf::CommandRunner& runner,
@@ -212,19 +232,7 @@ Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandR
   if (!queries.exits.empty()) long_form = std::move(results[queries.chunks]);
   ExitCodes exit_codes = ReadExitCodes(queries.exits, long_form);
   const std::size_t first_confirmation = queries.chunks + (queries.exits.empty() ? 0 : 1);
-  for (std::size_t i = 0; i < queries.confirm.size(); ++i) {
-    const std::string& id = queries.confirm[i];
-    auto confirmation =
-        lsf::ReadBjobsConfirmation(std::move(results[first_confirmation + i]), id, !table_form);
-    if (!confirmation) {
-      // Asked again next time: only LSF's own "not found" concludes.
-      spdlog::info("jobs: {} is missing from bjobs, not confirmed: {}", id,
-                   confirmation.error().message);
-      continue;
-    }
-    if (confirmation->not_found) answer.confirmed_gone.push_back(id);
-    for (auto& record : confirmation->records) answer.records.push_back(std::move(record));
-  }
+  ReadConfirmations(results, first_confirmation, queries.confirm, !table_form, answer);
   // Once an hour, forget the rows whose lifetime ended, here and on disk.
   const bool prune = !last_prune_ || times.started_wall - *last_prune_ > std::chrono::hours(1);
   if (prune) last_prune_ = times.started_wall;
