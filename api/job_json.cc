@@ -15,6 +15,15 @@ json Time(const std::optional<SystemTime>& time) {
 
 json Text(const std::string& text) { return text.empty() ? json() : json(text); }
 
+// The status a client can switch on: one of LSF 10.1's words, SUBMITTED,
+// or UNKNOWN for a word LSF 10.1 does not document (a newer LSF's state)
+// and for a job not answered yet; lsf_status keeps LSF's own word.
+std::string StatusOf(const std::string& status) {
+  if (status == kSubmittedStatus) return status;
+  if (lsf::JobStatusOf(status) == lsf::JobStatus::kUnrecognized) return "UNKNOWN";
+  return status;
+}
+
 }  // namespace
 
 json JobJson(const JobView& job) {
@@ -29,7 +38,8 @@ json JobJson(const JobView& job) {
           {"job_id", r.job_id},
           {"array_index", r.array_index},
           {"user", Text(r.user)},
-          {"status", r.status.empty() ? json("UNKNOWN") : json(r.status)},
+          {"status", StatusOf(r.status)},
+          {"lsf_status", Text(r.status == kSubmittedStatus ? std::string() : r.status)},
           {"terminal", job.terminal},
           {"exit_code", exit_code ? json(*exit_code) : json()},
           {"exit_reason", Text(r.exit_reason)},
@@ -51,7 +61,10 @@ json JobJson(const JobView& job) {
           {"idempotency_key", Text(job.idempotency_key)},
           {"labels", job.labels},
           {"submitted_at", Time(job.submitted_at)},
+          {"last_seen_in_lsf", Time(job.last_seen_in_lsf)},
+          {"missing_since", Time(job.missing_since)},
           {"left_lsf", job.left_lsf},
+          {"left_lsf_at", Time(job.left_lsf_at)},
           {"updated_at", FormatRfc3339(job.updated_at)}};
 }
 
@@ -61,7 +74,7 @@ json ArrayJobJson(std::int64_t job_id, const std::vector<const JobView*>& elemen
   bool terminal = true;
   for (const JobView* element : elements) {
     list.push_back(JobJson(*element));
-    ++statuses[element->lsf.status];
+    ++statuses[StatusOf(element->lsf.status)];
     terminal = terminal && element->terminal;
   }
   return {{"id", std::to_string(job_id)},

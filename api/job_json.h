@@ -12,13 +12,17 @@
 namespace bplace::api {
 
 // One job: id ("1234" or "1234[7]"), job_id, array_index, user, status
-// (LSF's STAT, or SUBMITTED), terminal, exit_code (0 for DONE; null while
-// not known), exit_reason, pend_reason, queue (its current one),
-// requested_queue, submit_time / start_time / finish_time (RFC 3339, null
-// when not known), finish_time_estimated, exec_hosts ([{host, slots}]),
-// slots, job_name, job_description, from_host, project, and bplace's:
-// submitted_by_bplace, request_id, idempotency_key, labels, submitted_at,
-// left_lsf (bjobs no longer lists it; the state is its last), updated_at.
+// (LSF's STAT when LSF 10.1 documents it, SUBMITTED, else UNKNOWN),
+// lsf_status (LSF's STAT as printed; null for SUBMITTED), terminal,
+// exit_code (0 for DONE; null while not known), exit_reason, pend_reason,
+// queue (its current one), requested_queue, submit_time / start_time /
+// finish_time (RFC 3339, null when not known), finish_time_estimated,
+// exec_hosts ([{host, slots}]), slots, job_name, job_description,
+// from_host, project, and bplace's: submitted_by_bplace, request_id,
+// idempotency_key, labels, submitted_at, last_seen_in_lsf (when bjobs last
+// listed it: the state is LSF's as of then), missing_since (bjobs has left
+// it out since), left_lsf and left_lsf_at (LSF confirmed it no longer
+// knows the job; the state is its last), updated_at.
 nlohmann::json JobJson(const JobView& job);
 
 // An array job asked for as a whole: the elements' JSON in `elements`, and

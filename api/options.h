@@ -67,12 +67,26 @@ enum class AuthMode {
   kMultiUser,       // daemon runs as root; bsub runs as the caller
 };
 
+// [auth] job_visibility: whose jobs' details (GET /v1/jobs/{id}, GET
+// /v1/jobs?user=) an identified caller sees. Anonymous callers never see
+// any, and the `admin` scope sees every job, whichever is chosen.
+enum class JobVisibility {
+  // "own": a user sees their own jobs only, as LSF does with
+  // SECURE_JOB_INFO_LEVEL=4 and SECURE_INFODIR_USER_ACCESS=Y (lsb.params):
+  // a job's name, command line, labels and request id are its owner's.
+  kOwn,
+  // "all": every identified caller sees every job bplace follows, as LSF's
+  // own default (SECURE_JOB_INFO_LEVEL=0: bjobs -u all for everyone).
+  kAll,
+};
+
 // [auth]: who a caller is and what they may do.
 struct AuthOptions {
   AuthMode mode = AuthMode::kServiceAccount;
   std::string tokens_file;      // bearer tokens for TCP callers; empty = none
   bool anonymous_read = false;  // TCP callers without a token may read
   uid_t min_uid = 1000;         // callers below this uid (and uid 0) are refused
+  JobVisibility job_visibility = JobVisibility::kOwn;  // auth.job_visibility
 };
 
 }  // namespace bplace::api

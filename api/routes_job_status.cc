@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -13,6 +14,7 @@
 #include "api/http/problem.h"
 #include "api/job_access.h"
 #include "api/job_json.h"
+#include "api/json_body.h"
 #include "api/json_mapping.h"
 #include "api/route_access.h"
 
@@ -66,41 +68,137 @@ std::string IdText(const lsf::JobId& id) {
   return id.array_index == 0 ? id.job_id : id.job_id + "[" + std::to_string(id.array_index) + "]";
 }
 
-// The answer about `id` from `snapshot`, or nullopt when bplace does not
-// know the job yet (to be looked up).
-std::optional<Response> JobAnswer(const ClusterSnapshot& snapshot, const lsf::JobId& id,
+// True for a caller who did not say who they are (TCP without a token).
+// The caller made without an Authenticator is the daemon's user.
+bool IsAnonymous(const Caller& caller) {
+  return caller.method == AuthMethod::kAnonymous && caller.user.empty();
+}
+
+// The user a caller acts as: its own name, or the daemon's user without [auth].
+std::string Self(const Services& s, const Caller& caller) {
+  return caller.user.empty() ? s.user : caller.user;
+}
+
+// Whether identified callers see every job ([auth] job_visibility = "all").
+bool EveryoneSeesAll(const Services& s) {
+  return s.auth == nullptr || s.auth->policy().job_visibility == JobVisibility::kAll;
+}
+
+// Why `caller` may not see the details of jobs owned by `owners`, or
+// nullopt when they may (docs/operations.md "Security"): anonymous callers see none;
+// the `admin` scope sees all; others see their own, or all with [auth]
+// job_visibility = "all". The owner is not named: that too is a detail.
+std::optional<Error> VisibilityRefusal(const Services& s, const Caller& caller,
+                                       const std::vector<const JobView*>& jobs,
+                                       const std::string& id_text) {
+  if (IsAnonymous(caller)) {
+    return Error{ErrorCode::kUnauthenticated,
+                 "anonymous callers never see jobs; send a bearer token, or use the Unix socket"};
+  }
+  if (caller.is_admin || EveryoneSeesAll(s)) return std::nullopt;
+  for (const JobView* job : jobs) {
+    if (caller.user.empty() || job->lsf.user != caller.user) {
+      return Error{ErrorCode::kPermissionDenied,
+                   "job " + id_text + " is not yours; " + DescribeCaller(caller) +
+                       " sees only their own jobs ([auth] job_visibility = \"own\", as LSF's "
+                       "SECURE_JOB_INFO_LEVEL=4); the `admin` scope sees every job"};
+    }
+  }
+  return std::nullopt;
+}
+
+Response NotKnownToLsf(const lsf::JobId& id, SystemTime since) {
+  return MakeProblem(Error{
+      ErrorCode::kNotFound,
+      "job " + IdText(id) + " is not known to LSF (bjobs -a, at " + FormatRfc3339(since) + ")"});
+}
+
+// The answer about `id` from `snapshot` for `caller`, or nullopt when
+// bplace does not know the job yet (to be looked up).
+std::optional<Response> JobAnswer(const Services& s, const Caller& caller,
+                                  const ClusterSnapshot& snapshot, const lsf::JobId& id,
                                   SystemTime now) {
   if (!snapshot.jobs) return std::nullopt;
   const JobKey key = KeyOf(id);
-  json body;
+  std::vector<const JobView*> jobs;
   if (const JobView* job = snapshot.jobs->Find(key)) {
-    if (job->not_found) {
-      return MakeProblem(
-          Error{ErrorCode::kNotFound, "job " + IdText(id) + " is not known to LSF (bjobs -a)"});
-    }
+    if (job->not_found) return NotKnownToLsf(id, job->updated_at);
     if (job->lsf.status.empty()) return std::nullopt;  // asked about, not answered yet
-    body = JobJson(*job);
-  } else if (key.array_index == 0 && !snapshot.jobs->Elements(key.job_id).empty()) {
-    body = ArrayJobJson(key.job_id, snapshot.jobs->Elements(key.job_id));
-  } else {
-    return std::nullopt;
+    jobs = {job};
+  } else if (key.array_index == 0) {
+    jobs = snapshot.jobs->Elements(key.job_id);
   }
+  if (jobs.empty()) return std::nullopt;
+  if (auto refused = VisibilityRefusal(s, caller, jobs, IdText(id))) {
+    return RefusalFor(*refused);
+  }
+  json body = key.array_index == 0 && !snapshot.jobs->Find(key) ? ArrayJobJson(key.job_id, jobs)
+                                                                : JobJson(*jobs.front());
   AddJobsAge(body, snapshot, now);
   return MakeJson(200, body);
 }
 
-// Answers about `id` now when bplace knows the job, else after the tracker
-// looked it up.
-void AnswerJob(const Services& s, const lsf::JobId& id, Responder respond) {
-  if (auto answer = JobAnswer(*s.cache->Current(), id, s.clock->SystemNow())) {
-    return respond(std::move(*answer));
+// Who a lookup is counted for (JobLookups): the caller's name, else uid.
+std::string LookupCaller(const Services& s, const Caller& caller) {
+  if (!caller.user.empty() || !caller.uid) return Self(s, caller);
+  return "uid " + std::to_string(*caller.uid);
+}
+
+// True when the table answers for `id` (a job, its elements, or LSF's
+// "not known"), so no lookup is needed.
+bool Answered(const ClusterSnapshot& snapshot, const lsf::JobId& id) {
+  if (!snapshot.jobs) return false;
+  const JobKey key = KeyOf(id);
+  if (const JobView* job = snapshot.jobs->Find(key)) {
+    return job->not_found || !job->lsf.status.empty();
   }
-  s.tracker->Watch({id}, [s = &s, id, respond = std::move(respond)](Result<void> looked) {
-    const auto answer = JobAnswer(*s->cache->Current(), id, s->clock->SystemNow());
-    if (answer) return respond(*answer);
-    respond(Unavailable("job " + IdText(id) + " could not be looked up in LSF" +
-                        (looked ? std::string() : ": " + looked.error().message)));
+  return key.array_index == 0 && !snapshot.jobs->Elements(key.job_id).empty();
+}
+
+// Makes the table know `id` for `caller`, within the caller's lookup
+// budget (JobLookups: one bjobs shared by everyone asking at once, a
+// negative cache, lookups in flight bounded), then calls `done` with
+// nullopt (answer from the table) or the answer to send instead: 404 for an
+// id LSF said it does not know, 429 over the budget, 503 when LSF could not
+// be asked.
+void LookUp(const Services& s, const Caller& caller, const lsf::JobId& id,
+            std::function<void(std::optional<Response>)> done) {
+  if (Answered(*s.cache->Current(), id)) return done(std::nullopt);
+  const std::string who = LookupCaller(s, caller);
+  JobLookups& lookups = s.tracker->lookups();
+  const JobLookups::Verdict verdict = lookups.Begin(who, KeyOf(id), s.clock->SystemNow());
+  if (verdict.admission == JobLookups::Admission::kNotFound) {
+    return done(NotKnownToLsf(id, verdict.since));
+  }
+  if (verdict.admission == JobLookups::Admission::kTooMany) {
+    Response problem = MakeProblem(
+        Error{ErrorCode::kRateLimited, DescribeCaller(caller) +
+                                           " has too many lookups of jobs bplace does not follow "
+                                           "in progress; retry after the next jobs refresh"});
+    problem.set(http::field::retry_after, std::to_string(kJobsRetryAfterS));
+    return done(std::move(problem));
+  }
+  s.tracker->Watch({id}, [s = &s, who, id, done = std::move(done)](Result<void> looked) {
+    const auto snapshot = s->cache->Current();
+    const JobView* job = snapshot->jobs ? snapshot->jobs->Find(KeyOf(id)) : nullptr;
+    s->tracker->lookups().Finish(who, KeyOf(id), job != nullptr && job->not_found,
+                                 s->clock->SystemNow());
+    if (Answered(*snapshot, id)) return done(std::nullopt);
+    done(Unavailable("job " + IdText(id) + " could not be looked up in LSF" +
+                     (looked ? std::string(" yet") : ": " + looked.error().message)));
   });
+}
+
+// Answers about `id`: at once when bplace knows the job, else after it was
+// looked up.
+void AnswerJob(const Services& s, const Caller& caller, const lsf::JobId& id, Responder respond) {
+  LookUp(s, caller, id,
+         [s = &s, caller, id, respond = std::move(respond)](std::optional<Response> refused) {
+           if (refused) return respond(std::move(*refused));
+           auto answer = JobAnswer(*s, caller, *s->cache->Current(), id, s->clock->SystemNow());
+           respond(answer ? std::move(*answer)
+                          : Unavailable("job " + IdText(id) + " could not be looked up in LSF"));
+         });
 }
 
 // What GET /v1/jobs asks for.
@@ -158,9 +256,10 @@ bool KnownStatus(std::string_view status) {
   return status == kSubmittedStatus || lsf::JobStatusOf(status) != lsf::JobStatus::kUnrecognized;
 }
 
-// The query of GET /v1/jobs for a caller named `self`. Pure.
+// The query of GET /v1/jobs for a caller named `self`, who may list other
+// users' jobs when `sees_all` (admin, or [auth] job_visibility = "all"). Pure.
 Result<JobFilterQuery> ParseJobFilter(const RouteParams& params, const std::string& self,
-                                      bool is_admin) {
+                                      bool sees_all) {
   JobFilterQuery filter;
   filter.user = self;
   std::set<std::string> seen;
@@ -211,10 +310,10 @@ Result<JobFilterQuery> ParseJobFilter(const RouteParams& params, const std::stri
                                     "limit, cursor, wait_s)"));
     }
   }
-  if (filter.user != self && !is_admin) {
-    return tl::unexpected(
-        Error{ErrorCode::kPermissionDenied,
-              "user: listing other users' jobs than yours (" + self + ") needs the `admin` scope"});
+  if (filter.user != self && !sees_all) {
+    return tl::unexpected(Error{ErrorCode::kPermissionDenied,
+                                "user: listing other users' jobs than yours (" + self +
+                                    ") needs the `admin` scope ([auth] job_visibility = \"own\")"});
   }
   return filter;
 }
@@ -265,17 +364,21 @@ Response ListAnswer(const Services& s, const JobFilterQuery& filter) {
 
 }  // namespace
 
-void GetJob(const Services& services, const Caller&, Request&&, const RequestContext&,
+void GetJob(const Services& services, const Caller& caller, Request&&, const RequestContext&,
             const RouteParams& params, Responder respond) {
   if (services.tracker == nullptr) return respond(Unavailable("no jobs tier in this daemon"));
+  // Before anything is looked up: an anonymous caller learns nothing of a job.
+  if (auto refused = VisibilityRefusal(services, caller, {}, "")) {
+    return respond(RefusalFor(*refused));
+  }
   auto id = JobIdParam(params);
   if (!id) return respond(MakeProblem(id.error()));
   auto wait = WaitParam(params);
   if (!wait) return respond(MakeProblem(wait.error()));
-  if (*wait == 0) return AnswerJob(services, *id, std::move(respond));
+  if (*wait == 0) return AnswerJob(services, caller, *id, std::move(respond));
   services.tracker->WaitForNext(
-      [s = &services, id = *id, respond = std::move(respond)](Result<void>) mutable {
-        AnswerJob(*s, id, std::move(respond));
+      [s = &services, caller, id = *id, respond = std::move(respond)](Result<void>) mutable {
+        AnswerJob(*s, caller, id, std::move(respond));
       });
 }
 
@@ -286,8 +389,11 @@ namespace bplace::api {
 void ListJobs(const Services& services, const Caller& caller, Request&&, const RequestContext&,
               const RouteParams& params, Responder respond) {
   if (services.tracker == nullptr) return respond(Unavailable("no jobs tier in this daemon"));
-  const std::string self = caller.user.empty() ? services.user : caller.user;
-  auto filter = ParseJobFilter(params, self, caller.is_admin);
+  if (auto refused = VisibilityRefusal(services, caller, {}, "")) {
+    return respond(RefusalFor(*refused));
+  }
+  const std::string self = Self(services, caller);
+  auto filter = ParseJobFilter(params, self, caller.is_admin || EveryoneSeesAll(services));
   if (!filter) return respond(MakeProblem(filter.error()));
   auto wait = WaitParam(params);
   if (!wait) return respond(MakeProblem(wait.error()));
@@ -366,19 +472,18 @@ void DeleteJob(const Services& services, const Caller& caller, Request&&, const 
   if (auto refused = CancelRefusal(caller)) return respond(std::move(*refused));
   auto id = JobIdParam(params);
   if (!id) return respond(MakeProblem(id.error()));
-  auto decide = [s = &services, caller, id = *id, respond = std::move(respond)]() mutable {
-    const auto snapshot = s->cache->Current();
-    const JobView* job = snapshot->jobs ? snapshot->jobs->Find(KeyOf(id)) : nullptr;
-    if (job == nullptr || job->not_found || job->lsf.status.empty()) {
-      return respond(MakeProblem(
-          Error{ErrorCode::kNotFound, "job " + IdText(id) + " is not known to LSF (bjobs -a)"}));
-    }
-    CancelKnown(*s, caller, *job, id, std::move(respond));
-  };
-  const auto snapshot = services.cache->Current();
-  const JobView* known = snapshot->jobs ? snapshot->jobs->Find(KeyOf(*id)) : nullptr;
-  if (known != nullptr && !known->lsf.status.empty()) return decide();
-  services.tracker->Watch({*id}, [decide = std::move(decide)](Result<void>) mutable { decide(); });
+  LookUp(services, caller, *id,
+         [s = &services, caller, id = *id,
+          respond = std::move(respond)](std::optional<Response> refused) mutable {
+           if (refused) return respond(std::move(*refused));
+           const auto snapshot = s->cache->Current();
+           const JobView* job = snapshot->jobs ? snapshot->jobs->Find(KeyOf(id)) : nullptr;
+           if (job == nullptr || job->not_found || job->lsf.status.empty()) {
+             return respond(MakeProblem(Error{
+                 ErrorCode::kNotFound, "job " + IdText(id) + " is not known to LSF (bjobs -a)"}));
+           }
+           CancelKnown(*s, caller, *job, id, std::move(respond));
+         });
 }
 
 }  // namespace bplace::api
@@ -446,6 +551,7 @@ void CancelJobs(const Services& services, const Caller& caller, Request&& req,
                 const RequestContext&, const RouteParams&, Responder respond) {
   if (services.tracker == nullptr) return respond(Unavailable("no jobs tier in this daemon"));
   if (auto refused = CancelRefusal(caller)) return respond(std::move(*refused));
+  if (auto refused = JsonBodyRefusal(req)) return respond(std::move(*refused));
   auto selection = ParseCancelBody(req.body());
   if (!selection) return respond(MakeProblem(selection.error()));
   const std::string self = caller.user.empty() ? services.user : caller.user;

@@ -5,13 +5,13 @@
 #include <optional>
 #include <utility>
 
-#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/field.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include "api/http/problem.h"
 #include "api/job_request_decoder.h"
+#include "api/json_body.h"
 #include "api/json_mapping.h"
 #include "api/read_answers.h"
 
@@ -42,15 +42,8 @@ std::optional<SubmitRefusal> CheckCaller(const Caller& caller) {
 
 // The job in the body, or the 415/400 refusal.
 tl::expected<JobRequest, SubmitRefusal> DecodeBody(const Services& services, const Request& req) {
-  // A missing Content-Type is taken as JSON; media types are
-  // case-insensitive (RFC 9110).
-  const auto content_type = req[http::field::content_type];
-  const boost::beast::string_view kJson = "application/json";
-  if (!content_type.empty() &&
-      !boost::beast::iequals(content_type.substr(0, kJson.size()), kJson)) {
-    return tl::unexpected(SubmitRefusal{
-        MakeProblem(415, "Unsupported Media Type", "Content-Type must be application/json"),
-        "Content-Type is not application/json"});
+  if (std::optional<Response> refused = JsonBodyRefusal(req)) {
+    return tl::unexpected(SubmitRefusal{std::move(*refused), "Content-Type is not JSON"});
   }
   auto job = DecodeJobRequest(req.body(), services.options.request);
   if (!job) return tl::unexpected(Refuse(job.error()));

@@ -168,8 +168,8 @@ struct Wiring {
     registry.AddCollector(CoreCollector(cache, ledger, &limiter, clock));
     router.SetObserver(&http_metrics);
     submissions.SetOnUnknown([this](const SubmissionCall& call, SystemTime created_at) {
-      reconciler.Add(
-          {call.context.user, call.context.tag, call.context.request_id, created_at, std::nullopt});
+      reconciler.Add({call.context.user, call.context.tag, call.context.request_id, created_at,
+                      std::nullopt, call.idempotency_key, call.labels});
     });
     services.auth = &authenticator;
     services.limiter = &limiter;
@@ -310,7 +310,8 @@ Result<void> RestoreState(Wiring& wiring) {
   for (const StoredSubmission& row : *unsettled) {
     std::optional<pid_t> pid;
     if (row.bsub_pid) pid = static_cast<pid_t>(*row.bsub_pid);
-    wiring.reconciler.Add({row.caller, row.tag, row.request_id, row.created_at, pid});
+    wiring.reconciler.Add({row.caller, row.tag, row.request_id, row.created_at, pid,
+                           row.idempotency_key, row.labels});
   }
   if (!unsettled->empty()) {
     spdlog::warn("state store: {} submissions without a known outcome; settling them through LSF",

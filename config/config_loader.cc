@@ -251,6 +251,8 @@ constexpr std::pair<std::string_view, api::AuthMode> kAuthModes[] = {
     {"service-account", api::AuthMode::kServiceAccount}, {"multi-user", api::AuthMode::kMultiUser}};
 constexpr std::pair<std::string_view, api::MetricsAccess> kMetricsAccess[] = {
     {"anonymous", api::MetricsAccess::kAnonymous}, {"read", api::MetricsAccess::kRead}};
+constexpr std::pair<std::string_view, api::JobVisibility> kJobVisibilities[] = {
+    {"own", api::JobVisibility::kOwn}, {"all", api::JobVisibility::kAll}};
 
 // One of `choices` (name, value); reports the valid names otherwise.
 template <typename T>
@@ -432,6 +434,9 @@ std::string Show(api::AuthMode value) { return ShowChoice<api::AuthMode>(kAuthMo
 std::string Show(api::MetricsAccess value) {
   return ShowChoice<api::MetricsAccess>(kMetricsAccess, value);
 }
+std::string Show(api::JobVisibility value) {
+  return ShowChoice<api::JobVisibility>(kJobVisibilities, value);
+}
 
 // The schema: every table and key the file may hold, how each is read,
 // whether SIGHUP applies it, and the field it fills. The suggestions for
@@ -610,6 +615,11 @@ const KeySpec kAuthKeys[] = {
      kRestart, BPLACE_FIELD(auth.anonymous_read)},
     {"min_uid", [](const Field& f, Config& c) { ReadInteger(f, 1, 2147483647, c.auth.min_uid); },
      kRestart, BPLACE_FIELD(auth.min_uid)},
+    {"job_visibility",
+     [](const Field& f, Config& c) {
+       ReadChoice<api::JobVisibility>(f, kJobVisibilities, c.auth.job_visibility);
+     },
+     kRestart, BPLACE_FIELD(auth.job_visibility)},
 };
 
 const KeySpec kLimitsKeys[] = {

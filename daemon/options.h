@@ -90,14 +90,35 @@ struct RateLimiterOptions {
   int lsf_calls_burst = 500;
 };
 
+// What callers' lookups of job ids bplace does not follow may cost
+// (daemon/jobs/job_lookups.h). Not in the config file: the bounds hold a flood
+// of lookups to about 1024 x 256 remembered ids (some 20 MB at most),
+// while an ordinary client never meets them.
+struct JobLookupOptions {
+  // Lookups one caller may have waiting for the jobs tier at once; beyond
+  // them 429. A workflow engine asks about its own jobs, which bplace
+  // follows already; lookups are for ids bplace does not follow.
+  std::size_t max_in_flight_per_caller = 64;
+  // Ids LSF does not know, remembered per caller (the oldest go first), and
+  // for how long: an id may become known (LSF gives ids in order), so a
+  // "not found" is not kept for long.
+  std::size_t max_not_found_per_caller = 256;
+  std::chrono::seconds not_found_ttl{60};
+  // Callers remembered at once; the one idle longest goes first.
+  std::size_t max_callers = 1024;
+};
+
 // How the jobs tier runs ([jobs] in the config file).
 struct JobTrackerOptions {
   // One bjobs for every followed job, per interval, however many callers
   // poll: with the default, mbatchd sees 6 jobs queries a minute.
   std::chrono::milliseconds interval{10000};
   // Finished jobs are kept (in memory and in the state store) this long
-  // after they last changed, then forgotten.
+  // after they last changed, then forgotten; so are jobs LSF no longer
+  // knows, counted from when that was found (JobTable's WithoutOldJobs
+  // gives every row its lifetime).
   std::chrono::hours retention{24 * 7};
+  JobLookupOptions lookups;
 };
 
 // Where bplaced keeps its durable state ([state] in the config file): the

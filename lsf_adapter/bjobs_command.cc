@@ -69,9 +69,11 @@ bool LineHasRefusal(std::string_view line) {
 
 }  // namespace
 
-Result<std::vector<std::vector<std::string>>> BjobsArgvChunks(
-    const std::string& bjobs_path, const std::vector<std::string>& ids, bool use_o_json,
-    std::size_t max_arg_bytes, std::size_t max_ids_per_call) {
+Result<std::vector<std::vector<std::string>>> BjobsArgvChunks(const std::string& bjobs_path,
+                                                              const std::vector<std::string>& ids,
+                                                              bool use_o_json,
+                                                              std::size_t max_arg_bytes,
+                                                              std::size_t max_ids_per_call) {
   auto unique = UniqueValidIds(ids);
   if (!unique) return tl::unexpected(unique.error());
   std::vector<std::vector<std::string>> chunks;
@@ -90,9 +92,9 @@ Result<std::vector<std::vector<std::string>>> BjobsArgvChunks(
   std::size_t bytes = 0;
   for (std::string_view id : *unique) {
     if (base_bytes + ArgBytes(id) > max_arg_bytes) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "bjobs: max_arg_bytes " + std::to_string(max_arg_bytes) +
-                      " leaves no room for one job id");
+      return Fail(ErrorCode::kInvalidArgument, "bjobs: max_arg_bytes " +
+                                                   std::to_string(max_arg_bytes) +
+                                                   " leaves no room for one job id");
     }
     if (chunks.empty() || chunks.back().size() - base.size() == max_ids_per_call ||
         bytes + ArgBytes(id) > max_arg_bytes) {
@@ -128,6 +130,56 @@ Result<std::vector<JobRecord>> ReadBjobsReply(Result<CommandResult> result, bool
   auto out = QueryOutput(command, std::move(result));
   if (!out) return tl::unexpected(out.error());
   return use_o_json ? ParseBjobsJson(*out) : ParseBjobsTable(*out);
+}
+
+std::vector<std::string> BjobsConfirmArgs(const std::string& id, bool use_o_json) {
+  if (use_o_json) return {"-a", "-o", BjobsOutputFields(), "-json", id};
+  return {"-a", "-w", id};
+}
+
+namespace {
+
+// True when `record` is `id` or, for an array job asked for as "1234", one
+// of its elements.
+bool IsOf(const JobRecord& record, const JobId& id) {
+  return record.job_id == id.job_id &&
+         (id.array_index == 0 || record.array_index == id.array_index);
+}
+
+// The table form's whole answer for an unknown id: "Job <ID> is not found"
+// on stderr, nothing on stdout, exit 255.
+bool TableSaysNotFound(const CommandResult& result, const std::string& id) {
+  return !result.timed_out && result.exit_code == 255 && Trim(result.out).empty() &&
+         Trim(result.err) == "Job <" + id + "> is not found";
+}
+
+}  // namespace
+
+Result<BjobsConfirmation> ReadBjobsConfirmation(Result<CommandResult> result, const std::string& id,
+                                                bool use_o_json) {
+  const std::optional<JobId> asked = ParseJobId(id);
+  if (!asked) return Fail(ErrorCode::kInvalidArgument, "bjobs: " + Quote(id) + " is not a job id");
+  BjobsConfirmation confirmation;
+  if (!use_o_json && result && TableSaysNotFound(*result, id)) {
+    confirmation.not_found = true;
+    return confirmation;
+  }
+  auto records = ReadBjobsReply(std::move(result), use_o_json);
+  if (!records) return tl::unexpected(records.error());
+  for (JobRecord& record : *records) {
+    if (!IsOf(record, *asked)) continue;
+    if (record.not_found) {
+      confirmation.not_found = true;
+    } else {
+      confirmation.records.push_back(std::move(record));
+    }
+  }
+  if (!confirmation.records.empty()) confirmation.not_found = false;
+  if (confirmation.records.empty() && !confirmation.not_found) {
+    return Fail(ErrorCode::kParseError,
+                "bjobs " + id + ": the answer neither lists the job nor says it is not found");
+  }
+  return confirmation;
 }
 
 }  // namespace bplace::lsf

@@ -75,4 +75,29 @@ bool BjobsRefusedOutputFormat(const CommandResult& result);
 // are. Never throws.
 Result<std::vector<JobRecord>> ReadBjobsReply(Result<CommandResult> result, bool use_o_json);
 
+// The arguments (after the bjobs path) of the bjobs that asks LSF about
+// `id` alone, to confirm that LSF no longer knows a job another answer left
+// out: `-a -o "<BjobsOutputFields()>" -json ID` (use_o_json), else
+// `-a -w ID`. `id` must be a ParseJobId form (the caller's own ids).
+std::vector<std::string> BjobsConfirmArgs(const std::string& id, bool use_o_json);
+
+// What a bjobs of BjobsConfirmArgs said of its id: the job's records (every
+// element of an array job asked for as "1234"), or LSF's explicit "Job <ID>
+// is not found".
+struct BjobsConfirmation {
+  std::vector<JobRecord> records;
+  bool not_found = false;
+};
+
+// Reads the bjobs of BjobsConfirmArgs(id, use_o_json). `not_found` only
+// when LSF said so of that id: an ERROR record naming it (-json; LSF 10.1
+// and volclava exit 255), or, in the table form, exit 255 with "Job <ID> is
+// not found" as the whole of stderr and nothing on stdout (LSF 10.1,
+// volclava's cmd.err.c). Records of other ids are left out. Errors: those of
+// ReadBjobsReply, and kParseError when the answer neither lists the id nor
+// says it is not found (a bjobs exiting 0 with nothing about it): no
+// confirmation either way. Never throws.
+Result<BjobsConfirmation> ReadBjobsConfirmation(Result<CommandResult> result, const std::string& id,
+                                                bool use_o_json);
+
 }  // namespace bplace::lsf

@@ -198,6 +198,16 @@ Result<void> CheckExtraArgs(const std::vector<std::string>& extra_args) {
         return Fail(ErrorCode::kInvalidArgument, where + ": needs a value after it");
       }
       ++i;
+      // The rule of every field's value (README): bsub would read a value
+      // starting with '-' as an option, and ["-G", "-q"] smuggles one past
+      // the check that refuses -q.
+      if (!extra_args[i].empty() && extra_args[i].front() == '-') {
+        return Fail(ErrorCode::kInvalidArgument, "extra_args[" + std::to_string(i) + "] " +
+                                                     ShellQuote(extra_args[i]) + ": the value of " +
+                                                     arg +
+                                                     " starts with '-' (bsub would read it as an "
+                                                     "option)");
+      }
     }
   }
   return {};

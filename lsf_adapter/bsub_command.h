@@ -90,7 +90,8 @@ std::string JoinShellQuoted(const std::vector<std::string>& argv);
 // -cwd -W -M -P -app which have request fields), options that make bsub wait
 // or take a terminal (-I -Ip -Is -IS -ISp -ISs -IX -K -tty -XF), options that
 // replace the submission (-pack -h -V -Zs), unknown options, an option
-// missing its value, and a bare word (bsub would take it as the command).
+// missing its value or whose value starts with '-' (an option to bsub, as
+// in ["-G", "-q"]), and a bare word (bsub would take it as the command).
 Result<void> CheckExtraArgs(const std::vector<std::string>& extra_args);
 
 // Whether `flag` ("-G") is one of the options CheckExtraArgs lets through and,

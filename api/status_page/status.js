@@ -252,7 +252,10 @@
     const list = $('jobs');
     if (jobs instanceof Error) {
       list.replaceChildren();
-      $('jobs-note').textContent = `No job counts: ${jobs.message}`;
+      // Jobs are their owners' (README "Security"): an anonymous reader sees none.
+      $('jobs-note').textContent = jobs.status === 401
+        ? 'No job counts: anonymous readers see no jobs (use a token or the Unix socket).'
+        : `No job counts: ${jobs.message}`;
       return null;
     }
     const states = [...kJobStates.filter((s) => jobs.counts.has(s)),
@@ -267,8 +270,8 @@
     list.replaceChildren(fragment);
     const total = [...jobs.counts.values()].reduce((a, b) => a + b, 0);
     $('jobs-note').textContent = total === 0
-      ? 'No jobs (yours; for anonymous readers, the daemon user\u2019s).'
-      : `${jobs.more ? `The newest ${total}` : `${total}`} jobs (yours; for anonymous readers, the daemon user\u2019s).`;
+      ? 'No jobs (yours).'
+      : `${jobs.more ? `The newest ${total}` : `${total}`} jobs (yours).`;
     return jobs.error ? `jobs refresh: ${jobs.error}` : null;
   }
 

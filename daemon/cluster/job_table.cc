@@ -1,5 +1,6 @@
 #include "daemon/cluster/job_table.h"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 #include <utility>
@@ -23,6 +24,10 @@ std::optional<SystemTime> Time(const std::string& text, const BjobsAnswer& answe
   return lsf::ParseLsfTime(text, answer.now, answer.utc_offset_minutes);
 }
 
+// A caller's lookup of an id LSF has not listed (yet): neither submitted
+// by bplace nor ever seen in bjobs.
+bool IsLookup(const JobView& view) { return !view.submitted_by_bplace && !view.last_seen_in_lsf; }
+
 // The row of a job LSF reported, on top of what bplace knew (`known`).
 JobView Updated(const JobView* known, const lsf::JobRecord& record, const BjobsAnswer& answer) {
   JobView view = known ? *known : JobView{};
@@ -34,23 +39,70 @@ JobView Updated(const JobView* known, const lsf::JobRecord& record, const BjobsA
   if (!record.exit_code && known && known->lsf.exit_code) view.lsf.exit_code = known->lsf.exit_code;
   view.terminal = lsf::IsTerminalJobStatus(record.status);
   view.last_seen_in_lsf = answer.now;
+  view.misses = 0;
+  view.missing_since.reset();
   view.left_lsf = false;
+  view.left_lsf_at.reset();
   view.not_found = false;
   if (!view.submitted_at) view.submitted_at = view.submit_time ? view.submit_time : answer.now;
   view.updated_at = answer.now;
   return view;
 }
 
-// An asked job LSF did not report.
-JobView Missing(const JobView& known, const BjobsAnswer& answer) {
+// An asked job the answer did not list; nullopt when its row stays as it
+// is (already missing long enough to be confirmed, or concluded). Its
+// state is kept: a miss is no news about the job.
+std::optional<JobView> Missed(const JobView& known, bool said_not_found,
+                              const BjobsAnswer& answer) {
   JobView view = known;
-  if (known.last_seen_in_lsf) {
-    view.left_lsf = true;
-  } else if (!known.submitted_by_bplace) {
+  if (said_not_found && IsLookup(known)) {
+    // The -json form answers each asked id with its own ERROR record: LSF's
+    // word about this very id, which it has never listed to bplace.
     view.not_found = true;
+    view.updated_at = answer.now;
+    return view;
   }
-  view.updated_at = answer.now;
+  if (known.misses >= kMissesBeforeConfirming) return std::nullopt;
+  ++view.misses;
+  if (!view.missing_since) view.missing_since = answer.now;
   return view;
+}
+
+// A job a bjobs of its id alone said LSF does not know.
+JobView Gone(const JobView& known, SystemTime now) {
+  JobView view = known;
+  if (IsLookup(known)) {
+    view.not_found = true;
+  } else {
+    view.left_lsf = true;
+    if (!view.left_lsf_at) view.left_lsf_at = now;
+  }
+  view.updated_at = now;
+  return view;
+}
+
+std::optional<JobKey> KeyOfId(const std::string& id) {
+  const auto parsed = lsf::ParseJobId(id);
+  if (!parsed) return std::nullopt;
+  const auto job_id = Digits(parsed->job_id);
+  if (!job_id) return std::nullopt;
+  return JobKey{*job_id, parsed->array_index};
+}
+
+std::string IdOf(const JobKey& key) {
+  return key.array_index == 0
+             ? std::to_string(key.job_id)
+             : std::to_string(key.job_id) + "[" + std::to_string(key.array_index) + "]";
+}
+
+// When the lifetime of `view` began, or nullopt while it has none (a job
+// bjobs lists, or one bplace submitted and waits to see).
+std::optional<SystemTime> LifetimeStart(const JobView& view) {
+  if (view.terminal || view.not_found) return view.updated_at;
+  if (view.left_lsf) return view.left_lsf_at.value_or(view.updated_at);
+  if (view.missing_since) return view.missing_since;
+  if (IsLookup(view)) return view.submitted_at.value_or(view.updated_at);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -72,11 +124,23 @@ std::vector<const JobView*> JobTable::Elements(std::int64_t job_id) const {
 std::vector<std::string> JobTable::IdsToAsk() const {
   std::vector<std::string> ids;
   for (const auto& [key, view] : jobs) {
-    if (view->terminal || view->not_found || view->left_lsf) continue;
-    ids.push_back(key.array_index == 0
-                      ? std::to_string(key.job_id)
-                      : std::to_string(key.job_id) + "[" + std::to_string(key.array_index) + "]");
+    if (view->terminal || view->not_found) continue;
+    ids.push_back(IdOf(key));
   }
+  return ids;
+}
+
+std::vector<std::string> JobTable::IdsToConfirm() const {
+  std::vector<std::pair<SystemTime, std::string>> missing;
+  for (const auto& [key, view] : jobs) {
+    if (view->terminal || view->not_found || view->left_lsf || !view->missing_since) continue;
+    if (view->misses < (IsLookup(*view) ? 1 : kMissesBeforeConfirming)) continue;
+    missing.emplace_back(*view->missing_since, IdOf(key));
+  }
+  std::stable_sort(missing.begin(), missing.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> ids;
+  for (auto& [since, id] : missing) ids.push_back(std::move(id));
   return ids;
 }
 
@@ -115,11 +179,16 @@ std::optional<JobKey> KeyOf(const lsf::JobRecord& record) {
 
 std::shared_ptr<const JobTable> MergeBjobs(const JobTable& before, const BjobsAnswer& answer) {
   auto after = std::make_shared<JobTable>(before);
+  std::erase_if(after->jobs, [](const auto& item) { return item.second->not_found; });
   std::set<JobKey> reported;
+  std::set<JobKey> said_not_found;
   for (const lsf::JobRecord& record : answer.records) {
-    if (record.not_found) continue;
     const auto key = KeyOf(record);
     if (!key) continue;
+    if (record.not_found) {
+      said_not_found.insert(*key);
+      continue;
+    }
     const JobView* known = before.Find(*key);
     // An element of an array asked for as a whole inherits the job's row.
     const JobView* parent = key->array_index > 0 ? before.Find(JobKey{key->job_id, 0}) : nullptr;
@@ -131,15 +200,19 @@ std::shared_ptr<const JobTable> MergeBjobs(const JobTable& before, const BjobsAn
     if (parent) after->jobs.erase(JobKey{key->job_id, 0});
   }
   for (const std::string& id : answer.asked) {
-    const auto parsed = lsf::ParseJobId(id);
-    if (!parsed) continue;
-    const auto job_id = Digits(parsed->job_id);
-    if (!job_id) continue;
-    const JobKey key{*job_id, parsed->array_index};
-    const JobView* known = before.Find(key);
-    if (known == nullptr || reported.contains(key) || !after->jobs.contains(key)) continue;
-    if (key.array_index == 0 && !after->Elements(key.job_id).empty()) continue;
-    after->jobs[key] = std::make_shared<const JobView>(Missing(*known, answer));
+    const auto key = KeyOfId(id);
+    if (!key || reported.contains(*key) || !after->jobs.contains(*key)) continue;
+    if (key->array_index == 0 && !after->Elements(key->job_id).empty()) continue;
+    if (auto missed = Missed(*after->jobs[*key], said_not_found.contains(*key), answer)) {
+      after->jobs[*key] = std::make_shared<const JobView>(std::move(*missed));
+    }
+  }
+  for (const std::string& id : answer.confirmed_gone) {
+    const auto key = KeyOfId(id);
+    if (!key || reported.contains(*key) || !after->jobs.contains(*key)) continue;
+    const JobView& known = *after->jobs[*key];
+    if (known.terminal || known.not_found || known.left_lsf) continue;
+    after->jobs[*key] = std::make_shared<const JobView>(Gone(known, answer.now));
   }
   return after;
 }
@@ -147,8 +220,8 @@ std::shared_ptr<const JobTable> MergeBjobs(const JobTable& before, const BjobsAn
 std::shared_ptr<const JobTable> WithoutOldJobs(const JobTable& before, SystemTime cutoff) {
   auto after = std::make_shared<JobTable>(before);
   std::erase_if(after->jobs, [cutoff](const auto& item) {
-    const JobView& view = *item.second;
-    return (view.terminal || view.left_lsf || view.not_found) && view.updated_at < cutoff;
+    const auto start = LifetimeStart(*item.second);
+    return start && *start < cutoff;
   });
   return after;
 }
@@ -255,6 +328,9 @@ TrackedJob ToTracked(const JobKey& key, const JobView& view) {
                        {"idempotency_key", view.idempotency_key},
                        {"requested_queue", view.requested_queue},
                        {"left_lsf", view.left_lsf},
+                       {"left_lsf_at", OptionalTime(view.left_lsf_at)},
+                       {"misses", view.misses},
+                       {"missing_since", OptionalTime(view.missing_since)},
                        {"not_found", view.not_found},
                        {"exit_checked", view.exit_checked}};
   row.lsf_record = record.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -289,6 +365,11 @@ Result<std::pair<JobKey, JobView>> FromTracked(const TrackedJob& row) {
   view.submitted_at = row.submitted_at;
   view.last_seen_in_lsf = row.last_seen_in_lsf;
   view.left_lsf = record.value("left_lsf", false);
+  view.left_lsf_at = ReadTime(record.value("left_lsf_at", json()));
+  const json misses = record.value("misses", json());
+  view.misses =
+      misses.is_number_integer() ? std::clamp(misses.get<int>(), 0, kMissesBeforeConfirming) : 0;
+  view.missing_since = ReadTime(record.value("missing_since", json()));
   view.not_found = record.value("not_found", false);
   view.exit_checked = record.value("exit_checked", false);
   view.updated_at = row.updated_at;

@@ -22,6 +22,13 @@ namespace bplace {
 // shown it yet; LSF may not list a job for a moment after accepting it.
 inline constexpr char kSubmittedStatus[] = "SUBMITTED";
 
+// How many successful refreshes in a row must leave out a job that LSF
+// listed before (or that bsub gave bplace) before bplace asks LSF about that
+// job alone, to confirm that LSF no longer knows it. One odd answer (a bjobs
+// that exits 0 without the ids it was asked, lists other jobs, or says "Job
+// <N> is not found" for a live job) must never end the following of a job.
+inline constexpr int kMissesBeforeConfirming = 3;
+
 // A job, or one element of an array job, in the table.
 struct JobKey {
   std::int64_t job_id = 0;
@@ -47,11 +54,25 @@ struct JobView {
   std::map<std::string, std::string> labels;
   std::string requested_queue;
   std::optional<SystemTime> submitted_at;  // when bplace got the job id (or first asked)
+  // When bjobs last listed the job: the state above is LSF's as of then.
   std::optional<SystemTime> last_seen_in_lsf;
-  // bjobs no longer lists a job it showed before (CLEAN_PERIOD passed, or
-  // mbatchd restarted without it): the last state stays.
+  // Successful refreshes in a row whose bjobs did not list the job (counted
+  // up to kMissesBeforeConfirming), and the first of them; both reset when
+  // bjobs lists it again.
+  int misses = 0;
+  std::optional<SystemTime> missing_since;
+  // LSF no longer knows the job (CLEAN_PERIOD passed, or mbatchd lost it):
+  // it was missing kMissesBeforeConfirming refreshes in a row, then a bjobs
+  // of its id alone said "Job <N> is not found", at left_lsf_at. The last
+  // state stays (as of last_seen_in_lsf). Unless it is terminal, the job is
+  // still asked about: a job not seen to finish may only be hidden by a
+  // faulty answer, and its row ends with its lifetime (WithoutOldJobs).
   bool left_lsf = false;
-  // A caller asked about an id LSF has never known.
+  std::optional<SystemTime> left_lsf_at;
+  // A caller asked about an id LSF has never known: LSF said so of that id
+  // (an ERROR record of the -json form, or a bjobs of the id alone). Such a
+  // row answers the refresh that found it out and is dropped by the next
+  // one (MergeBjobs); it is never written to the state store.
   bool not_found = false;
   // The table form of bjobs has no exit code: it was looked up once with
   // `bjobs -l` (exit_code stays unset if LSF printed none).
@@ -68,9 +89,15 @@ struct JobTable {
   const JobView* Find(const JobKey& key) const;
   // Every element of array job `job_id` (array_index > 0), in index order.
   std::vector<const JobView*> Elements(std::int64_t job_id) const;
-  // The jobs the next bjobs must ask about: not terminal and not "never
-  // known to LSF". Ids as bjobs takes them ("1234", "1234[7]").
+  // The jobs the next bjobs must ask about: every job not seen to finish
+  // (not terminal), those that left LSF included, except ids LSF never
+  // knew. Ids as bjobs takes them ("1234", "1234[7]").
   std::vector<std::string> IdsToAsk() const;
+  // The jobs whose absence a bjobs of the id alone must confirm, oldest
+  // missing first: not terminal, not concluded yet, and missing for
+  // kMissesBeforeConfirming refreshes (a caller's lookup LSF never listed:
+  // for one, since the table form of bjobs has no per-id answer).
+  std::vector<std::string> IdsToConfirm() const;
   // Finished (EXIT) jobs whose exit code is not known and was not looked up
   // with `bjobs -l` yet: what the table form must ask about once.
   std::vector<std::string> IdsNeedingExitCode() const;
@@ -80,25 +107,31 @@ struct JobTable {
 std::optional<JobKey> KeyOf(const lsf::JobRecord& record);
 
 // What one refresh of the jobs tier learnt: LSF's records for the ids
-// asked (`asked`, as JobTable::IdsToAsk gave them), read at `now` in a
-// cluster whose local time is `utc_offset_minutes` from UTC.
+// asked (`asked`, as JobTable::IdsToAsk gave them; the records of the
+// per-id bjobs of IdsToConfirm too), and the ids a per-id bjobs said LSF
+// does not know (`confirmed_gone`), read at `now` in a cluster whose local
+// time is `utc_offset_minutes` from UTC.
 struct BjobsAnswer {
   std::vector<lsf::JobRecord> records;
   std::vector<std::string> asked;
+  std::vector<std::string> confirmed_gone;
   SystemTime now{};
   int utc_offset_minutes = 0;
 };
 
 // The table after `answer` (pure):
 //  - each record updates its job (times parsed with the year; terminal for
-//    DONE/EXIT). The elements of an array job asked for as "1234" replace
-//    the job's own row and inherit what bplace knew of it (request,
-//    labels, tag);
-//  - an asked job LSF no longer knows keeps its last state: left_lsf when
-//    bjobs showed it before; still SUBMITTED when bplace submitted it and
-//    bjobs has not shown it yet; not_found when a caller asked about an id
-//    LSF never knew;
-//  - jobs not asked about are kept as they are.
+//    DONE/EXIT; misses and left_lsf cleared). The elements of an array job
+//    asked for as "1234" replace the job's own row and inherit what bplace
+//    knew of it (request, labels, tag);
+//  - an asked job the answer does not list keeps its last state and counts
+//    a miss; only a caller's lookup of an id LSF never listed, which the
+//    answer names in an ERROR record ("Job <N> is not found"), becomes
+//    not_found at once;
+//  - a job of `confirmed_gone` the answer does not list becomes left_lsf
+//    (not_found for a lookup LSF never listed);
+//  - rows that were not_found before are dropped (they answered their
+//    refresh); jobs not asked about are kept as they are.
 std::shared_ptr<const JobTable> MergeBjobs(const JobTable& before, const BjobsAnswer& answer);
 
 // The table with the exit codes (and exit reasons) `bjobs -l` gave for jobs
@@ -109,8 +142,12 @@ struct ExitCodes {
 };
 std::shared_ptr<const JobTable> WithExitCodes(const JobTable& before, const ExitCodes& exits);
 
-// The table without the finished jobs (terminal, left LSF, or never known
-// to it) whose last change is before `cutoff` (retention). Pure.
+// The table without the rows whose lifetime ended before `cutoff` (now
+// minus the retention). Every row has one: a finished (terminal) job's
+// starts at its last change, a job that left LSF's at left_lsf_at, a job
+// missing from bjobs at missing_since, a lookup LSF never answered at
+// submitted_at (when it was first asked), a not_found row's at its change.
+// A job bjobs lists is never dropped. Pure.
 std::shared_ptr<const JobTable> WithoutOldJobs(const JobTable& before, SystemTime cutoff);
 
 // The table with `job` added or replaced (a job bplace just submitted, or

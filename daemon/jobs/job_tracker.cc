@@ -14,6 +14,9 @@ namespace {
 
 // At most this many `bjobs -l` lookups of exit codes per refresh.
 constexpr std::size_t kMaxExitLookups = 200;
+// At most this many per-id bjobs per refresh confirm that LSF no longer
+// knows a job; the rest wait for the next refresh (they keep their state).
+constexpr std::size_t kMaxConfirmations = 20;
 
 std::shared_ptr<const JobTable> TableOf(const ClusterSnapshot& snapshot) {
   return snapshot.jobs ? snapshot.jobs : std::make_shared<const JobTable>();
@@ -42,15 +45,37 @@ ExitCodes ReadExitCodes(const std::vector<std::string>& exits,
   return codes;
 }
 
+// Adds to `answer` what the per-id bjobs of `confirm` said (results from
+// `first` on): the records of a job listed after all, the ids LSF said it
+// does not know. Any other answer concludes nothing: the job is asked about
+// again next time.
+void ReadConfirmations(std::vector<Result<lsf::CommandResult>>& results, std::size_t first,
+                       const std::vector<std::string>& confirm, bool use_o_json,
+                       BjobsAnswer& answer) {
+  for (std::size_t i = 0; i < confirm.size(); ++i) {
+    auto confirmation =
+        lsf::ReadBjobsConfirmation(std::move(results[first + i]), confirm[i], use_o_json);
+    if (!confirmation) {
+      spdlog::info("jobs: {} is missing from bjobs, not confirmed: {}", confirm[i],
+                   confirmation.error().message);
+      continue;
+    }
+    if (confirmation->not_found) answer.confirmed_gone.push_back(confirm[i]);
+    for (auto& record : confirmation->records) answer.records.push_back(std::move(record));
+  }
+}
+
 }  // namespace
 
 JobTracker::JobTracker(boost::asio::any_io_executor executor, lsf::CommandRunner& runner,
                        Clock& clock, SnapshotStore& store, const lsf::LsfInvoker& lsf,
                        JobJournal* journal, JobTrackerOptions options)
-    : store_(store),
+    : clock_(clock),
+      store_(store),
       lsf_(lsf),
       journal_(journal),
       options_(options),
+      lookups_(options.lookups),
       tier_(executor, runner, clock, store,
             {"jobs", options.interval, std::min(options.interval, std::chrono::milliseconds(5000)),
              &ClusterSnapshot::jobs_status},
@@ -84,6 +109,7 @@ void JobTracker::AddSubmitted(const JobKey& key, JobView job) {
 }
 
 void JobTracker::Watch(const std::vector<lsf::JobId>& ids, Done done) {
+  const SystemTime now = clock_.SystemNow();
   store_.Publish([&](ClusterSnapshot& snapshot) {
     auto table = std::make_shared<JobTable>(*TableOf(snapshot));
     for (const lsf::JobId& id : ids) {
@@ -93,6 +119,8 @@ void JobTracker::Watch(const std::vector<lsf::JobId>& ids, Done done) {
       JobView view;
       view.lsf.job_id = id.job_id;
       view.lsf.array_index = id.array_index;
+      view.submitted_at = now;  // first asked: a lookup never answered ends from here
+      view.updated_at = now;
       table->jobs[key] = std::make_shared<const JobView>(std::move(view));
     }
     snapshot.jobs = std::move(table);
@@ -100,25 +128,48 @@ void JobTracker::Watch(const std::vector<lsf::JobId>& ids, Done done) {
   // The first bjobs ever run may be the one that finds out bjobs refuses
   // -o/-json (volclava, LSF before 10.1): that run fails. Then the ids are
   // asked again at once in the table form (callers who asked together share
-  // the run) instead of answering them with the failure.
+  // the run) instead of answering them with the failure. An answer that
+  // left an id out without a word (the table form lists every job, so it
+  // never names an unknown id) is followed by the bjobs of that id alone.
   const bool table_form = table_form_.load();
   tier_.RefreshSoon(std::chrono::seconds(1),
-                    [this, table_form, done = std::move(done)](Result<void> outcome) mutable {
-                      if (!outcome && !table_form && table_form_.load()) {
-                        tier_.Refresh(std::move(done));
-                      } else if (done) {
-                        done(std::move(outcome));
-                      }
+                    [this, ids, table_form, done = std::move(done)](Result<void> outcome) mutable {
+                      AfterWatch(ids, table_form, 2, std::move(done), std::move(outcome));
                     });
+}
+
+void JobTracker::AfterWatch(const std::vector<lsf::JobId>& ids, bool table_form, int rounds_left,
+                            Done done, Result<void> outcome) {
+  const bool again = rounds_left > 0 && ((!outcome && !table_form && table_form_.load()) ||
+                                         (outcome && AwaitsConfirmation(ids)));
+  if (!again) {
+    if (done) done(std::move(outcome));
+    return;
+  }
+  tier_.Refresh([this, ids, rounds_left, done = std::move(done)](Result<void> next) mutable {
+    AfterWatch(ids, table_form_.load(), rounds_left - 1, std::move(done), std::move(next));
+  });
+}
+
+bool JobTracker::AwaitsConfirmation(const std::vector<lsf::JobId>& ids) const {
+  const auto table = TableOf(*store_.Current());
+  for (const lsf::JobId& id : ids) {
+    const JobView* view = table->Find(JobKey{std::stoll(id.job_id), id.array_index});
+    if (view != nullptr && view->lsf.status.empty() && !view->not_found && view->misses > 0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 TierCycle JobTracker::Cycle() {
   const auto table = TableOf(*store_.Current());
-  const std::vector<std::string> asked = table->IdsToAsk();
   const bool table_form = table_form_.load();
   TierCycle cycle;
-  if (!asked.empty()) {
-    auto chunks = lsf::BjobsArgvChunks(lsf_.Path("bjobs"), asked, !table_form);
+  CycleQueries queries;
+  queries.asked = table->IdsToAsk();
+  if (!queries.asked.empty()) {
+    auto chunks = lsf::BjobsArgvChunks(lsf_.Path("bjobs"), queries.asked, !table_form);
     if (!chunks) throw std::runtime_error(chunks.error().message);
     for (auto& argv : *chunks) {
       lsf::CommandSpec spec = lsf_.Spec("bjobs", {});
@@ -127,39 +178,43 @@ TierCycle JobTracker::Cycle() {
           {table_form ? "bjobs -a -w -u all" : "bjobs -a -o ... -json", std::move(spec)});
     }
   }
+  queries.chunks = cycle.queries.size();
   // The table has no exit codes: ask `bjobs -l` once for jobs that ended EXIT.
-  std::vector<std::string> exits;
-  if (table_form) exits = table->IdsNeedingExitCode();
-  if (exits.size() > kMaxExitLookups) exits.resize(kMaxExitLookups);
-  if (!exits.empty()) {
+  if (table_form) queries.exits = table->IdsNeedingExitCode();
+  if (queries.exits.size() > kMaxExitLookups) queries.exits.resize(kMaxExitLookups);
+  if (!queries.exits.empty()) {
     std::vector<std::string> args = {"-a", "-l"};
-    args.insert(args.end(), exits.begin(), exits.end());
+    args.insert(args.end(), queries.exits.begin(), queries.exits.end());
     cycle.queries.push_back({"bjobs -a -l", lsf_.Spec("bjobs", std::move(args))});
   }
-  cycle.build = [this, asked, exits, table_form](auto& results, const CycleTimes& times) {
+  // A job missing from several answers is asked about alone before bplace
+  // says LSF no longer knows it.
+  queries.confirm = table->IdsToConfirm();
+  if (queries.confirm.size() > kMaxConfirmations) queries.confirm.resize(kMaxConfirmations);
+  for (const std::string& id : queries.confirm) {
+    cycle.queries.push_back(
+        {"bjobs " + id, lsf_.Spec("bjobs", lsf::BjobsConfirmArgs(id, !table_form))});
+  }
+  cycle.build = [this, queries = std::move(queries), table_form](auto& results,
+                                                                 const CycleTimes& times) {
     if (table_form != table_form_.load()) {
       return Result<SnapshotStore::Change>(SnapshotStore::Change{});
     }
-    std::optional<Result<lsf::CommandResult>> long_form;
-    if (!exits.empty()) {
-      long_form = std::move(results.back());
-      results.pop_back();
-    }
-    return Build(results, asked, times, exits, long_form);
+    return Build(results, queries, times);
   };
   return cycle;
 }
 
-Result<SnapshotStore::Change> JobTracker::Build(
-    std::vector<Result<lsf::CommandResult>>& results, const std::vector<std::string>& asked,
-    const CycleTimes& times, const std::vector<std::string>& exits,
-    std::optional<Result<lsf::CommandResult>>& long_form) {
+Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandResult>>& results,
+                                                const CycleQueries& queries,
+                                                const CycleTimes& times) {
   const bool table_form = table_form_.load();
   BjobsAnswer answer;
-  answer.asked = asked;
+  answer.asked = queries.asked;
   answer.now = times.started_wall;
   answer.utc_offset_minutes = lsf::LocalUtcOffsetMinutes(times.started_wall);
-  for (Result<lsf::CommandResult>& result : results) {
+  for (std::size_t i = 0; i < queries.chunks; ++i) {
+    Result<lsf::CommandResult>& result = results[i];
     if (!table_form && result && lsf::BjobsRefusedOutputFormat(*result)) {
       table_form_ = true;
       spdlog::warn(
@@ -173,7 +228,12 @@ Result<SnapshotStore::Change> JobTracker::Build(
     if (!records) return tl::unexpected(records.error());
     for (auto& record : *records) answer.records.push_back(std::move(record));
   }
-  // Once an hour, forget finished jobs past the retention, here and on disk.
+  std::optional<Result<lsf::CommandResult>> long_form;
+  if (!queries.exits.empty()) long_form = std::move(results[queries.chunks]);
+  ExitCodes exit_codes = ReadExitCodes(queries.exits, long_form);
+  const std::size_t first_confirmation = queries.chunks + (queries.exits.empty() ? 0 : 1);
+  ReadConfirmations(results, first_confirmation, queries.confirm, !table_form, answer);
+  // Once an hour, forget the rows whose lifetime ended, here and on disk.
   const bool prune = !last_prune_ || times.started_wall - *last_prune_ > std::chrono::hours(1);
   if (prune) last_prune_ = times.started_wall;
   const SystemTime cutoff = times.started_wall - options_.retention;
@@ -184,13 +244,14 @@ Result<SnapshotStore::Change> JobTracker::Build(
       }
     });
   }
-  ExitCodes exit_codes = ReadExitCodes(exits, long_form);
   return [this, answer = std::move(answer), exit_codes = std::move(exit_codes), prune,
           cutoff](ClusterSnapshot& snapshot) {
-    auto before = TableOf(snapshot);
-    if (prune) before = WithoutOldJobs(*before, cutoff);
+    const auto before = TableOf(snapshot);
     auto after = MergeBjobs(*before, answer);
     if (!exit_codes.asked.empty()) after = WithExitCodes(*after, exit_codes);
+    // After the merge, so that a job this answer listed is never dropped
+    // (a daemon stopped for longer than the retention).
+    if (prune) after = WithoutOldJobs(*after, cutoff);
     Persist(*before, *after);
     snapshot.jobs = std::move(after);
   };
@@ -202,11 +263,26 @@ void JobTracker::Persist(const JobTable& before, const JobTable& after) {
   for (const auto& [key, view] : after.jobs) {
     const auto it = before.jobs.find(key);
     if (it != before.jobs.end() && it->second == view) continue;  // unchanged: the same pointer
+    // An id LSF never knew costs no row on disk (docs/api.md "Jobs: following and cancelling").
+    if (view->not_found) continue;
     rows.push_back(ToTracked(key, *view));
   }
-  if (rows.empty()) return;
-  journal_->Post([rows = std::move(rows)](JobStore& store) {
-    if (auto done = store.UpsertJobs(rows); !done) spdlog::error("jobs: {}", done.error().message);
+  std::vector<std::pair<std::int64_t, std::int64_t>> gone;
+  for (const auto& [key, view] : before.jobs) {
+    if (!after.jobs.contains(key)) gone.emplace_back(key.job_id, key.array_index);
+  }
+  if (rows.empty() && gone.empty()) return;
+  journal_->Post([rows = std::move(rows), gone = std::move(gone)](JobStore& store) {
+    if (!rows.empty()) {
+      if (auto done = store.UpsertJobs(rows); !done) {
+        spdlog::error("jobs: {}", done.error().message);
+      }
+    }
+    if (!gone.empty()) {
+      if (auto done = store.DeleteJobs(gone); !done) {
+        spdlog::error("jobs: {}", done.error().message);
+      }
+    }
   });
 }
 

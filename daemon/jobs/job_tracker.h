@@ -13,6 +13,7 @@
 #include "daemon/cluster/job_table.h"
 #include "daemon/cluster/refresh_tier.h"
 #include "daemon/cluster/snapshot_store.h"
+#include "daemon/jobs/job_lookups.h"
 #include "daemon/options.h"
 #include "daemon/state/job_journal.h"
 #include "lsf_adapter/command_runner.h"
@@ -53,8 +54,14 @@ class JobTracker {
   // `done` gets its outcome, after which the snapshot says what LSF knows
   // of them. Callers asking about new ids at once share one bjobs. When
   // that bjobs is the one that finds bjobs refusing -o/-json, the ids are
-  // asked again at once in the table form and `done` gets that outcome.
+  // asked again at once in the table form and `done` gets that outcome;
+  // when it left an id out without saying it is unknown (the table form
+  // never says), one more refresh asks about that id alone first. Callers
+  // bound what their lookups cost with lookups().
   void Watch(const std::vector<lsf::JobId>& ids, Done done);
+
+  // The budget of callers' lookups (negative cache, lookups in flight).
+  JobLookups& lookups() { return lookups_; }
 
   // Runs the tier now (or joins the run in progress).
   void Refresh(Done done = {}) { tier_.Refresh(std::move(done)); }
@@ -73,20 +80,36 @@ class JobTracker {
   bool UsesTableForm() const { return table_form_.load(); }
 
  private:
+  // The queries of one cycle, in the order of its results: `chunks`
+  // bjobs of the `asked` ids, one `bjobs -l` of `exits` when there are
+  // any, then one bjobs per id of `confirm`.
+  struct CycleQueries {
+    std::vector<std::string> asked;
+    std::size_t chunks = 0;
+    std::vector<std::string> exits;
+    std::vector<std::string> confirm;
+  };
+
   TierCycle Cycle();
   Result<SnapshotStore::Change> Build(std::vector<Result<lsf::CommandResult>>& results,
-                                      const std::vector<std::string>& asked,
-                                      const CycleTimes& times,
-                                      const std::vector<std::string>& exits,
-                                      std::optional<Result<lsf::CommandResult>>& long_form);
+                                      const CycleQueries& queries, const CycleTimes& times);
   void Persist(const JobTable& before, const JobTable& after);
+  // After a refresh run for Watch(ids): `done` gets `outcome`, unless the
+  // ids must be asked again (the run found bjobs refusing -o/-json, or left
+  // a watched id to a per-id bjobs) and `rounds_left` allows another run.
+  void AfterWatch(const std::vector<lsf::JobId>& ids, bool table_form, int rounds_left, Done done,
+                  Result<void> outcome);
+  // True when a watched id is left to a per-id bjobs (IdsToConfirm).
+  bool AwaitsConfirmation(const std::vector<lsf::JobId>& ids) const;
 
+  Clock& clock_;
   SnapshotStore& store_;
   const lsf::LsfInvoker& lsf_;
   JobJournal* journal_;
   const JobTrackerOptions options_;
   std::atomic<bool> table_form_{false};
   std::optional<SystemTime> last_prune_;  // on the tier's strand
+  JobLookups lookups_;
   RefreshTier tier_;
 };
 

@@ -756,6 +756,27 @@ Result<void> JobStore::UpsertJobs(const std::vector<TrackedJob>& jobs) {
   return transaction->Commit();
 }
 
+Result<std::size_t> JobStore::DeleteJobs(
+    const std::vector<std::pair<std::int64_t, std::int64_t>>& keys) {
+  std::lock_guard lock(mutex_);
+  Result<SqliteTransaction> transaction = BeginWrite(Sync::kNormal);
+  if (!transaction) return tl::unexpected(transaction.error());
+  Result<SqliteStatement> remove =
+      db_.Prepare("DELETE FROM tracked_jobs WHERE job_id = ?1 AND array_index = ?2", "delete jobs");
+  if (!remove) return tl::unexpected(remove.error());
+  std::size_t removed = 0;
+  for (const auto& [job_id, array_index] : keys) {
+    remove->Reset();
+    remove->Bind(1, job_id).Bind(2, array_index);
+    if (Result<void> done = remove->Run(); !done) return tl::unexpected(done.error());
+    removed += static_cast<std::size_t>(db_.Changes());
+  }
+  if (Result<void> committed = transaction->Commit(); !committed) {
+    return tl::unexpected(committed.error());
+  }
+  return removed;
+}
+
 Result<std::vector<TrackedJob>> JobStore::SelectJobs(std::string_view from_where_order,
                                                      const std::vector<SqlValue>& params) {
   const std::string sql =

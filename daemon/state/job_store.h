@@ -230,6 +230,13 @@ class JobStore {
   // array_index is negative (nothing is written then).
   Result<void> UpsertJobs(const std::vector<TrackedJob>& jobs);
 
+  // Deletes the jobs `keys` (job id, array index) and their labels in one
+  // transaction (all or none), and returns how many were stored: the rows
+  // the jobs tier stopped following (their lifetime ended, or an array job's
+  // own row gave way to its elements). Unknown keys are no error. Written
+  // without fsync, as UpsertJobs.
+  Result<std::size_t> DeleteJobs(const std::vector<std::pair<std::int64_t, std::int64_t>>& keys);
+
   // The jobs not terminal, by job id and index: what the next bjobs asks about.
   Result<std::vector<TrackedJob>> ActiveJobs();
 

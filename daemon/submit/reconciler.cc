@@ -35,6 +35,9 @@ std::string AdoptedBody(const UnsettledSubmission& submission, const Settlement&
       {"queue", settlement.queue},
       {"job_url", "/v1/jobs/" + settlement.job_id},
       {"job_description", DescriptionTag(submission.tag)},
+      {"idempotency_key",
+       submission.idempotency_key ? nlohmann::json(*submission.idempotency_key) : nlohmann::json()},
+      {"labels", submission.labels},
       {"reconciled", true}};
   return body.dump();
 }
@@ -180,6 +183,8 @@ void Reconciler::Apply(const UnsettledSubmission& submission, const Settlement& 
   view.submitted_by_bplace = true;
   view.request_id = submission.request_id;
   view.tag = submission.tag;
+  view.idempotency_key = submission.idempotency_key.value_or("");
+  view.labels = submission.labels;
   view.submitted_at = submission.created_at;
   view.updated_at = clock_.SystemNow();
   tracker_.AddSubmitted(JobKey{*outcome.job_id, 0}, std::move(view));

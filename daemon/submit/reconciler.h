@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -20,13 +21,17 @@
 namespace bplace {
 
 // A submission whose outcome is not known: the daemon died between the
-// intent and bsub's answer, or bsub timed out.
+// intent and bsub's answer, or bsub timed out. The request's key and labels
+// come along so that an adopted job is found by `?label=`, cancelled by
+// label and shown with its key, as a job whose bsub answered is.
 struct UnsettledSubmission {
   std::string caller;
   std::string tag;
   std::string request_id;
   SystemTime created_at{};
   std::optional<pid_t> bsub_pid;
+  std::optional<std::string> idempotency_key;
+  std::map<std::string, std::string> labels;
 };
 
 // What to do with an unsettled submission after one look at LSF.

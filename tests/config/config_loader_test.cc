@@ -74,6 +74,7 @@ const std::set<std::string> kAllKeys = {
     "auth.tokens_file",
     "auth.anonymous_read",
     "auth.min_uid",
+    "auth.job_visibility",
     "limits.submit_per_minute",
     "limits.submit_burst",
     "limits.lsf_calls_per_minute",
@@ -151,6 +152,7 @@ void ExpectSameConfig(const Config& actual, const Config& expected) {
   EXPECT_EQ(actual.auth.tokens_file, expected.auth.tokens_file);
   EXPECT_EQ(actual.auth.anonymous_read, expected.auth.anonymous_read);
   EXPECT_EQ(actual.auth.min_uid, expected.auth.min_uid);
+  EXPECT_EQ(actual.auth.job_visibility, expected.auth.job_visibility);
   EXPECT_EQ(actual.limits.submit_per_minute, expected.limits.submit_per_minute);
   EXPECT_EQ(actual.limits.submit_burst, expected.limits.submit_burst);
   EXPECT_EQ(actual.limits.lsf_calls_per_minute, expected.limits.lsf_calls_per_minute);
@@ -233,6 +235,7 @@ mode = "multi-user"
 tokens_file = "/etc/bplace/tokens"
 anonymous_read = true
 min_uid = 500
+job_visibility = "all"
 
 [limits]
 submit_per_minute = 6
@@ -322,6 +325,7 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.auth.tokens_file, "/etc/bplace/tokens");
   EXPECT_TRUE(config.auth.anonymous_read);
   EXPECT_EQ(config.auth.min_uid, 500u);
+  EXPECT_EQ(config.auth.job_visibility, api::JobVisibility::kAll);
   EXPECT_EQ(config.limits.submit_per_minute, 6.0);
   EXPECT_EQ(config.limits.submit_burst, 3);
   EXPECT_EQ(config.limits.lsf_calls_per_minute, 60.5);

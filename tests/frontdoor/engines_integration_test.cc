@@ -114,7 +114,7 @@ rule c:
 )";
 
 // The status script in the style of the public Snakemake LSF profile
-// (docs/lsf-front-door.md; ENGINES.md of the design notes): bjobs -o stat,
+// (docs/lsf-front-door.md "bjobs"): bjobs -o stat,
 // then the -o file's job report once LSF no longer knows the job.
 constexpr char kStatusScript[] = R"(#!/bin/sh
 id=$(printf '%s\n' "$1" | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')

@@ -38,7 +38,7 @@ json JobWhen(const DaemonProcess& daemon, const std::string& id,
              const std::function<bool(const json&)>& done, int tries = 10) {
   json job;
   for (int i = 0; i < tries; ++i) {
-    const HttpReply reply = daemon.Get("/v1/jobs/" + id + "?wait_s=5");
+    const HttpReply reply = daemon.Call("GET", "/v1/jobs/" + id + "?wait_s=5");
     job = reply.Json();
     if (reply.status == 200 && done(job)) return job;
   }
@@ -73,7 +73,7 @@ TEST_F(JobsTest, ASubmittedJobIsFollowedFromSubmittedToItsExitCode) {
   const std::string id = submitted.Json()["job_id"];
   EXPECT_EQ(submitted.Json()["job_url"], "/v1/jobs/" + id);
 
-  const HttpReply first = daemon_->Get("/v1/jobs/" + id);
+  const HttpReply first = daemon_->Call("GET", "/v1/jobs/" + id);
   ASSERT_EQ(first.status, 200) << first.body;
   EXPECT_THAT(StatusIs(first.Json()), ::testing::AnyOf("SUBMITTED", "PEND"));
   EXPECT_TRUE(first.Json()["submitted_by_bplace"]);
@@ -92,7 +92,7 @@ TEST_F(JobsTest, ASubmittedJobIsFollowedFromSubmittedToItsExitCode) {
   // Finished: it is not asked about again, and it outlives a restart.
   ASSERT_EQ(daemon_->Terminate(), 0);
   daemon_ = std::make_unique<DaemonProcess>(sim_, FastJobs());
-  EXPECT_EQ(daemon_->Get("/v1/jobs/" + id).Json()["exit_code"], 3);
+  EXPECT_EQ(daemon_->Call("GET", "/v1/jobs/" + id).Json()["exit_code"], 3);
 }
 
 TEST_F(JobsTest, TheSameIdempotencyKeyGivesTheSameJobAndNeverASecondBsub) {
@@ -124,18 +124,18 @@ TEST_F(JobsTest, ListsTheCallersJobsByLabelNewestFirst) {
     ids.push_back(reply.Json()["job_id"]);
   }
   ASSERT_EQ(daemon_->Post("/v1/jobs", Body("sleep 60", {{"workflow", "b"}})).status, 201);
-  const HttpReply list = daemon_->Get("/v1/jobs?label=workflow=a");
+  const HttpReply list = daemon_->Call("GET", "/v1/jobs?label=workflow=a");
   ASSERT_EQ(list.status, 200) << list.body;
   std::vector<std::string> listed;
   const json listing = list.Json();
   for (const json& job : listing["jobs"]) listed.push_back(job["job_id"]);
   EXPECT_THAT(listed, ::testing::ElementsAre(ids[2], ids[1], ids[0]));
-  const HttpReply page = daemon_->Get("/v1/jobs?limit=2");
+  const HttpReply page = daemon_->Call("GET", "/v1/jobs?limit=2");
   ASSERT_EQ(page.Json()["jobs"].size(), 2u);
   const std::string cursor = page.Json()["next_cursor"];
   ASSERT_FALSE(cursor.empty());
-  EXPECT_EQ(daemon_->Get("/v1/jobs?limit=2&cursor=" + cursor).Json()["jobs"].size(), 2u);
-  EXPECT_EQ(daemon_->Get("/v1/jobs?status=bogus").status, 400);
+  EXPECT_EQ(daemon_->Call("GET", "/v1/jobs?limit=2&cursor=" + cursor).Json()["jobs"].size(), 2u);
+  EXPECT_EQ(daemon_->Call("GET", "/v1/jobs?status=bogus").status, 400);
 }
 
 TEST_F(JobsTest, CancellingIsIdempotentAndABatchCancelsAWorkflowWithOneBkill) {
@@ -171,19 +171,19 @@ TEST_F(JobsTest, AnIdNotSubmittedThroughBplaceIsLookedUpAndUnknownIdsAre404) {
   const ProcessOutput direct = sim_.Lsf({"bsub", "-q", "short", "sleep", "60"});
   ASSERT_EQ(direct.exit_code, 0) << direct.err;
   const std::string id = direct.out.substr(5, direct.out.find('>') - 5);
-  const HttpReply found = daemon_->Get("/v1/jobs/" + id);
+  const HttpReply found = daemon_->Call("GET", "/v1/jobs/" + id);
   ASSERT_EQ(found.status, 200) << found.body;
   EXPECT_EQ(found.Json()["status"], "PEND");
   EXPECT_FALSE(found.Json()["submitted_by_bplace"]);
-  EXPECT_EQ(daemon_->Get("/v1/jobs/99999").status, 404);
-  EXPECT_EQ(daemon_->Get("/v1/jobs/12x").status, 400);
+  EXPECT_EQ(daemon_->Call("GET", "/v1/jobs/99999").status, 404);
+  EXPECT_EQ(daemon_->Call("GET", "/v1/jobs/12x").status, 400);
 }
 
 TEST_F(JobsTest, ManyPollersCostOneBjobsPerRefresh) {
   const std::string id = daemon_->Post("/v1/jobs", Body("sleep 60")).Json()["job_id"];
   (void)JobWhen(*daemon_, id, [](const json& j) { return StatusIs(j) == "PEND"; });
   const int before = sim_.Counts()["bjobs"];
-  for (int i = 0; i < 200; ++i) ASSERT_EQ(daemon_->Get("/v1/jobs/" + id).status, 200);
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(daemon_->Call("GET", "/v1/jobs/" + id).status, 200);
   // Reads never ask LSF; the tier's own refreshes (1 s) are all that ran.
   const int after = sim_.Counts()["bjobs"];
   EXPECT_LE(after - before, 20) << "200 reads";
@@ -222,7 +222,7 @@ TEST_F(JobsTest, KillNineWithSubmissionsInFlightLosesNothingAndDuplicatesNothing
       reply = daemon_->Call("POST", "/v1/jobs", Body("sleep 60"),
                             {{"Idempotency-Key", "crash-" + std::to_string(i)}});
       if (reply.status != 409) break;
-      (void)daemon_->Get("/v1/jobs?wait_s=2");  // let the reconciler run
+      (void)daemon_->Call("GET", "/v1/jobs?wait_s=2");  // let the reconciler run
     }
     ASSERT_EQ(reply.status, 201) << reply.body;
     EXPECT_TRUE(reply.Json().value("reconciled", false))
@@ -252,7 +252,7 @@ TEST(JobsTimeoutTest, ARetryAfterA504GetsExactlyOneJob) {
   for (int attempt = 0; attempt < 60; ++attempt) {
     reply = daemon.Call("POST", "/v1/jobs", Body("sleep 60"), key);
     if (reply.status != 409) break;
-    (void)daemon.Get("/v1/jobs?wait_s=2");  // let the reconciler run
+    (void)daemon.Call("GET", "/v1/jobs?wait_s=2");  // let the reconciler run
   }
   ASSERT_EQ(reply.status, 201) << reply.body;
   const auto in_lsf = JobsByDescription(sim);

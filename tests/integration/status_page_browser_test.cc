@@ -126,9 +126,10 @@ TEST_F(StatusPageTest, ShowsTheSickHostTheBusiestQueueFirstAndTheJobCounts) {
   const json queues = daemon.Get("/v1/queues").Json()["queues"];
   const std::size_t hosts = daemon.Get("/v1/hosts").Json()["hosts"].size();
 
+  // The browser is an anonymous reader: it sees no jobs (docs/operations.md "Security").
   const PageView view =
       LoadPage(daemon.port(), "status-page-demo.png",
-               "document.querySelector('#jobs [data-status=\"PEND\"] dd')?.textContent === '2' && "
+               "document.getElementById('jobs-note').textContent.includes('anonymous') && "
                "document.querySelector('#hostmap .h[data-host=\"node005\"].sick') !== null");
   ASSERT_EQ(view.failure, "");
   const json& dom = view.dom;
@@ -153,8 +154,9 @@ TEST_F(StatusPageTest, ShowsTheSickHostTheBusiestQueueFirstAndTheJobCounts) {
     EXPECT_GE(dom["queues"][i - 1]["pend"].get<int>(), dom["queues"][i]["pend"].get<int>());
   }
 
-  // Jobs by state: the two pending submissions.
-  EXPECT_EQ(dom["jobs"], json({{"PEND", "2"}})) << dom["jobs_note"];
+  // Jobs by state: none for an anonymous reader, and the page says why.
+  EXPECT_EQ(dom["jobs"], json::object()) << dom["jobs_note"];
+  EXPECT_THAT(dom["jobs_note"].get<std::string>(), HasSubstr("anonymous readers see no jobs"));
 
   // A description that is markup stays text.
   EXPECT_FALSE(dom["injected"]);

@@ -154,8 +154,7 @@ TEST(ReadBjobsReplyTest, ReadsEveryCapturedReply) {
         EXPECT_EQ(jobs.error().code, *expected.code) << file << " case " << c.name;
         EXPECT_EQ(jobs.error().message.rfind("bjobs -a ", 0), 0u) << jobs.error().message;
       } else {
-        ASSERT_TRUE(jobs.has_value()) << file << " case " << c.name << ": "
-                                      << jobs.error().message;
+        ASSERT_TRUE(jobs.has_value()) << file << " case " << c.name << ": " << jobs.error().message;
         EXPECT_EQ(jobs->size(), c.outcome == "records" ? 2u : 0u) << file << " case " << c.name;
       }
     }
@@ -171,8 +170,7 @@ TEST(ReadBjobsReplyTest, ReadsAnAnswerWithUnknownIdsDespiteExitStatus255) {
 }
 
 TEST(ReadBjobsReplyTest, ReadsTheTableAnswer) {
-  auto jobs =
-      ReadBjobsReply(Ended(0, testing::ReadTestdata("lsf/lsf10/bjobs_a_w.txt"), ""), false);
+  auto jobs = ReadBjobsReply(Ended(0, testing::ReadTestdata("lsf/lsf10/bjobs_a_w.txt"), ""), false);
   ASSERT_TRUE(jobs.has_value()) << jobs.error().message;
   EXPECT_EQ(jobs->size(), 6u);
 }
@@ -204,6 +202,39 @@ TEST(ReadBjobsReplyTest, ReportsATimeoutAndARunnerThatCouldNotStartBjobs) {
       ReadBjobsReply(Fail(ErrorCode::kCommandFailed, "execve bjobs: No such file"), false);
   ASSERT_FALSE(not_started.has_value());
   EXPECT_EQ(not_started.error().code, ErrorCode::kUnavailable);
+}
+
+// The per-id bjobs that confirms a job left LSF (docs/api.md "Jobs: following and cancelling"):
+// only LSF's own "not found" of that id confirms; silence or other jobs confirm nothing.
+TEST(ReadBjobsConfirmationTest, OnlyLsfsNotFoundOfTheIdConfirms) {
+  const std::string error_7 =
+      "{\n  \"COMMAND\":\"bjobs\",\n  \"JOBS\":1,\n  \"RECORDS\":[\n    {\n"
+      "      \"JOBID\":\"7\",\n      \"ERROR\":\"Job <7> is not found\"\n    }\n  ]\n}\n";
+  auto gone = ReadBjobsConfirmation(Ended(255, error_7, ""), "7", true);
+  ASSERT_TRUE(gone) << gone.error().message;
+  EXPECT_TRUE(gone->not_found);
+  EXPECT_TRUE(gone->records.empty());
+  const std::string nothing =
+      "{\n  \"COMMAND\":\"bjobs\",\n  \"JOBS\":0,\n  \"RECORDS\":[\n  ]\n}\n";
+  auto silent = ReadBjobsConfirmation(Ended(0, nothing, ""), "7", true);
+  ASSERT_FALSE(silent);
+  EXPECT_EQ(silent.error().code, ErrorCode::kParseError);
+  EXPECT_FALSE(ReadBjobsConfirmation(Ended(255, error_7, ""), "8", true)) << "another id";
+  const auto table_gone =
+      ReadBjobsConfirmation(Ended(255, "", "Job <7> is not found\n"), "7", false);
+  ASSERT_TRUE(table_gone);
+  EXPECT_TRUE(table_gone->not_found);
+  const auto table_listed = ReadBjobsConfirmation(
+      Ended(0,
+            "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n"
+            "7       alice   RUN   normal     login01     node001     sleep      Dec 31 23:50\n",
+            ""),
+      "7", false);
+  ASSERT_TRUE(table_listed) << table_listed.error().message;
+  EXPECT_FALSE(table_listed->not_found);
+  ASSERT_EQ(table_listed->records.size(), 1u);
+  EXPECT_EQ(table_listed->records[0].status, "RUN");
+  EXPECT_EQ(BjobsConfirmArgs("7", false), (Argv{"-a", "-w", "7"}));
 }
 
 TEST(BjobsRefusedOutputFormatTest, RecognisesVolclavasRefusals) {

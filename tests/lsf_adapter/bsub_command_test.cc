@@ -155,7 +155,10 @@ std::vector<ExtraArgsCase> AllExtraArgsCases() {
   std::vector<ExtraArgsCase> cases = {
       {"empty_list", {}, ""},
       {"valued_and_flag_options", {"-G", "grp_chem", "-x", "-B", "-N", "-sla", "gold"}, ""},
-      {"value_may_look_like_option", {"-G", "-q"}, ""},
+      // Found by an attack run: the value slot hid a -q.
+      {"value_that_looks_like_an_option",
+       {"-G", "-q"},
+       "extra_args[1] -q: the value of -G starts with '-'"},
       {"value_with_spaces", {"-E", "/bin/check a b"}, ""},
       {"bare_word", {"rm"}, "extra_args[0] rm: not a bsub option"},
       {"bare_word_after_flag", {"-x", "rm"}, "extra_args[1] rm"},

@@ -274,6 +274,40 @@ std::string FormatTable(const Selection& selection, bool wide) {
   return out;
 }
 
+// The selection a misanswering bjobs (`fault --chaos`) gives instead of
+// `selection`: none of the jobs asked for (kDropIds), every other job of
+// the cluster (kOtherIds), or "Job <N> is not found" for each job asked for
+// (kNotFound). Only for a bjobs given ids: that is how bplace asks.
+Selection Misanswered(const Context& ctx, const JobTable& table, const BjobsArgs& args,
+                      Selection selection) {
+  if (args.ids.empty()) return selection;
+  switch (ctx.misbehaviour) {
+    case Misbehaviour::kDropIds:
+      return Selection{};
+    case Misbehaviour::kOtherIds: {
+      BjobsArgs every = args;
+      every.user = "all";
+      every.state_filter = "a";
+      Selection others = SelectByFilters(ctx, table, every);
+      std::erase_if(others.jobs, [&](const Job* job) {
+        return std::find(selection.jobs.begin(), selection.jobs.end(), job) != selection.jobs.end();
+      });
+      return others;
+    }
+    case Misbehaviour::kNotFound: {
+      Selection lost;
+      for (const std::string& text : args.ids) {
+        const std::optional<JobRef> ref = ParseJobRef(text);
+        lost.missing.emplace_back(ref ? std::to_string(ref->id) : text,
+                                  "Job <" + text + "> is not found");
+      }
+      return lost;
+    }
+    default:
+      return selection;
+  }
+}
+
 // `bjobs -o` in the OpenLava dialect (volclava's displayO/displayJson): the
 // field names are checked only when a job is printed (exit 99); JSON in
 // cJSON's layout, exit 255 when no job is printed; the table is a header
@@ -379,6 +413,14 @@ CommandResult RunBjobs(const Context& ctx, const std::vector<std::string>& argv)
   }
   Selection selection =
       args->ids.empty() ? SelectByFilters(ctx, table, *args) : SelectByIds(ctx, table, args->ids);
+  selection = Misanswered(ctx, table, *args, std::move(selection));
+  if (ctx.misbehaviour == Misbehaviour::kDropIds && !args->ids.empty() &&
+      !(args->format && args->json)) {
+    // Exit 0 with nothing about the ids: the table's header alone.
+    return CommandResult{.exit_code = 0,
+                         .out = args->noheader ? "" : FormatTable(Selection{}, args->wide),
+                         .err = ""};
+  }
   if (!args->ids.empty() && ctx.cluster->dialect == Dialect::kOpenlava) {
     SortAsMbatchd(*ctx.cluster, &selection.jobs);
   }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/lsfsim/chaos.h"
 #include "tests/lsfsim/cluster.h"
 #include "tests/lsfsim/state.h"
 
@@ -38,6 +39,10 @@ struct Context {
   std::string cwd;
   int umask = 022;
   std::vector<std::string> environment;
+  // How bjobs misanswers this invocation (`fault --chaos`): kDropIds,
+  // kOtherIds and kNotFound change its selection; other values are applied
+  // by main or mean nothing to the command.
+  Misbehaviour misbehaviour = Misbehaviour::kNone;
 };
 
 // The LSF commands. Each parses `args` (argv without the command name) the

@@ -199,6 +199,7 @@ int Fault(const StateDir& state, const std::vector<std::string>& args) {
   std::optional<int> slow_ms;
   std::optional<bool> truncate;
   std::optional<bool> garbage;
+  std::optional<long long> chaos;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     bool has_value = i + 1 < args.size();
@@ -220,13 +221,21 @@ int Fault(const StateDir& state, const std::vector<std::string>& args) {
       truncate = arg == "--truncate";
     } else if (arg == "--garbage" || arg == "--no-garbage") {
       garbage = arg == "--garbage";
+    } else if (arg == "--chaos" && has_value) {
+      long long seed = -1;
+      if (!ParseInt(args[++i], &seed) || seed < 0) {
+        return Usage("fault: --chaos takes a seed (0 or more)");
+      }
+      chaos = seed;
+    } else if (arg == "--no-chaos") {
+      chaos = -1;
     } else if (arg == "--clear") {
       clear = true;
     } else {
       return Usage("fault: unexpected argument '" + arg + "'");
     }
   }
-  if (!clear && !down && !slow_ms && !truncate && !garbage) {
+  if (!clear && !down && !slow_ms && !truncate && !garbage && !chaos) {
     return Usage("fault: nothing to do");
   }
   if (!state.HasLsfConf()) return Error(state.path() + ": not an lsfsim state directory");
@@ -243,8 +252,9 @@ int Fault(const StateDir& state, const std::vector<std::string>& args) {
       faults->clear();
     }
   }
-  if (down || slow_ms || truncate || garbage) {
+  if (down || slow_ms || truncate || garbage || chaos) {
     FaultSpec& spec = (*faults)[command];
+    if (chaos) spec.chaos_seed = *chaos;
     if (down) spec.down = *down == "off" ? "" : *down;
     if (slow_ms) spec.slow_ms = *slow_ms;
     if (truncate) spec.truncate = *truncate;
@@ -334,7 +344,8 @@ void PrintControlUsage() {
          "  set-ib HOST 0|1                 value of the ib_ok load index\n"
          "  finish JOBID [--exit N] [--reason TEXT]   a dispatched job ends: DONE, or EXIT N\n"
          "  set-job JOBID STAT              PEND PSUSP RUN USUSP SSUSP UNKWN ZOMBI\n"
-         "  fault [--command NAME|all] [--down hang|fail|off] [--slow-ms N]\n"
+         "  fault [--command NAME|all] [--down hang|fail|off] [--slow-ms N] [--chaos "
+         "SEED|--no-chaos]\n"
          "        [--truncate|--no-truncate] [--garbage|--no-garbage] | --clear\n"
          "  counts [--reset]                invocations per LSF command (JSON)\n"
          "  jobs                            the job table (JSON)\n"

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <random>
@@ -94,10 +95,17 @@ std::vector<std::string> Environment() {
   return out;
 }
 
+// The faults in force for one invocation, and its number (1, 2, ... per
+// command), which chooses its misbehaviour under chaos.
+struct InvocationFaults {
+  FaultSpec spec;
+  long long invocation = 0;
+};
+
 // Counts the invocation and returns the faults in force for `name`
 // ("all" merged with the command's own entry).
-tl::expected<FaultSpec, std::string> CountAndReadFaults(const StateDir& state,
-                                                        const std::string& name) {
+tl::expected<InvocationFaults, std::string> CountAndReadFaults(const StateDir& state,
+                                                               const std::string& name) {
   StateLock lock(state);
   if (!lock.ok()) return tl::unexpected(lock.error());
   auto counts = state.LoadCounts();
@@ -114,8 +122,37 @@ tl::expected<FaultSpec, std::string> CountAndReadFaults(const StateDir& state,
     effective.slow_ms = std::max(effective.slow_ms, it->second.slow_ms);
     effective.truncate = effective.truncate || it->second.truncate;
     effective.garbage = effective.garbage || it->second.garbage;
+    if (it->second.chaos_seed >= 0) effective.chaos_seed = it->second.chaos_seed;
   }
-  return effective;
+  return InvocationFaults{effective, (*counts)[name]};
+}
+
+// Turns chaos into this invocation's faults (appended to chaos.log in the
+// state directory, one "command invocation misbehaviour" line each, for
+// whoever must tell what happened); returns the misbehaviour.
+Misbehaviour ApplyChaos(const StateDir& state, const std::string& name, InvocationFaults& faults) {
+  if (faults.spec.chaos_seed < 0) return Misbehaviour::kNone;
+  const Misbehaviour pick = ChaosPick(faults.spec.chaos_seed, faults.invocation);
+  std::ofstream(state.path() + "/chaos.log", std::ios::app)
+      << name << " " << faults.invocation << " " << MisbehaviourName(pick) << "\n";
+  switch (pick) {
+    case Misbehaviour::kSlow:
+      faults.spec.slow_ms =
+          std::max(faults.spec.slow_ms, ChaosSlowMs(faults.spec.chaos_seed, faults.invocation));
+      break;
+    case Misbehaviour::kGarbage:
+      faults.spec.garbage = true;
+      break;
+    case Misbehaviour::kTruncate:
+      faults.spec.truncate = true;
+      break;
+    case Misbehaviour::kHang:
+      faults.spec.down = "hang";
+      break;
+    default:
+      break;
+  }
+  return pick;
 }
 
 // Behaves like the command while LSF is down. "hang" never returns: LSF
@@ -178,11 +215,13 @@ int RunAsLsfCommand(const std::string& name, const std::vector<std::string>& arg
     WriteAll(2, message + "\n");
     return 255;
   }
-  auto fault = CountAndReadFaults(state, name);
-  if (!fault) {
-    WriteAll(2, "lsfsim: " + fault.error() + "\n");
+  auto faults = CountAndReadFaults(state, name);
+  if (!faults) {
+    WriteAll(2, "lsfsim: " + faults.error() + "\n");
     return 255;
   }
+  const Misbehaviour misbehaviour = ApplyChaos(state, name, *faults);
+  const FaultSpec* fault = &faults->spec;
   auto cluster = LoadClusterDef(state.ClusterPath());
   Dialect dialect = cluster ? cluster->dialect : Dialect::kLsf;
   if (!fault->down.empty()) return SimulateDown(name, args, fault->down, dialect);
@@ -206,7 +245,8 @@ int RunAsLsfCommand(const std::string& name, const std::vector<std::string>& arg
               .progress = [](const std::string& line) { WriteAll(2, line); },
               .cwd = name == "bsub" ? WorkingDirectory() : std::string(),
               .umask = CurrentUmask(),
-              .environment = name == "bsub" ? Environment() : std::vector<std::string>()};
+              .environment = name == "bsub" ? Environment() : std::vector<std::string>(),
+              .misbehaviour = misbehaviour};
   CommandResult result = RunLsfCommand(name, ctx, args, script);
   if (fault->garbage) {
     result.out = Garbage();

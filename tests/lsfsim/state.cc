@@ -179,7 +179,8 @@ tl::expected<FaultTable, std::string> StateDir::LoadFaults() const {
       out[name] = FaultSpec{.down = spec.value("down", ""),
                             .slow_ms = spec.value("slow_ms", 0),
                             .truncate = spec.value("truncate", false),
-                            .garbage = spec.value("garbage", false)};
+                            .garbage = spec.value("garbage", false),
+                            .chaos_seed = spec.value("chaos_seed", -1LL)};
     }
   } catch (const json::exception& e) {
     return Error(path_ + "/faults.json: " + e.what());
@@ -193,7 +194,8 @@ tl::expected<void, std::string> StateDir::SaveFaults(const FaultTable& faults) c
     out[name] = json{{"down", spec.down},
                      {"slow_ms", spec.slow_ms},
                      {"truncate", spec.truncate},
-                     {"garbage", spec.garbage}};
+                     {"garbage", spec.garbage},
+                     {"chaos_seed", spec.chaos_seed}};
   }
   return SaveJson(path_ + "/faults.json", out);
 }

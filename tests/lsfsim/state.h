@@ -72,6 +72,7 @@ struct FaultSpec {
   int slow_ms = 0;
   bool truncate = false;
   bool garbage = false;
+  long long chaos_seed = -1;  // >= 0: each invocation misbehaves as ChaosPick says (chaos.h)
 };
 
 using FaultTable = std::map<std::string, FaultSpec>;

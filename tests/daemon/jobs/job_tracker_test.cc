@@ -1,5 +1,7 @@
 #include "daemon/jobs/job_tracker.h"
 
+#include <filesystem>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +12,7 @@
 
 #include "common/manual_clock.h"
 #include "daemon/jobs/job_canceller.h"
+#include "daemon/state/job_journal.h"
 #include "tests/fakes/fake_command_runner.h"
 
 namespace bplace {
@@ -77,6 +80,36 @@ class JobTrackerTest : public ::testing::Test {
     return jobs ? jobs->Find(JobKey{id, index}) : nullptr;
   }
 
+  // Follows jobs with a state store in a temporary directory.
+  void UseStateStore() {
+    std::string pattern = ::testing::TempDir() + "bplace-tracker-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    auto store = JobStore::Open(dir_);
+    ASSERT_TRUE(store) << store.error().message;
+    journal_ = std::make_unique<JobJournal>(std::move(*store));
+    tracker_ = std::make_unique<JobTracker>(io_.get_executor(), fake_, clock_, store_, lsf_,
+                                            journal_.get(), JobTrackerOptions{});
+  }
+
+  // The rows of the state store once the writes posted so far are done.
+  std::vector<TrackedJob> StoredRows() {
+    std::promise<std::vector<TrackedJob>> rows;
+    journal_->Post([&](JobStore& store) {
+      JobFilter filter;
+      filter.limit = 1000;
+      auto page = store.ListJobs(filter);
+      rows.set_value(page ? page->jobs : std::vector<TrackedJob>{});
+    });
+    return rows.get_future().get();
+  }
+
+  ~JobTrackerTest() override {
+    tracker_.reset();
+    journal_.reset();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
   std::vector<std::vector<std::string>> BjobsCalls() const {
     std::vector<std::vector<std::string>> calls;
     for (const auto& call : fake_.Calls()) {
@@ -99,6 +132,8 @@ class JobTrackerTest : public ::testing::Test {
   ManualClock clock_;
   SnapshotStore store_;
   lsf::LsfInvoker lsf_{"", "", 5000ms, {}};
+  std::string dir_;
+  std::unique_ptr<JobJournal> journal_;
   std::unique_ptr<JobTracker> tracker_;
 };
 
@@ -129,15 +164,68 @@ TEST_F(JobTrackerTest, OneBjobsAsksForEveryFollowedJobAndFinishedOnesAreNotAsked
   EXPECT_THAT(BjobsCalls()[1], ::testing::Not(::testing::Contains("1")));
 }
 
-TEST_F(JobTrackerTest, AJobThatLeavesBjobsKeepsItsLastState) {
+// Found by an attack run: one bjobs that exited 0 without the ids it was asked (or with
+// other ids only) set left_lsf on the first miss, and the job was never
+// asked about again: RUN for ever while LSF said DONE.
+TEST_F(JobTrackerTest, OneAnswerWithoutTheJobNeverFreezesIt) {
+  Tracker().AddSubmitted({7, 0}, Submitted("7"));
+  Reply(Answer({Record("7", "RUN")}));
+  ASSERT_TRUE(Refresh());
+  Reply(Answer({}));
+  ASSERT_TRUE(Refresh());
+  EXPECT_FALSE(Job(7)->left_lsf);
+  EXPECT_EQ(Job(7)->lsf.status, "RUN") << "a miss is no news about the job";
+  EXPECT_EQ(Job(7)->misses, 1);
+  Reply(Answer({Record("7", "DONE")}));
+  ASSERT_TRUE(Refresh());
+  EXPECT_EQ(Job(7)->lsf.status, "DONE");
+  EXPECT_TRUE(Job(7)->terminal);
+  EXPECT_EQ(Job(7)->misses, 0);
+  EXPECT_FALSE(Job(7)->missing_since);
+}
+
+TEST_F(JobTrackerTest, AJobLeavesLsfOnlyWhenItsOwnBjobsConfirmsRepeatedMisses) {
   Tracker().AddSubmitted({7, 0}, Submitted("7"));
   Reply(Answer({Record("7", "UNKWN")}));
   ASSERT_TRUE(Refresh());
   EXPECT_FALSE(Job(7)->terminal) << "UNKWN is not terminal";
+  const SystemTime seen = *Job(7)->last_seen_in_lsf;
   Reply(Answer({NotFound("7")}), 255);
+  for (int miss = 1; miss <= kMissesBeforeConfirming; ++miss) {
+    clock_.Advance(10s);
+    ASSERT_TRUE(Refresh());
+    EXPECT_EQ(Job(7)->misses, miss);
+    EXPECT_FALSE(Job(7)->left_lsf) << "after " << miss << " misses";
+  }
+  EXPECT_EQ(BjobsCalls().size(), 1u + kMissesBeforeConfirming) << "no per-id bjobs yet";
+  EXPECT_THAT(store_.Current()->jobs->IdsToConfirm(), ElementsAre("7"));
+  clock_.Advance(10s);
   ASSERT_TRUE(Refresh());
-  EXPECT_EQ(Job(7)->lsf.status, "UNKWN");
+  EXPECT_EQ(BjobsCalls().size(), 3u + kMissesBeforeConfirming) << "the answer, then 7 alone";
+  EXPECT_THAT(BjobsCalls().back(), ::testing::Contains("7"));
   EXPECT_TRUE(Job(7)->left_lsf);
+  EXPECT_EQ(Job(7)->left_lsf_at, clock_.SystemNow());
+  EXPECT_EQ(Job(7)->lsf.status, "UNKWN") << "the last state stays";
+  EXPECT_EQ(Job(7)->last_seen_in_lsf, seen) << "and says as of when";
+  EXPECT_THAT(store_.Current()->jobs->IdsToAsk(), ElementsAre("7"))
+      << "a job not seen to finish is still asked about";
+  EXPECT_TRUE(store_.Current()->jobs->IdsToConfirm().empty());
+  Reply(Answer({Record("7", "EXIT", 0, "1")}));
+  ASSERT_TRUE(Refresh());
+  EXPECT_FALSE(Job(7)->left_lsf);
+  EXPECT_EQ(Job(7)->lsf.status, "EXIT");
+}
+
+TEST_F(JobTrackerTest, AMissTheJobsOwnBjobsDoesNotConfirmConcludesNothing) {
+  Tracker().AddSubmitted({7, 0}, Submitted("7"));
+  Reply(Answer({Record("7", "RUN")}));
+  ASSERT_TRUE(Refresh());
+  // Every answer, the per-id one too, exits 0 and leaves 7 out.
+  Reply(Answer({Record("8", "RUN")}));
+  for (int run = 0; run < 2 * kMissesBeforeConfirming; ++run) ASSERT_TRUE(Refresh());
+  EXPECT_FALSE(Job(7)->left_lsf);
+  EXPECT_EQ(Job(7)->lsf.status, "RUN");
+  EXPECT_THAT(store_.Current()->jobs->IdsToConfirm(), ElementsAre("7")) << "asked again";
 }
 
 TEST_F(JobTrackerTest, AWatchedIdLsfNeverKnewIsNotFound) {
@@ -147,6 +235,72 @@ TEST_F(JobTrackerTest, AWatchedIdLsfNeverKnewIsNotFound) {
   io_.poll();
   ASSERT_TRUE(got && *got);
   EXPECT_TRUE(Job(999)->not_found);
+}
+
+// Found by an attack run: every id a caller asked about stayed a followed row, in memory
+// for 7 days and in the state store for ever (5,001 rows in 125 s).
+TEST_F(JobTrackerTest, AnIdLsfNeverKnewCostsNoRowOnceAnswered) {
+  UseStateStore();
+  Reply(Answer({NotFound("999")}), 255);
+  Tracker().Watch({{"999", 0}}, {});
+  io_.poll();
+  ASSERT_NE(Job(999), nullptr);
+  EXPECT_TRUE(Job(999)->not_found) << "the lookup's own refresh answers it";
+  ASSERT_TRUE(Refresh());
+  EXPECT_EQ(Job(999), nullptr) << "the next refresh drops it";
+  EXPECT_TRUE(StoredRows().empty());
+}
+
+TEST_F(JobTrackerTest, AnIdTheTableFormLeftOutIsAskedAloneBeforeItIsNotFound) {
+  // The table form lists every job and names no unknown id: a lookup is
+  // concluded by the bjobs of its id alone, in the same Watch.
+  fake_.On(IsBjobs, [](const lsf::CommandSpec& spec) {
+    if (std::find(spec.argv.begin(), spec.argv.end(), "-json") != spec.argv.end()) {
+      return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+          "", "<JOBINDEX> in the format string is not a valid field name.\n", 99));
+    }
+    if (std::find(spec.argv.begin(), spec.argv.end(), "all") != spec.argv.end()) {
+      return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+          "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n"
+          "5       bob     RUN   normal     login01     node002     other      Dec 31 23:50\n"));
+    }
+    return FakeCommandRunner::Reply(FakeCommandRunner::Output("", "Job <998> is not found\n", 255));
+  });
+  std::optional<Result<void>> got;
+  Tracker().Watch({{"998", 0}}, [&](Result<void> r) { got = r; });
+  io_.poll();
+  ASSERT_TRUE(got && *got);
+  ASSERT_NE(Job(998), nullptr);
+  EXPECT_TRUE(Job(998)->not_found);
+  EXPECT_THAT(BjobsCalls().back(), ElementsAre("bjobs", "-a", "-w", "998"));
+}
+
+TEST_F(JobTrackerTest, ARestartAfterTheRetentionKeepsTheJobsLsfStillLists) {
+  JobView old = Submitted("9");
+  old.lsf.status = "RUN";
+  old.last_seen_in_lsf = clock_.SystemNow() - std::chrono::days(30);
+  old.updated_at = *old.last_seen_in_lsf;
+  Tracker().Load({ToTracked({9, 0}, old)});
+  Reply(Answer({Record("9", "RUN")}));
+  ASSERT_TRUE(Refresh());
+  ASSERT_NE(Job(9), nullptr);
+  EXPECT_EQ(Job(9)->last_seen_in_lsf, clock_.SystemNow());
+}
+
+TEST_F(JobTrackerTest, RowsWhoseLifetimeEndedLeaveTheStateStoreToo) {
+  UseStateStore();
+  JobView gone = Submitted("10");
+  gone.lsf.status = "RUN";
+  gone.last_seen_in_lsf = clock_.SystemNow() - std::chrono::days(9);
+  gone.left_lsf = true;
+  gone.left_lsf_at = clock_.SystemNow() - std::chrono::days(8);
+  gone.updated_at = *gone.left_lsf_at;
+  Tracker().AddSubmitted({10, 0}, gone);
+  ASSERT_EQ(StoredRows().size(), 1u);
+  Reply(Answer({NotFound("10")}), 255);
+  ASSERT_TRUE(Refresh());
+  EXPECT_EQ(Job(10), nullptr) << "left LSF more than the retention (7 days) ago";
+  EXPECT_TRUE(StoredRows().empty());
 }
 
 TEST_F(JobTrackerTest, ArrayElementsReplaceTheJobAndInheritItsRequest) {
@@ -237,6 +391,54 @@ TEST_F(JobTrackerTest, RowsSurviveTheStateStoreRoundTrip) {
   TrackedJob broken = ToTracked({8, 0}, view);
   broken.lsf_record = "{";
   EXPECT_FALSE(FromTracked(broken));
+}
+
+TEST(JobTableTest, EveryRowHasALifetimeExceptJobsLsfLists) {
+  const SystemTime now = std::chrono::sys_days(std::chrono::year(2027) / 1 / 1);
+  const SystemTime cutoff = now - std::chrono::days(7);
+  const SystemTime old = cutoff - std::chrono::hours(1);
+  JobTable table;
+  auto add = [&](std::int64_t id, auto edit) {
+    JobView view;
+    view.lsf.job_id = std::to_string(id);
+    view.lsf.status = "RUN";
+    view.submitted_by_bplace = true;
+    view.submitted_at = old;
+    view.updated_at = old;
+    view.last_seen_in_lsf = old;
+    edit(view);
+    table.jobs[{id, 0}] = std::make_shared<const JobView>(view);
+  };
+  add(1, [](JobView&) {});  // listed by the last bjobs: no lifetime
+  add(2, [&](JobView& v) {
+    v.terminal = true;
+    v.lsf.status = "DONE";
+  });
+  add(3, [&](JobView& v) {
+    v.left_lsf = true;
+    v.left_lsf_at = old;
+  });
+  add(4, [&](JobView& v) {
+    v.left_lsf = true;
+    v.left_lsf_at = now;
+  });
+  add(5, [&](JobView& v) {
+    v.misses = 3;
+    v.missing_since = old;
+  });
+  add(6, [&](JobView& v) {  // a lookup LSF never answered, first asked long ago
+    v.submitted_by_bplace = false;
+    v.last_seen_in_lsf.reset();
+    v.lsf.status.clear();
+  });
+  add(7, [&](JobView& v) {
+    v.last_seen_in_lsf.reset();
+    v.lsf.status = kSubmittedStatus;
+  });
+  const auto kept = WithoutOldJobs(table, cutoff);
+  std::vector<std::int64_t> ids;
+  for (const auto& [key, view] : kept->jobs) ids.push_back(key.job_id);
+  EXPECT_THAT(ids, ElementsAre(1, 4, 7));
 }
 
 TEST(JobCancellerTest, OneBkillForTheBatchAndAResultPerId) {

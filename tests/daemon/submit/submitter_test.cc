@@ -270,8 +270,8 @@ TEST_F(SubmitterTest, BsubRunsWithTheSubmittersDirectoryUmaskAndEnvironment) {
   const auto calls = BsubCalls();
   ASSERT_EQ(calls.size(), 1u);
   // The job gets the caller's variables; bsub still answers at once.
-  EXPECT_THAT(calls[0].env, ::testing::UnorderedElementsAre("PATH=/opt/x/bin", "OMP=4",
-                                                             "LSB_NTRIES=1"));
+  EXPECT_THAT(calls[0].env,
+              ::testing::UnorderedElementsAre("PATH=/opt/x/bin", "OMP=4", "LSB_NTRIES=1"));
   // As the daemon itself (service-account mode), in the caller's directory.
   ASSERT_TRUE(calls[0].run_as);
   EXPECT_EQ(calls[0].run_as->uid, ::getuid());
@@ -923,7 +923,7 @@ TEST_F(SubmissionServiceTest, TheReconcilerFallsBackToTheLongFormWhenBjobsRefuse
   });
   Reconciler reconciler(io_.get_executor(), fake_, clock_, cache().store(), lsf_, *journal_,
                         *service_, *tracker_, 1s);
-  reconciler.Add({"alice", "tag-k9", "req-k9", clock_.SystemNow(), std::nullopt});
+  reconciler.Add({"alice", "tag-k9", "req-k9", clock_.SystemNow(), std::nullopt, std::nullopt, {}});
   for (int run = 0; run < 2; ++run) {
     bool done = false;
     reconciler.Refresh([&](Result<void>) { done = true; });
@@ -945,9 +945,39 @@ TEST_F(SubmissionServiceTest, TheReconcilerFallsBackToTheLongFormWhenBjobsRefuse
   EXPECT_EQ(job->lsf.queue, "short");
 }
 
+// Found by an attack run: of 400 keyed submissions across six kill -9, the 68 the
+// reconciler adopted had no labels and no key: `?label=` and cancel by
+// label missed them, though the submissions table has both.
+TEST_F(SubmissionServiceTest, AnAdoptedJobKeepsItsLabelsAndIdempotencyKey) {
+  fake_.OnPrefix({"bjobs", "-a", "-u", "alice"},
+                 FakeCommandRunner::Output("{\n  \"COMMAND\":\"bjobs\",\n  \"JOBS\":1,\n"
+                                           "  \"RECORDS\":[\n    {\n      \"JOBID\":\"778\",\n"
+                                           "      \"STAT\":\"RUN\",\n      \"QUEUE\":\"qa\",\n"
+                                           "      \"USER\":\"alice\",\n"
+                                           "      \"JOB_DESCRIPTION\":\"bplace:tag-k7\"\n    }\n"
+                                           "  ]\n}\n"));
+  Reconciler reconciler(io_.get_executor(), fake_, clock_, cache().store(), lsf_, *journal_,
+                        *service_, *tracker_, 1s);
+  reconciler.Add({"alice",
+                  "tag-k7",
+                  "req-k7",
+                  clock_.SystemNow(),
+                  std::nullopt,
+                  "k7",
+                  {{"workflow", "wf17"}}});
+  bool done = false;
+  reconciler.Refresh([&](Result<void>) { done = true; });
+  RunUntil([&] { return done; });
+  ASSERT_EQ(reconciler.Pending(), 0u) << "adopted";
+  const JobView* job = cache().Current()->jobs->Find(JobKey{778, 0});
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(job->idempotency_key, "k7");
+  EXPECT_EQ(job->labels, (std::map<std::string, std::string>{{"workflow", "wf17"}}));
+}
+
 TEST(SettleTest, AdoptsOnlyTheJobWhoseDescriptionIsExactlyTheTag) {
   const SystemTime now = std::chrono::sys_days(std::chrono::year(2027) / 1 / 1);
-  UnsettledSubmission submission{"alice", "k9-1", "r1", now - std::chrono::minutes(10), {}};
+  UnsettledSubmission submission{"alice", "k9-1", "r1", now - std::chrono::minutes(10), {}, {}, {}};
   lsf::JobRecord other;
   other.job_id = "10";
   other.job_description = "bplace:k9-10";  // the old substring match took this one
@@ -964,9 +994,9 @@ TEST(SettleTest, AdoptsOnlyTheJobWhoseDescriptionIsExactlyTheTag) {
 
 TEST(SettleTest, WaitsWhileABsubMayStillSubmitAndKillsAnOrphanPastItsTimeout) {
   const SystemTime now = std::chrono::sys_days(std::chrono::year(2027) / 1 / 1);
-  UnsettledSubmission young{"alice", "t", "r", now - 10s, {}};
+  UnsettledSubmission young{"alice", "t", "r", now - 10s, {}, {}, {}};
   EXPECT_EQ(Settle(young, {}, false, now, 30s).kind, Settlement::Kind::kWait);
-  UnsettledSubmission old{"alice", "t", "r", now - 60s, 4242};
+  UnsettledSubmission old{"alice", "t", "r", now - 60s, 4242, {}, {}};
   const Settlement alive = Settle(old, {}, true, now, 30s);
   EXPECT_EQ(alive.kind, Settlement::Kind::kWait);
   EXPECT_TRUE(alive.kill_bsub);
