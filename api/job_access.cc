@@ -14,6 +14,11 @@ std::optional<Response> CancelRefusal(const Caller& caller) {
                 : DescribeCaller(caller) + " cannot cancel jobs: " + caller.submit_refusal});
 }
 
+std::string LookupCallerName(const Services& services, const Caller& caller) {
+  if (!caller.user.empty() || !caller.uid) return caller.user.empty() ? services.user : caller.user;
+  return "uid " + std::to_string(*caller.uid);
+}
+
 Result<std::optional<identity::UserIdentity>> KillerIdentity(const Services& services,
                                                              const Caller& caller) {
   if (!services.multi_user()) return std::optional<identity::UserIdentity>();

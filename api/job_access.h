@@ -17,6 +17,10 @@ namespace bplace::api {
 // nullopt when it may: callers who may submit, and admins.
 std::optional<Response> CancelRefusal(const Caller& caller);
 
+// The name a caller's lookups of unknown job ids are counted under
+// (JobLookups): the user, else "uid N" for a peer not in passwd.
+std::string LookupCallerName(const Services& services, const Caller& caller);
+
 // Who bkill runs as for `caller`: the caller's passwd identity in
 // multi-user mode, nullopt (the daemon's user) otherwise. Errors as
 // Authenticator::SubmitterIdentity (kPermissionDenied, kUnavailable when NSS

@@ -138,12 +138,6 @@ std::optional<Response> JobAnswer(const Services& s, const Caller& caller,
   return MakeJson(200, body);
 }
 
-// Who a lookup is counted for (JobLookups): the caller's name, else uid.
-std::string LookupCaller(const Services& s, const Caller& caller) {
-  if (!caller.user.empty() || !caller.uid) return Self(s, caller);
-  return "uid " + std::to_string(*caller.uid);
-}
-
 // True when the table answers for `id` (a job, its elements, or LSF's
 // "not known"), so no lookup is needed.
 bool Answered(const ClusterSnapshot& snapshot, const lsf::JobId& id) {
@@ -164,7 +158,7 @@ bool Answered(const ClusterSnapshot& snapshot, const lsf::JobId& id) {
 void LookUp(const Services& s, const Caller& caller, const lsf::JobId& id,
             std::function<void(std::optional<Response>)> done) {
   if (Answered(*s.cache->Current(), id)) return done(std::nullopt);
-  const std::string who = LookupCaller(s, caller);
+  const std::string who = LookupCallerName(s, caller);
   JobLookups& lookups = s.tracker->lookups();
   const JobLookups::Verdict verdict = lookups.Begin(who, KeyOf(id), s.clock->SystemNow());
   if (verdict.admission == JobLookups::Admission::kNotFound) {

@@ -38,9 +38,11 @@ void PostLsfBsub(const Services& services, const Caller& caller, Request&& req,
 
 // POST /v1/lsf/bjobs {"argv"}: answers the forms of lsf::ParseBjobsCommandLine
 // that name job ids from the followed jobs (lsf::WriteBjobs), when every id
-// is followed, owned by the caller (or the caller is an admin) and the jobs
-// data is at most FrontDoorMaxAge old; ids it does not follow are followed
-// from now on. Everything else is answered with the real bjobs to run.
+// is the caller's (or the caller is an admin) and the jobs data is at most
+// FrontDoorMaxAge old. Ids the tier does not follow are looked up first,
+// within the caller's budget of lookups (JobLookups, as GET /v1/jobs/{id}),
+// and answered once the tier has asked LSF: the job, or LSF's "not found".
+// Everything else is answered with the real bjobs to run.
 void PostLsfBjobs(const Services& services, const Caller& caller, Request&& req,
                   const RequestContext& ctx, const RouteParams& params, Responder respond);
 

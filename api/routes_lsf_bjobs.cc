@@ -1,15 +1,19 @@
 // POST /v1/lsf/bjobs (api/routes_lsf.h).
 
+#include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "api/lsf_answer.h"
 #include "api/http/problem.h"
+#include "api/job_access.h"
+#include "api/lsf_answer.h"
 #include "api/routes_lsf.h"
 #include "daemon/cluster/job_table.h"
+#include "daemon/jobs/job_lookups.h"
 #include "lsf_adapter/bjobs_command_line.h"
 #include "lsf_adapter/bjobs_writer.h"
 
@@ -52,18 +56,19 @@ std::optional<std::string> TooOld(const Services& services, const ClusterSnapsho
   return std::nullopt;
 }
 
-// The answer for the ids of `line`, or the reason to ask LSF instead. Ids
-// the jobs tier does not follow are followed from now on.
+// The answer for the ids of `line` from `snapshot`, or the reason to ask
+// LSF instead. `unknown`: ids the jobs tier does not follow yet (no answer
+// until they are looked up).
 struct Chosen {
   std::vector<lsf::JobRecord> records;
   std::vector<std::string> missing;
+  std::vector<lsf::JobId> unknown;
 };
 tl::expected<Chosen, std::string> ChooseByIds(const Services& services, const Caller& caller,
                                               const ClusterSnapshot& snapshot,
                                               const lsf::BjobsCommandLine& line) {
   const std::string self = caller.user.empty() ? services.user : caller.user;
   Chosen chosen;
-  std::vector<lsf::JobId> unknown;
   for (const std::string& text : line.ids) {
     const std::optional<lsf::JobId> id = lsf::ParseJobId(text);
     if (!id) return tl::unexpected(text + " is not a job id bplace reads (LSF will say)");
@@ -73,7 +78,7 @@ tl::expected<Chosen, std::string> ChooseByIds(const Services& services, const Ca
       continue;
     }
     if (views.empty() || views.front()->lsf.status.empty()) {
-      unknown.push_back(*id);
+      chosen.unknown.push_back(*id);
       continue;
     }
     for (const JobView* view : views) {
@@ -84,12 +89,81 @@ tl::expected<Chosen, std::string> ChooseByIds(const Services& services, const Ca
       chosen.records.push_back(AsLsfPrintsIt(*view));
     }
   }
-  if (!unknown.empty()) {
-    services.tracker->Watch(unknown, {});
-    return tl::unexpected("bplace did not follow job " + unknown.front().job_id +
-                          " yet (it does from now on)");
-  }
   return chosen;
+}
+
+std::string IdText(const lsf::JobId& id) {
+  return id.array_index == 0 ? id.job_id : id.job_id + "[" + std::to_string(id.array_index) + "]";
+}
+
+// The answer to `line`: from the jobs tier, or the real bjobs to run.
+// `not_found`: ids LSF told this caller's lookups it does not know
+// (JobLookups' negative cache), answered as bjobs answers them.
+Response Answer(const Services& services, const Caller& caller,
+                const std::vector<std::string>& argv, const lsf::BjobsCommandLine& line,
+                const lsf::BjobsFormat* format, const std::vector<lsf::JobId>& not_found = {}) {
+  const auto snapshot = services.cache->Current();
+  if (auto old = TooOld(services, *snapshot)) return RunRealLsf(argv, *old);
+  auto chosen = ChooseByIds(services, caller, *snapshot, line);
+  if (!chosen) return RunRealLsf(argv, chosen.error());
+  std::erase_if(chosen->unknown, [&](const lsf::JobId& id) {
+    const bool said = std::any_of(not_found.begin(), not_found.end(), [&](const lsf::JobId& gone) {
+      return gone.job_id == id.job_id && gone.array_index == id.array_index;
+    });
+    if (said) chosen->missing.push_back(IdText(id));
+    return said;
+  });
+  if (!chosen->unknown.empty()) {
+    return RunRealLsf(
+        argv, "LSF has not answered bplace about job " + chosen->unknown.front().job_id + " yet");
+  }
+  lsf::BjobsSelection selection;
+  for (const lsf::JobRecord& record : chosen->records) selection.jobs.push_back(&record);
+  selection.missing = chosen->missing;
+  const lsf::BjobsOutput output = lsf::WriteBjobs(line, format, selection);
+  return AnswerAsLsf({output.out, output.err, output.exit_code});
+}
+
+// Looks `ids` up within the caller's budget of lookups (JobLookups, as GET
+// /v1/jobs/{id}: one bjobs shared by everyone asking, a negative cache per
+// caller), then calls `done` once the jobs tier has asked LSF, with the ids
+// the negative cache answered; at once, with the reason, when the budget
+// refuses.
+using LookedUp =
+    std::function<void(std::optional<std::string> refused, std::vector<lsf::JobId> not_found)>;
+void LookUp(const Services& services, const Caller& caller, const std::vector<lsf::JobId>& ids,
+            LookedUp done) {
+  JobLookups& lookups = services.tracker->lookups();
+  const std::string who = LookupCallerName(services, caller);
+  std::vector<lsf::JobId> begun;
+  std::vector<lsf::JobId> not_found;
+  for (const lsf::JobId& id : ids) {
+    const JobKey key{std::stoll(id.job_id), id.array_index};
+    const auto verdict = lookups.Begin(who, key, services.clock->SystemNow());
+    if (verdict.admission == JobLookups::Admission::kLookUp) {
+      begun.push_back(id);
+    } else if (verdict.admission == JobLookups::Admission::kNotFound) {
+      not_found.push_back(id);
+    } else {
+      for (const lsf::JobId& started : begun) {
+        lookups.Finish(who, {std::stoll(started.job_id), started.array_index}, false,
+                       services.clock->SystemNow());
+      }
+      return done("too many lookups of jobs bplace does not follow in progress", {});
+    }
+  }
+  if (begun.empty()) return done(std::nullopt, std::move(not_found));
+  services.tracker->Watch(
+      begun, [s = &services, who, begun, not_found, done = std::move(done)](Result<void>) {
+        const auto snapshot = s->cache->Current();
+        for (const lsf::JobId& id : begun) {
+          const JobKey key{std::stoll(id.job_id), id.array_index};
+          const JobView* job = snapshot->jobs ? snapshot->jobs->Find(key) : nullptr;
+          s->tracker->lookups().Finish(who, key, job != nullptr && job->not_found,
+                                       s->clock->SystemNow());
+        }
+        done(std::nullopt, not_found);
+      });
 }
 
 }  // namespace
@@ -118,12 +192,18 @@ void PostLsfBjobs(const Services& services, const Caller& caller, Request&& req,
   const auto snapshot = services.cache->Current();
   if (auto old = TooOld(services, *snapshot)) return respond(RunRealLsf(*argv, *old));
   auto chosen = ChooseByIds(services, caller, *snapshot, *line);
-  if (!chosen) return respond(RunRealLsf(*argv, chosen.error()));
-  lsf::BjobsSelection selection;
-  for (const lsf::JobRecord& record : chosen->records) selection.jobs.push_back(&record);
-  selection.missing = chosen->missing;
-  const lsf::BjobsOutput output = lsf::WriteBjobs(*line, format ? &*format : nullptr, selection);
-  respond(AnswerAsLsf({output.out, output.err, output.exit_code}));
+  if (!chosen || chosen->unknown.empty()) {
+    return respond(Answer(services, caller, *argv, *line, format ? &*format : nullptr));
+  }
+  // Ids bplace does not follow (a job submitted without it): looked up once,
+  // then answered like the others; an engine polling them is answered from
+  // then on.
+  LookUp(services, caller, chosen->unknown,
+         [s = &services, caller, argv = *argv, line = *line, format, respond = std::move(respond)](
+             std::optional<std::string> refused, std::vector<lsf::JobId> not_found) {
+           if (refused) return respond(RunRealLsf(argv, *refused));
+           respond(Answer(*s, caller, argv, line, format ? &*format : nullptr, not_found));
+         });
 }
 
 }  // namespace bplace::api
