@@ -1,0 +1,189 @@
+#include "daemon/placement/wait_predictor.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace bplace {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A fixed origin: the predictor takes every time as an argument.
+const SystemTime kT0 = SystemTime{} + 1'000'000s;
+
+WaitObservation Wait(const std::string& queue, std::int64_t slots, std::chrono::seconds submit_at,
+                     std::chrono::seconds wait, bool could_start = false) {
+  return WaitObservation{queue, slots, kT0 + submit_at, kT0 + submit_at + wait, could_start};
+}
+
+// Feeds `count` waits of `slots` slots cycling through 1..10 times `scale`.
+void Learn(WaitPredictor& predictor, const std::string& queue, std::int64_t slots, int count,
+           std::int64_t scale, std::chrono::seconds from = 0s) {
+  for (int i = 0; i < count; ++i) {
+    const auto wait = std::chrono::seconds((1 + i % 10) * scale);
+    ASSERT_EQ(predictor.Observe(Wait(queue, slots, from + std::chrono::seconds(i), wait)),
+              ObserveOutcome::kLearned);
+  }
+}
+
+TEST(WaitPredictorTest, SaysNothingWithoutHistory) {
+  const WaitPredictor predictor;
+  const auto estimate = predictor.Predict("normal", 1, false);
+  EXPECT_EQ(estimate.method, WaitMethod::kNoHistory);
+  EXPECT_EQ(estimate.bound, std::nullopt);
+  EXPECT_EQ(estimate.samples, 0u);
+  EXPECT_STREQ(WaitMethodName(estimate.method), "no_history");
+}
+
+TEST(WaitPredictorTest, BoundsFromTheJobsSlotClass) {
+  WaitPredictor predictor;
+  Learn(predictor, "normal", 1, 100, 10);    // serial jobs: 10..100 s
+  Learn(predictor, "normal", 64, 100, 100);  // 64-slot jobs: 100..1000 s
+  const auto serial = predictor.Predict("normal", 1, false);
+  EXPECT_EQ(serial.method, WaitMethod::kClassHistory);
+  EXPECT_EQ(serial.bound, 100s);
+  EXPECT_EQ(serial.p50, 50s);
+  EXPECT_EQ(serial.samples, 100u);
+  EXPECT_EQ(serial.quantile, 0.95);
+  EXPECT_EQ(serial.confidence, 0.95);
+  EXPECT_EQ(predictor.Predict("normal", 40, false).bound, 1000s);
+}
+
+TEST(WaitPredictorTest, FallsBackToTheQueueWhenTheClassHasTooFewWaits) {
+  WaitPredictor predictor;
+  Learn(predictor, "normal", 1, 100, 10);
+  Learn(predictor, "normal", 8, 10, 10);  // 5-16 slots: only 10 waits
+  const auto estimate = predictor.Predict("normal", 8, false);
+  EXPECT_EQ(estimate.method, WaitMethod::kQueueHistory);
+  EXPECT_EQ(estimate.samples, 110u);
+  EXPECT_EQ(estimate.confidence, 0.95);
+}
+
+TEST(WaitPredictorTest, StatesTheLowerConfidenceOfFewWaits) {
+  WaitPredictor predictor;
+  Learn(predictor, "normal", 1, 20, 10);
+  const auto estimate = predictor.Predict("normal", 1, false);
+  EXPECT_EQ(estimate.method, WaitMethod::kFewSamples);
+  EXPECT_EQ(estimate.bound, 100s);  // the largest
+  EXPECT_EQ(estimate.samples, 20u);
+  EXPECT_NEAR(estimate.confidence, 1 - std::pow(0.95, 20), 1e-12);
+}
+
+TEST(WaitPredictorTest, AJobThatCanStartNowIsToldNowNotHistory) {
+  WaitPredictor predictor;
+  Learn(predictor, "normal", 1, 200, 600);  // the queue's waits are long
+  const auto estimate = predictor.Predict("normal", 1, true);
+  EXPECT_EQ(estimate.method, WaitMethod::kStartsNow);
+  EXPECT_EQ(estimate.p50, 0s);
+  // No dispatch delay known yet: the allowance, promised at no confidence.
+  EXPECT_EQ(estimate.bound, 60s);
+  EXPECT_EQ(estimate.samples, 0u);
+  EXPECT_EQ(estimate.confidence, 0.0);
+  // Unknown queues too: a job that can start is not waiting on history.
+  EXPECT_EQ(predictor.Predict("other", 1, true).method, WaitMethod::kStartsNow);
+}
+
+TEST(WaitPredictorTest, LearnsTheDispatchDelayOfJobsThatCouldStart) {
+  WaitPredictor predictor;
+  for (int i = 0; i < 59; ++i) {
+    predictor.Observe(Wait("normal", 1, std::chrono::seconds(i), std::chrono::seconds(1 + i % 5),
+                           /*could_start=*/true));
+  }
+  const auto estimate = predictor.Predict("normal", 1, true);
+  EXPECT_EQ(estimate.bound, 5s);
+  EXPECT_EQ(estimate.confidence, 0.95);
+  EXPECT_EQ(estimate.samples, 59u);
+  // Those delays are not waits of the queue's jobs that had to wait.
+  EXPECT_EQ(predictor.Predict("normal", 1, false).method, WaitMethod::kNoHistory);
+  EXPECT_TRUE(predictor.RecentWaits("normal", 10).empty());
+}
+
+TEST(WaitPredictorTest, LeavesOutWaitsThatOverlappedAnInactiveQueue) {
+  WaitPredictor predictor;
+  predictor.SetQueueDispatching("normal", false, kT0 + 100s);
+  EXPECT_EQ(predictor.Predict("normal", 1, false).method, WaitMethod::kQueueInactive);
+  EXPECT_EQ(predictor.Predict("normal", 1, true).method, WaitMethod::kQueueInactive);
+  predictor.SetQueueDispatching("normal", true, kT0 + 200s);
+  // Submitted before the close, started after it: left out.
+  EXPECT_EQ(predictor.Observe(Wait("normal", 1, 50s, 100s)), ObserveOutcome::kOverlappedInactive);
+  // Entirely inside the inactive interval: left out.
+  EXPECT_EQ(predictor.Observe(Wait("normal", 1, 120s, 10s)), ObserveOutcome::kOverlappedInactive);
+  // Started at the moment it closed, or submitted when it opened: kept.
+  EXPECT_EQ(predictor.Observe(Wait("normal", 1, 90s, 10s)), ObserveOutcome::kLearned);
+  EXPECT_EQ(predictor.Observe(Wait("normal", 1, 200s, 7s)), ObserveOutcome::kLearned);
+  EXPECT_EQ(predictor.RecentWaits("normal", 10), (std::vector<std::int64_t>{7, 10}));
+  // Another queue is not affected.
+  EXPECT_EQ(predictor.Observe(Wait("short", 1, 50s, 100s)), ObserveOutcome::kLearned);
+}
+
+TEST(WaitPredictorTest, AQueueStillInactiveLeavesOutEveryWaitSinceItStopped) {
+  WaitPredictor predictor;
+  predictor.SetQueueDispatching("normal", false, kT0 + 100s);
+  predictor.SetQueueDispatching("normal", false, kT0 + 150s);  // no change
+  EXPECT_EQ(predictor.Observe(Wait("normal", 1, 5000s, 1s)), ObserveOutcome::kOverlappedInactive);
+  EXPECT_EQ(predictor.Observe(Wait("normal", 1, 0s, 99s)), ObserveOutcome::kLearned);
+}
+
+TEST(WaitPredictorTest, RefusesAStartBeforeTheSubmission) {
+  WaitPredictor predictor;
+  EXPECT_EQ(predictor.Observe(Wait("normal", 1, 100s, -5s)), ObserveOutcome::kStartedBeforeSubmit);
+  EXPECT_TRUE(predictor.RecentWaits("normal", 10).empty());
+}
+
+TEST(WaitPredictorTest, SlotClassesFollowTheLimits) {
+  const WaitPredictor predictor;
+  EXPECT_EQ(predictor.SlotClass(1), 0u);
+  EXPECT_EQ(predictor.SlotClass(2), 1u);
+  EXPECT_EQ(predictor.SlotClass(4), 1u);
+  EXPECT_EQ(predictor.SlotClass(5), 2u);
+  EXPECT_EQ(predictor.SlotClass(256), 4u);
+  EXPECT_EQ(predictor.SlotClass(257), 5u);
+}
+
+TEST(WaitPredictorTest, FollowsAChangeOfTheQueuesWaits) {
+  WaitPredictor predictor;
+  Learn(predictor, "normal", 1, 500, 10);  // 10..100 s
+  ASSERT_EQ(predictor.Predict("normal", 1, false).bound, 100s);
+  // The queue fills up: waits of hours. Two misses in a row are a change.
+  predictor.Observe(Wait("normal", 1, 1000s, 7200s));
+  predictor.Observe(Wait("normal", 1, 1001s, 7300s));
+  EXPECT_EQ(predictor.Predict("normal", 1, false).bound, 7300s);
+}
+
+TEST(WaitPredictorTest, WithoutTrimmingAChangeIsFollowedOnlySlowly) {
+  WaitPredictorOptions options;
+  options.trim_on_change = false;
+  WaitPredictor predictor(options);
+  Learn(predictor, "normal", 1, 500, 10);
+  predictor.Observe(Wait("normal", 1, 1000s, 7200s));
+  predictor.Observe(Wait("normal", 1, 1001s, 7300s));
+  EXPECT_EQ(predictor.Predict("normal", 1, false).bound, 100s);
+}
+
+TEST(WaitPredictorTest, AdaptiveCorrectionRaisesTheQuantileAfterMisses) {
+  WaitPredictorOptions options;
+  options.trim_on_change = false;
+  options.adaptive_rate = 0.01;
+  WaitPredictor adaptive(options);
+  options.adaptive_rate = 0.0;
+  WaitPredictor plain(options);
+  for (WaitPredictor* predictor : {&adaptive, &plain}) {
+    Learn(*predictor, "normal", 1, 1000, 1);  // 1..10 s, bound 10 s
+    // Misses spread out (no change-point run): one in 8 above the bound.
+    for (int i = 0; i < 400; ++i) {
+      const auto wait =
+          i % 8 == 0 ? std::chrono::seconds(1000 + i) : std::chrono::seconds(1 + i % 9);
+      predictor->Observe(Wait("normal", 1, std::chrono::seconds(2000 + i), wait));
+    }
+  }
+  EXPECT_GT(*adaptive.Predict("normal", 1, false).bound, *plain.Predict("normal", 1, false).bound);
+  EXPECT_EQ(adaptive.Predict("normal", 1, false).quantile, 0.95);  // the target stays as stated
+}
+
+}  // namespace
+}  // namespace bplace
