@@ -1,6 +1,7 @@
 #include "daemon/placement/wait_predictor.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace bplace {
 namespace {
@@ -18,6 +19,12 @@ const char* WaitMethodName(WaitMethod method) {
   switch (method) {
     case WaitMethod::kStartsNow:
       return "starts_now";
+    case WaitMethod::kClassBacklogHistory:
+      return "class_backlog_history";
+    case WaitMethod::kBacklogHistory:
+      return "backlog_history";
+    case WaitMethod::kBacklogScaled:
+      return "backlog_scaled";
     case WaitMethod::kClassHistory:
       return "class_history";
     case WaitMethod::kQueueHistory:
@@ -33,10 +40,11 @@ const char* WaitMethodName(WaitMethod method) {
 }
 
 WaitPredictor::QueueState::QueueState(const WaitSeriesParams& params)
-    : all(params), starts_now(params) {}
+    : all(params), per_backlog_all(params), starts_now(params) {}
 
 WaitPredictor::WaitPredictor(WaitPredictorOptions options) : options_(std::move(options)) {
   std::sort(options_.slot_class_limits.begin(), options_.slot_class_limits.end());
+  std::sort(options_.backlog_class_limits.begin(), options_.backlog_class_limits.end());
   params_.quantile = options_.quantile;
   params_.confidence = options_.confidence;
   params_.max_history = options_.max_history;
@@ -49,11 +57,22 @@ std::size_t WaitPredictor::SlotClass(std::int64_t slots) const {
                                   limits.begin());
 }
 
+std::size_t WaitPredictor::BacklogClass(double backlog) const {
+  const auto& limits = options_.backlog_class_limits;
+  return static_cast<std::size_t>(std::lower_bound(limits.begin(), limits.end(), backlog) -
+                                  limits.begin());
+}
+
 WaitPredictor::QueueState& WaitPredictor::State(std::string_view queue) {
   auto it = queues_.find(std::string(queue));
   if (it == queues_.end()) {
     it = queues_.emplace(std::string(queue), QueueState(params_)).first;
-    it->second.classes.assign(options_.slot_class_limits.size() + 1, WaitSeries(params_));
+    const std::size_t slot_classes = options_.slot_class_limits.size() + 1;
+    const std::size_t backlog_classes = options_.backlog_class_limits.size() + 1;
+    it->second.classes.assign(slot_classes, WaitSeries(params_));
+    it->second.backlog.assign(backlog_classes, WaitSeries(params_));
+    it->second.cells.assign(slot_classes * backlog_classes, WaitSeries(params_));
+    it->second.per_backlog.assign(slot_classes, WaitSeries(params_));
   }
   return it->second;
 }
@@ -63,22 +82,21 @@ const WaitPredictor::QueueState* WaitPredictor::Find(std::string_view queue) con
   return it == queues_.end() ? nullptr : &it->second;
 }
 
-WaitEstimate WaitPredictor::Predict(std::string_view queue, std::int64_t slots,
-                                    bool starts_now) const {
-  const QueueState* state = Find(queue);
+WaitEstimate WaitPredictor::Predict(const WaitQuery& query) const {
+  const QueueState* state = Find(query.queue);
   if (state && !state->dispatching) {
     WaitEstimate estimate;
     estimate.method = WaitMethod::kQueueInactive;
     estimate.quantile = options_.quantile;
     return estimate;
   }
-  if (starts_now) return StartsNow(state);
+  if (query.starts_now) return StartsNow(state);
   if (!state) {
     WaitEstimate estimate;
     estimate.quantile = options_.quantile;
     return estimate;
   }
-  return FromHistory(*state, slots);
+  return FromHistory(*state, query);
 }
 
 WaitEstimate WaitPredictor::StartsNow(const QueueState* state) const {
@@ -101,13 +119,23 @@ WaitEstimate WaitPredictor::StartsNow(const QueueState* state) const {
   return estimate;
 }
 
-WaitEstimate WaitPredictor::FromHistory(const QueueState& state, std::int64_t slots) const {
+WaitEstimate WaitPredictor::FromHistory(const QueueState& state, const WaitQuery& query) const {
   WaitEstimate estimate;
   estimate.quantile = options_.quantile;
   const double quantile = std::min(options_.quantile + state.quantile_shift, kMaxAdaptiveQuantile);
-  const WaitSeries& cls = state.classes[SlotClass(slots)];
-  for (const auto& [series, method] : {std::pair{&cls, WaitMethod::kClassHistory},
-                                       std::pair{&state.all, WaitMethod::kQueueHistory}}) {
+  if (auto scaled = BacklogScaled(state, query, quantile)) return *scaled;
+  const std::size_t slot_class = SlotClass(query.slots);
+  // Narrowest first; the backlog series only when the backlog is known.
+  std::vector<std::pair<const WaitSeries*, WaitMethod>> order;
+  if (query.backlog) {
+    const std::size_t backlog_class = BacklogClass(*query.backlog);
+    order.emplace_back(&state.cells[slot_class * state.backlog.size() + backlog_class],
+                       WaitMethod::kClassBacklogHistory);
+    order.emplace_back(&state.backlog[backlog_class], WaitMethod::kBacklogHistory);
+  }
+  order.emplace_back(&state.classes[slot_class], WaitMethod::kClassHistory);
+  order.emplace_back(&state.all, WaitMethod::kQueueHistory);
+  for (const auto& [series, method] : order) {
     if (const auto bound = series->Bound(quantile)) {
       estimate.method = method;
       estimate.p50 = Seconds(*series->Median());
@@ -118,12 +146,39 @@ WaitEstimate WaitPredictor::FromHistory(const QueueState& state, std::int64_t sl
     }
   }
   if (state.all.size() == 0) return estimate;  // kNoHistory
-  estimate.method = WaitMethod::kFewSamples;
+  // The queue has enough waits for the configured quantile but not for the
+  // one the adaptive correction raised it to: its largest wait bounds every
+  // rank, at the configured confidence.
+  const bool enough = state.all.Bound().has_value();
+  estimate.method = enough ? WaitMethod::kQueueHistory : WaitMethod::kFewSamples;
   estimate.p50 = Seconds(*state.all.Median());
   estimate.bound = Seconds(*state.all.Max());
-  estimate.confidence = MaxConfidence(state.all.size(), options_.quantile);
+  estimate.confidence =
+      enough ? options_.confidence : MaxConfidence(state.all.size(), options_.quantile);
   estimate.samples = state.all.size();
   return estimate;
+}
+
+std::optional<WaitEstimate> WaitPredictor::BacklogScaled(const QueueState& state,
+                                                         const WaitQuery& query,
+                                                         double quantile) const {
+  if (!query.backlog || !(*query.backlog > options_.backlog_scale_from)) return std::nullopt;
+  const double backlog = *query.backlog;
+  for (const WaitSeries* series :
+       {&state.per_backlog[SlotClass(query.slots)], &state.per_backlog_all}) {
+    const auto per_unit = series->Bound(quantile);
+    if (!per_unit) continue;
+    WaitEstimate estimate;
+    estimate.method = WaitMethod::kBacklogScaled;
+    estimate.quantile = options_.quantile;
+    estimate.confidence = options_.confidence;
+    estimate.samples = series->size();
+    estimate.p50 = Seconds(std::llround(static_cast<double>(*series->Median()) * backlog));
+    estimate.bound =
+        Seconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(*per_unit) * backlog)));
+    return estimate;
+  }
+  return std::nullopt;
 }
 
 ObserveOutcome WaitPredictor::Observe(const WaitObservation& observation) {
@@ -142,15 +197,34 @@ ObserveOutcome WaitPredictor::Observe(const WaitObservation& observation) {
   if (options_.adaptive_rate > 0.0) {
     // The bound this job would be given now stands for the one it was given
     // at submission (the predictor keeps no per-job record).
-    const auto bound = FromHistory(state, observation.slots).bound;
+    const auto bound = FromHistory(state, WaitQuery{observation.queue, observation.slots, false,
+                                                    observation.backlog_at_submit})
+                           .bound;
     const double miss = (bound && wait_s > bound->count()) ? 1.0 : 0.0;
     state.quantile_shift = std::clamp(
         state.quantile_shift + options_.adaptive_rate * (miss - (1.0 - options_.quantile)), 0.0,
         kMaxAdaptiveQuantile - options_.quantile);
   }
-  state.classes[SlotClass(observation.slots)].Add(wait_s);
-  state.all.Add(wait_s);
+  Learn(state, observation, wait_s);
   return ObserveOutcome::kLearned;
+}
+
+void WaitPredictor::Learn(QueueState& state, const WaitObservation& observation,
+                          std::int64_t wait_s) {
+  const std::size_t slot_class = SlotClass(observation.slots);
+  state.classes[slot_class].Add(wait_s);
+  state.all.Add(wait_s);
+  if (!observation.backlog_at_submit) return;
+  const double backlog = *observation.backlog_at_submit;
+  const std::size_t backlog_class = BacklogClass(backlog);
+  state.backlog[backlog_class].Add(wait_s);
+  state.cells[slot_class * state.backlog.size() + backlog_class].Add(wait_s);
+  if (backlog >= options_.backlog_scale_learn_from && backlog > 0) {
+    const auto per_unit =
+        static_cast<std::int64_t>(std::ceil(static_cast<double>(wait_s) / backlog));
+    state.per_backlog[slot_class].Add(per_unit);
+    state.per_backlog_all.Add(per_unit);
+  }
 }
 
 void WaitPredictor::SetQueueDispatching(std::string_view queue, bool dispatching, SystemTime at) {
