@@ -8,6 +8,7 @@
 //   wait_replay generate [--jobs 40000] [--seed 1] [--procs 512] [--load 0.7]
 //                        [--load-after 0.9] [--change-at 0.5] > LOG.swf
 //   wait_replay schedule LOG.swf --procs N [--session-s 10] > WITH_WAITS.swf
+//   wait_replay tail-cpu [--jobs 100000]   (lsb.events tail CPU per 1,000 records)
 //   wait_replay smoke   (the ctest wait_replay_smoke: a tiny generated log, replayed)
 //
 // replay: reads a Standard Workload Format log (a Parallel Workloads Archive
@@ -24,6 +25,7 @@
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -40,6 +42,7 @@
 #include "bench/swf_generate.h"
 #include "bench/swf_schedule.h"
 #include "bench/wait_replay_eval.h"
+#include "daemon/placement/event_log_tail.h"
 
 namespace bplace::bench {
 namespace {
@@ -208,6 +211,53 @@ int ScheduleMode(Args& args) {
   return 0;
 }
 
+// The event-log tail's CPU per 1,000 records (issue 23's cost goal): a
+// temporary lsb.events of LSF 10.1 JOB_NEW, JOB_START and JOB_STATUS
+// records (as written by lsb.events(5), the tail of JOB_NEW included), read
+// by EventLogTail in polls of 256 KiB as the daemon would. Prints the
+// process CPU time per 1,000 records.
+int TailCpuMode(Args& args) {
+  const auto jobs = static_cast<int>(args.Number("jobs", 100000));
+  args.CheckAllKnown();
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("wait_replay_tail_" + std::to_string(::getpid()) + ".events");
+  {
+    std::ofstream out(path);
+    out << "#0\n";
+    for (int i = 1; i <= jobs; ++i) {
+      const std::string id = std::to_string(i), t = std::to_string(1700000000 + i);
+      out << "\"JOB_NEW\" \"10.1\" " << t << " " << id << " 1001 33554434 0 4 " << t
+          << " 0 0 0 0 0 \"alice\" -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 \"\" 1.00 18 \"normal\" "
+             "\"span[hosts=1]\" \"login1\" \"/home/alice\" \"\" \"\" \"/home/alice/out.%J\" \"\" "
+             "\"\" "
+             "\"\" \"\" \"/home/alice\" \"1700000100.1234\" 0 \"\" \"\" \"job\" \"sleep 60\" 0 "
+             "\"\" "
+             "\"\" 0 4 \"\" \"/bin/sh\" \"\" \"\" 0 0 \"\" \"\" \"\" 0 \"\"\n";
+      out << "\"JOB_START\" \"10.1\" " << t << " " << id
+          << " 4 0 0 1.00 2 \"node01\" \"node02\" \"\" \"\" 0 \"\" 0 \"\" 0\n";
+      out << "\"JOB_STATUS\" \"10.1\" " << t << " " << id << " 64 0 0 12.5 " << t
+          << " 1 10.1 2.4 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 \"\"\n";
+    }
+  }
+  EventLogTailOptions options;
+  options.file = path;
+  options.max_bytes_per_poll = 256 << 10;
+  EventLogTail tail(options);
+  std::size_t events = 0, errors = 0;
+  const std::clock_t start = std::clock();
+  for (;;) {
+    const EventLogBatch batch = tail.Poll();
+    if (batch.events.empty() && batch.errors.empty()) break;
+    events += batch.events.size();
+    errors += batch.errors.size();
+  }
+  const double cpu_ms = 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  std::filesystem::remove(path);
+  std::printf("%zu records (%zu errors), %.0f ms CPU: %.3f ms per 1,000 records\n", events, errors,
+              cpu_ms, events ? cpu_ms / (static_cast<double>(events) / 1000.0) : 0.0);
+  return errors == 0 && events == static_cast<std::size_t>(3 * jobs) ? 0 : 1;
+}
+
 // A tiny generated log written to a file and replayed from that path; fails
 // when the output is not the JSON the replay promises (numbers in range, four
 // methods). Asserts nothing about the figures themselves.
@@ -254,12 +304,13 @@ int main(int argc, char** argv) {
     if (mode == "generate") return GenerateMode(args);
     if (mode == "schedule") return ScheduleMode(args);
     if (mode == "smoke") return SmokeMode();
+    if (mode == "tail-cpu") return TailCpuMode(args);
   } catch (const std::exception& e) {
     std::cerr << "wait_replay: " << e.what() << "\n";
     return 2;
   }
   std::cerr
       << "usage: wait_replay replay LOG.swf [options] | generate [options] | schedule LOG.swf "
-         "[--procs N] | smoke\n";
+         "[--procs N] | tail-cpu | smoke\n";
   return 2;
 }

@@ -7,61 +7,43 @@
 namespace bplace::lsf {
 namespace {
 
+// One field as written: a bare word, or a quoted string's inside (with
+// its doubled quotes still doubled).
 struct Token {
   bool quoted = false;
-  std::string text;
+  bool escaped = false;  // a "" inside
+  std::string_view text;
 };
 
-// Splits a record into bare words and quoted strings ("" inside a string is
-// one quote, as LSF's addQStr writes it).
-Result<std::vector<Token>> Tokenize(std::string_view line) {
-  std::vector<Token> tokens;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    const char c = line[i];
-    if (c == ' ' || c == '\t' || c == '\r') {
-      ++i;
-      continue;
-    }
-    Token token;
-    if (c == '"') {
-      token.quoted = true;
-      for (++i;; ++i) {
-        if (i >= line.size()) return Fail(ErrorCode::kParseError, "unterminated string");
-        if (line[i] != '"') {
-          token.text += line[i];
-        } else if (i + 1 < line.size() && line[i + 1] == '"') {
-          token.text += '"';
-          ++i;
-        } else {
-          ++i;
-          break;
-        }
-      }
-    } else {
-      const std::size_t start = i;
-      while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-      token.text = std::string(line.substr(start, i - start));
-    }
-    tokens.push_back(std::move(token));
+std::string Unquote(const Token& token) {
+  if (!token.escaped) return std::string(token.text);
+  std::string out;
+  for (std::size_t i = 0; i < token.text.size(); ++i) {
+    out += token.text[i];
+    if (token.text[i] == '"') ++i;  // "" is one quote (LSF's addQStr)
   }
-  return tokens;
+  return out;
 }
 
 std::string Shown(const Token& token) {
-  return token.quoted ? "'\"" + token.text + "\"'" : "'" + token.text + "'";
+  return token.quoted ? "'\"" + Unquote(token) + "\"'" : "'" + std::string(token.text) + "'";
 }
 
-// Reads the fields of one record in order. The first failure is kept
-// (naming the record type and the field) and later reads give zero values,
-// so a reader reads every field and checks once at the end.
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Reads the fields of one record in order, straight from the line: nothing
+// is copied but the strings kept, and fields after the last one read are
+// never looked at. The first failure is kept (naming the record type and
+// the field) and later reads give zero values, so a reader reads every
+// field and checks once at the end.
 class Cursor {
  public:
-  Cursor(std::string type, std::vector<Token> tokens, std::size_t from)
-      : type_(std::move(type)), tokens_(std::move(tokens)), next_(from) {}
+  explicit Cursor(std::string_view line) : line_(line) {}
+
+  void set_type(std::string type) { type_ = std::move(type); }
 
   std::int64_t Int(const char* field) {
-    const Token* token = Take(field);
+    const auto token = Take(field);
     std::int64_t value = 0;
     if (!token) return 0;
     const char* begin = token->text.data();
@@ -74,55 +56,89 @@ class Cursor {
     return value;
   }
 
-  // A number that may have a fraction (hostFactor, cpuTime, rusage).
-  double Real(const char* field) {
-    const Token* token = Take(field);
-    if (!token) return 0;
-    char* end = nullptr;
-    const double value = std::strtod(token->text.c_str(), &end);
-    if (token->quoted || token->text.empty() || *end != '\0') {
-      Bad(field, "a number", *token);
-      return 0;
-    }
-    return value;
+  // A number the parser does not keep: checked to be there and bare, not
+  // converted (rusage, pids, flags: most of a record's fields).
+  void SkipNumber(const char* field) {
+    const auto token = Take(field);
+    if (token && token->quoted) Bad(field, "a number", *token);
+  }
+
+  // Likewise a string not kept.
+  void SkipString(const char* field) {
+    const auto token = Take(field);
+    if (token && !token->quoted) Bad(field, "a quoted string", *token);
   }
 
   std::string Str(const char* field) {
-    const Token* token = Take(field);
+    const auto token = Take(field);
     if (!token) return "";
     if (!token->quoted) {
       Bad(field, "a quoted string", *token);
       return "";
     }
-    return token->text;
+    return Unquote(*token);
   }
 
   // Fails the record with `problem` about `field` (unless it failed already).
   void Fail(const char* field, const std::string& problem) {
-    if (!error_) error_ = type_ + ": " + field + ": " + problem;
+    if (!error_)
+      error_ = (type_.empty() ? "lsb.events record" : type_) + ": " + field + ": " + problem;
   }
 
-  bool NextIsString() const { return next_ < tokens_.size() && tokens_[next_].quoted; }
-  bool AtEnd() const { return next_ >= tokens_.size(); }
+  bool NextIsString() {
+    SkipBlanks();
+    return next_ < line_.size() && line_[next_] == '"';
+  }
+  bool AtEnd() {
+    SkipBlanks();
+    return next_ >= line_.size();
+  }
   bool failed() const { return error_.has_value(); }
   const std::string& error() const { return *error_; }
 
  private:
-  const Token* Take(const char* field) {
-    if (failed()) return nullptr;
-    if (next_ >= tokens_.size()) {
-      Fail(field, "missing (record truncated?)");
-      return nullptr;
-    }
-    return &tokens_[next_++];
+  void SkipBlanks() {
+    while (next_ < line_.size() && IsBlank(line_[next_])) ++next_;
   }
+
+  std::optional<Token> Take(const char* field) {
+    if (failed()) return std::nullopt;
+    if (AtEnd()) {
+      Fail(field, "missing (record truncated?)");
+      return std::nullopt;
+    }
+    Token token;
+    const std::size_t start = next_;
+    if (line_[next_] != '"') {
+      while (next_ < line_.size() && !IsBlank(line_[next_])) ++next_;
+      token.text = line_.substr(start, next_ - start);
+      return token;
+    }
+    token.quoted = true;
+    for (++next_;; ++next_) {
+      if (next_ >= line_.size()) {
+        Fail(field, "unterminated string");
+        return std::nullopt;
+      }
+      if (line_[next_] != '"') continue;
+      if (next_ + 1 < line_.size() && line_[next_ + 1] == '"') {
+        token.escaped = true;
+        ++next_;
+        continue;
+      }
+      token.text = line_.substr(start + 1, next_ - start - 1);
+      ++next_;
+      return token;
+    }
+  }
+
   void Bad(const char* field, const char* expected, const Token& got) {
     Fail(field, std::string("expected ") + expected + ", got " + Shown(got));
   }
 
+  std::string_view line_;
+  std::size_t next_ = 0;
   std::string type_;
-  std::vector<Token> tokens_;
-  std::size_t next_;
   std::optional<std::string> error_;
 };
 
@@ -157,11 +173,11 @@ JobNewRecord ReadJobNew(Cursor& in) {
   job.begin_time = numbers[n - 5];
   job.user = in.Str("userName");
   int limits = 0;
-  for (; !in.AtEnd() && !in.NextIsString() && !in.failed(); ++limits) in.Int("rLimits");
+  for (; !in.AtEnd() && !in.NextIsString() && !in.failed(); ++limits) in.SkipNumber("rLimits");
   if (limits == 0) in.Fail("rLimits", "missing");
-  in.Str("hostSpec");
-  in.Real("hostFactor");
-  in.Int("umask");
+  in.SkipString("hostSpec");
+  in.SkipNumber("hostFactor");
+  in.SkipNumber("umask");
   job.queue = in.Str("queue");
   if (!in.failed() && job.queue.empty()) in.Fail("queue", "empty");
   return job;
@@ -171,15 +187,15 @@ JobStartRecord ReadJobStart(Cursor& in) {
   JobStartRecord job;
   job.job_id = in.Int("jobId");
   job.status = static_cast<int>(in.Int("jStatus"));
-  in.Int("jobPid");
-  in.Int("jobPGid");
-  in.Real("hostFactor");
+  in.SkipNumber("jobPid");
+  in.SkipNumber("jobPGid");
+  in.SkipNumber("hostFactor");
   const std::int64_t count = in.Int("numExHosts");
   if (!in.failed()) job.exec_hosts = Hosts(in, count, "execHosts");
-  in.Str("queuePreCmd");
-  in.Str("queuePostCmd");
-  in.Int("jFlags");
-  if (in.NextIsString()) in.Str("userGroup");  // LSF 7 and later
+  in.SkipString("queuePreCmd");
+  in.SkipString("queuePostCmd");
+  in.SkipNumber("jFlags");
+  if (in.NextIsString()) in.SkipString("userGroup");  // LSF 7 and later
   job.array_index = in.Int("idx");
   return job;
 }
@@ -188,22 +204,22 @@ JobStatusRecord ReadJobStatus(Cursor& in, bool lsf7_layout) {
   JobStatusRecord job;
   job.job_id = in.Int("jobId");
   job.status = static_cast<int>(in.Int("jStatus"));
-  in.Int("reason");
-  in.Int("subreasons");
-  in.Real("cpuTime");
+  in.SkipNumber("reason");
+  in.SkipNumber("subreasons");
+  in.SkipNumber("cpuTime");
   job.end_time = in.Int("endTime");
   if (in.Int("ru") != 0) {
-    for (int i = 0; i < 19; ++i) in.Real("lsfRusage");
+    for (int i = 0; i < 19; ++i) in.SkipNumber("lsfRusage");
   }
-  if (lsf7_layout) in.Int("jFlags");
-  in.Int("exitStatus");
+  if (lsf7_layout) in.SkipNumber("jFlags");
+  in.SkipNumber("exitStatus");
   job.array_index = in.Int("idx");
   return job;
 }
 
 JobSwitchRecord ReadJobSwitch(Cursor& in) {
   JobSwitchRecord job;
-  in.Int("userId");
+  in.SkipNumber("userId");
   job.job_id = in.Int("jobId");
   job.queue = in.Str("queue");
   job.array_index = in.Int("idx");
@@ -214,7 +230,7 @@ JobSwitchRecord ReadJobSwitch(Cursor& in) {
 
 JobMoveRecord ReadJobMove(Cursor& in) {
   JobMoveRecord job;
-  in.Int("userId");
+  in.SkipNumber("userId");
   job.job_id = in.Int("jobId");
   job.position = in.Int("position");
   job.base = in.Int("base");
@@ -225,9 +241,9 @@ JobMoveRecord ReadJobMove(Cursor& in) {
 JobForceRecord ReadJobForce(Cursor& in) {
   JobForceRecord job;
   job.job_id = in.Int("jobId");
-  in.Int("userId");
+  in.SkipNumber("userId");
   job.array_index = in.Int("idx");
-  in.Int("options");
+  in.SkipNumber("options");
   const std::int64_t count = in.Int("numExecHosts");
   if (!in.failed()) job.exec_hosts = Hosts(in, count, "execHosts");
   job.user = in.Str("userName");
@@ -266,17 +282,16 @@ Result<LsbEvent> ParseLsbEventsLine(std::string_view line) {
     event.body = SkippedRecord{};
     return event;
   }
-  auto tokens = Tokenize(line);
-  if (!tokens) return Fail(ErrorCode::kParseError, "lsb.events record: " + tokens.error().message);
-  if (tokens->size() < 3 || !(*tokens)[0].quoted || !(*tokens)[1].quoted) {
+  Cursor in(line);
+  if (!in.NextIsString()) {
     return Fail(ErrorCode::kParseError,
                 "lsb.events record: expected \"TYPE\" \"VERSION\" TIME at the start");
   }
-  event.type = (*tokens)[0].text;
-  event.version = (*tokens)[1].text;
-  Cursor in(event.type, std::move(*tokens), 2);
+  event.type = in.Str("record type");
+  in.set_type(event.type);
+  event.version = in.Str("version");
   event.event_time = in.Int("event time");
-  event.body = ReadBody(event.type, event.version, in);
+  if (!in.failed()) event.body = ReadBody(event.type, event.version, in);
   if (in.failed()) return Fail(ErrorCode::kParseError, in.error());
   return event;
 }

@@ -14,7 +14,9 @@
 // The first line of a file is "#<number>" (lsb.events: the offset of the
 // first history event; lsb.events.N: the time of its newest event).
 // LSF only appends fields between versions, so each record is read as a
-// prefix and whatever follows is ignored. Where LSF 7 and later differ from
+// prefix and whatever follows is ignored. Fields the parser keeps are
+// converted; the others it reads past are checked for presence and kind
+// (number or string) only. Where LSF 7 and later differ from
 // OpenLava's layout, the parser reads the record by its shape, not by
 // position (see each record below).
 

@@ -133,9 +133,12 @@ TEST(LsbEventsParserTest, NamesTheRecordAndFieldOfACorruptLine) {
   const auto bad = ParseLsbEventsLine(R"("JOB_START" "10.1" 1700000160 1234 4 0 0 1.00 "n1")");
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().message, "JOB_START: numExHosts: expected a number, got '\"n1\"'");
-  const auto unterminated = ParseLsbEventsLine(R"("JOB_NEW" "10.1" 17 1 2 "ali)");
+  const auto unterminated = ParseLsbEventsLine(R"("JOB_SWITCH" "10.1" 17 0 1234 "sho)");
   ASSERT_FALSE(unterminated.has_value());
-  EXPECT_EQ(unterminated.error().message, "lsb.events record: unterminated string");
+  EXPECT_EQ(unterminated.error().message, "JOB_SWITCH: queue: unterminated string");
+  const auto bad_type = ParseLsbEventsLine(R"("JOB_NEW)");
+  ASSERT_FALSE(bad_type.has_value());
+  EXPECT_EQ(bad_type.error().message, "lsb.events record: record type: unterminated string");
   EXPECT_FALSE(ParseLsbEventsLine("").has_value());
   EXPECT_FALSE(ParseLsbEventsLine("JOB_NEW 10.1 17").has_value());
   const auto short_new = ParseLsbEventsLine(R"("JOB_NEW" "10.1" 17 1 2 3 "alice")");
