@@ -258,8 +258,12 @@ JobCleanRecord ReadJobClean(Cursor& in) {
 }
 
 // LSF 7 and later write jFlags before exitStatus in JOB_STATUS; OpenLava
-// (versions 1 to 4) does not.
-bool Lsf7Layout(const std::string& version) { return std::atoi(version.c_str()) >= 7; }
+// does not. LSF writes its version as "<major>.<minor>" ("10.1"); the
+// OpenLava family writes an integer (its protocol version: "20", "30";
+// jhlava "10"), which must not be taken for LSF 10.
+bool Lsf7Layout(const std::string& version) {
+  return version.find('.') != std::string::npos && std::atoi(version.c_str()) >= 7;
+}
 
 LsbEventBody ReadBody(const std::string& type, const std::string& version, Cursor& in) {
   if (type == "JOB_NEW") return ReadJobNew(in);

@@ -68,7 +68,9 @@ struct JobStartRecord {
 
 // JOB_STATUS: a job's status changed. Fields read: jobId, jStatus, reason,
 // subreasons, cpuTime, endTime, ru and, when ru is not 0, the 19 lsfRusage
-// numbers; then (LSF 7 and later: jFlags,) exitStatus, idx.
+// numbers; then (LSF 7 and later: jFlags,) exitStatus, idx. Which layout
+// is told by the version: LSF writes "<major>.<minor>" ("10.1"), the
+// OpenLava family an integer ("20", "30"; jhlava "10").
 struct JobStatusRecord {
   std::int64_t job_id = 0;
   std::int64_t array_index = 0;

@@ -18,7 +18,7 @@ constexpr const char* kJobNew101 =
     R"("/home/alice" "" "" "/home/alice/out.%J" "" "" "" "" "/home/alice" "1700000100.1234" 0 )"
     R"("" "" "sim ""quoted"" job" "sleep 60" 0 "" "" 0 4 "" "/bin/sh" "" "" 0 0 "" "" "" 0 "")";
 constexpr const char* kJobNewOpenLava =
-    R"("JOB_NEW" "2.0" 1700000100 1234 1001 2 4 1700000100 0 0 0 0 0 "alice" )"
+    R"("JOB_NEW" "20" 1700000100 1234 1001 2 4 1700000100 0 0 0 0 0 "alice" )"
     R"(-1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 "" 1.00 18 "normal" "" "login1" "/home/alice" "" "" )"
     R"("" "" "/home/alice" "1700000100.1234" 0 "" "" "job" "sleep 60" 0 "" "" 4 "" "/bin/sh" )"
     R"(0 0 "" "" "" -1)";
@@ -64,7 +64,7 @@ TEST(LsbEventsParserTest, ReadsJobStartWithAndWithoutUserGroup) {
   EXPECT_EQ(lsf.exec_hosts, (std::vector<std::string>{"node01", "node02"}));
   EXPECT_EQ(lsf.array_index, 7);
   const auto openlava = Body<JobStartRecord>(
-      ParseLsbEventsLine(R"("JOB_START" "2.0" 1700000160 1234 4 0 0 1.00 1 "node01" "" "" 0 7)"));
+      ParseLsbEventsLine(R"("JOB_START" "20" 1700000160 1234 4 0 0 1.00 1 "node01" "" "" 0 7)"));
   EXPECT_EQ(openlava.array_index, 7);
   EXPECT_EQ(openlava.exec_hosts, (std::vector<std::string>{"node01"}));
 }
