@@ -101,6 +101,9 @@ struct ClusterDef {
   std::vector<UserLimitDef> user_limits;  // [[user]] entries, lsb.users User section
   // false: bjobs has no -o (and so no -json), as before LSF 9.1.
   bool bjobs_o = true;
+  // The event log mbatchd writes (lsb.events): "lsf10" (LSF 10.1's
+  // layout), "openlava" (the OpenLava family's) or "none".
+  std::string event_log = "lsf10";
   std::vector<HostDef> hosts;  // in definition order
   std::vector<GroupDef> host_groups;
   std::vector<GroupDef> user_groups;
