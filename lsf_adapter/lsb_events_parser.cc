@@ -1,5 +1,6 @@
 #include "lsf_adapter/lsb_events_parser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <optional>
@@ -110,24 +111,24 @@ class Cursor {
     Token token;
     const std::size_t start = next_;
     if (line_[next_] != '"') {
-      while (next_ < line_.size() && !IsBlank(line_[next_])) ++next_;
+      next_ = std::min(line_.find_first_of(" \t\r", next_), line_.size());
       token.text = line_.substr(start, next_ - start);
       return token;
     }
     token.quoted = true;
-    for (++next_;; ++next_) {
-      if (next_ >= line_.size()) {
+    // memchr-speed search for the closing quote; "" is a quote inside.
+    for (std::size_t quote = line_.find('"', start + 1);; quote = line_.find('"', quote + 2)) {
+      if (quote == std::string_view::npos) {
+        next_ = line_.size();
         Fail(field, "unterminated string");
         return std::nullopt;
       }
-      if (line_[next_] != '"') continue;
-      if (next_ + 1 < line_.size() && line_[next_ + 1] == '"') {
+      if (quote + 1 < line_.size() && line_[quote + 1] == '"') {
         token.escaped = true;
-        ++next_;
         continue;
       }
-      token.text = line_.substr(start + 1, next_ - start - 1);
-      ++next_;
+      token.text = line_.substr(start + 1, quote - start - 1);
+      next_ = quote + 1;
       return token;
     }
   }
