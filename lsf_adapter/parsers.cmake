@@ -16,6 +16,7 @@ target_sources(bplace_lsf PRIVATE
   group_parser.cc
   job_record.cc
   lsclusters_parser.cc
+  lsb_events_parser.cc
   lsid_parser.cc
   lsload_parser.cc
   lsf_messages.cc

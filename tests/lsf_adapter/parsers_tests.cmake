@@ -15,6 +15,7 @@ add_executable(lsf_parsers_test
   lsclusters_parser_test.cc
   lsid_parser_test.cc
   lsload_parser_test.cc
+  lsb_events_parser_test.cc
   lsf_time_test.cc
   parser_robustness_test.cc
   testdata.cc

@@ -435,6 +435,7 @@ tl::expected<ClusterDef, std::string> ParseClusterDef(std::string_view text,
   LSFSIM_ASSIGN(admins, reader.Tokens("admins"));
   LSFSIM_ASSIGN(clean_period, reader.Int("clean_period_s"));
   LSFSIM_ASSIGN(bjobs_o, reader.Bool("bjobs_o"));
+  LSFSIM_ASSIGN(event_log, reader.String("event_log"));
   LSFSIM_ASSIGN(max_array, reader.Int("max_job_array_size"));
   LSFSIM_ASSIGN(max_pend_jobs, reader.Int("max_pend_jobs"));
   LSFSIM_ASSIGN(max_pend_slots, reader.Int("max_pend_slots"));
@@ -457,6 +458,12 @@ tl::expected<ClusterDef, std::string> ParseClusterDef(std::string_view text,
   }
   if (sub_try_interval) cluster.sub_try_interval_s = static_cast<int>(*sub_try_interval);
   if (bjobs_o) cluster.bjobs_o = *bjobs_o;
+  if (event_log) {
+    if (*event_log != "lsf10" && *event_log != "openlava" && *event_log != "none") {
+      return Error(reader.Where() + "[cluster]: event_log must be lsf10, openlava or none");
+    }
+    cluster.event_log = *event_log;
+  }
   if (!name || name->empty()) return Error(reader.Where() + "[cluster]: name is required");
   if (!master || master->empty()) return Error(reader.Where() + "[cluster]: master is required");
   cluster.name = *name;

@@ -116,6 +116,9 @@ struct ClusterDef {
   // JOB_TERMINATE_INTERVAL (lsb.params): seconds between bkill's first
   // signal and its SIGKILL to a job that still runs; LSF's default is 10.
   int job_terminate_interval_s = 10;
+  // The event log mbatchd writes (lsb.events): "lsf10" (LSF 10.1's
+  // layout), "openlava" (the OpenLava family's) or "none".
+  std::string event_log = "lsf10";
   std::vector<HostDef> hosts;  // in definition order
   std::vector<GroupDef> host_groups;
   std::vector<GroupDef> user_groups;

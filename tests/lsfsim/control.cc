@@ -16,6 +16,7 @@
 
 #include "tests/lsfsim/cluster.h"
 #include "tests/lsfsim/commands.h"
+#include "tests/lsfsim/event_log.h"
 #include "tests/lsfsim/generate.h"
 #include "tests/lsfsim/job_control.h"
 #include "tests/lsfsim/job_state.h"
@@ -70,6 +71,31 @@ std::string SelfBinDir() {
   return ec ? std::string() : self.parent_path().string();
 }
 
+// A new, empty lsb.events (and no rotations) in LSB_SHAREDIR/<cluster>/logdir.
+// Every user the tests submit as appends to it: mode 0666 and directories
+// 0777, like the state directory (a test fixture, not a security boundary).
+tl::expected<void, std::string> StartEventLog(const StateDir& state) {
+  const EventLogConfig log = EventLogOf(state);
+  if (log.format == EventLogFormat::kNone) return {};
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path logdir = fs::path(log.path).parent_path();
+  fs::create_directories(logdir, ec);
+  if (ec) return tl::unexpected("mkdir " + logdir.string() + ": " + ec.message());
+  // logdir, <cluster> and work: the three levels below the state directory.
+  fs::path dir = logdir;
+  for (int level = 0; level < 3; ++level, dir = dir.parent_path()) ::chmod(dir.c_str(), 0777);
+  for (int k = 1; fs::exists(log.path + "." + std::to_string(k)); ++k) {
+    fs::remove(log.path + "." + std::to_string(k), ec);
+  }
+  if (auto written = AtomicWriteFile(log.path, EventLogHeader(EventLogHeader(0).size()));
+      !written) {
+    return written;
+  }
+  ::chmod(log.path.c_str(), 0666);
+  return {};
+}
+
 int Init(const StateDir& state, std::vector<std::string> args) {
   std::string cluster_file;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -113,10 +139,16 @@ int Init(const StateDir& state, std::vector<std::string> args) {
   conf += "LSF_VERSION=10.1\n";
   // Engines read these from lsf.conf directly (Toil, dask, Nextflow).
   conf += "LSF_UNIT_FOR_LIMITS=" + cluster->lsf_unit_for_limits + "\n";
+  // LSF keeps its event log in LSB_SHAREDIR/<cluster>/logdir/lsb.events.
+  const std::string absolute_state =
+      std::filesystem::absolute(state.path()).lexically_normal().string();
+  conf += "LSB_SHAREDIR=" + absolute_state + "/work\n";
+  conf += "LSFSIM_EVENT_LOG=" + cluster->event_log + "\n";
   for (auto result :
        {AtomicWriteFile(state.ClusterPath(), *text), AtomicWriteFile(state.LsfConfPath(), conf)}) {
     if (!result) return Error(result.error());
   }
+  if (auto log = StartEventLog(state); !log) return Error(log.error());
   for (auto result : {state.SaveJobs(JobTable{}), state.SaveOverrides(Overrides{}),
                       state.SaveFaults(FaultTable{}), state.SaveCounts(Counts{})}) {
     if (!result) return Error(result.error());
@@ -125,6 +157,20 @@ int Init(const StateDir& state, std::vector<std::string> args) {
   std::cout << "export LSF_ENVDIR=" << absolute << "\n";
   std::string bin = SelfBinDir();
   if (!bin.empty()) std::cout << "export PATH=" << bin << ":$PATH\n";
+  return 0;
+}
+
+// `lsfsim switch-events`: the event log switch mbatchd makes at MAX_JOB_NUM.
+int SwitchEvents(const StateDir& state, const std::vector<std::string>& args) {
+  if (!args.empty()) return Usage("switch-events: unexpected argument '" + args[0] + "'");
+  StateLock lock(state);
+  if (!lock.ok()) return Error(lock.error());
+  auto jobs = state.LoadJobs();
+  if (!jobs) return Error(jobs.error());
+  const EventLogConfig log = EventLogOf(state);
+  if (auto switched = SwitchEventLog(log, *jobs); !switched) return Error(switched.error());
+  ::chmod(log.path.c_str(), 0666);
+  std::cout << "switched " << log.path << "\n";
   return 0;
 }
 
@@ -349,6 +395,7 @@ void PrintControlUsage() {
          "        [--truncate|--no-truncate] [--garbage|--no-garbage] | --clear\n"
          "  counts [--reset]                invocations per LSF command (JSON)\n"
          "  jobs                            the job table (JSON)\n"
+         "  switch-events                   switch lsb.events as mbatchd does at MAX_JOB_NUM\n"
          "  generate [--queues N] [--hosts N] [--host-groups N] [--depth D] [--seed S]\n"
          "  <lsf-command> ARGS...           run bqueues, bsub, ... without the symlinks\n";
 }
@@ -375,6 +422,7 @@ int RunControlCommand(const std::string& name, const std::vector<std::string>& i
   if (name == "fault") return Fault(state, args);
   if (name == "counts") return CountsCommand(state, args);
   if (name == "jobs") return JobsCommand(state, args);
+  if (name == "switch-events") return SwitchEvents(state, args);
   return Usage("unknown subcommand '" + name + "'");
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/lsfsim/event_log.h"
 #include "tests/lsfsim/util.h"
 
 namespace bplace::lsfsim {
@@ -127,18 +128,34 @@ tl::expected<JobTable, std::string> StateDir::LoadJobs() const {
   auto loaded = LoadJson(path_ + "/jobs.json");
   if (!loaded) return Error(loaded.error());
   JobTable table;
-  if (loaded->is_null()) return table;
+  if (loaded->is_null()) {
+    known_jobs_ = table;
+    return table;
+  }
   try {
     table.next_id = loaded->value("next_id", 1LL);
     for (const json& j : loaded->value("jobs", json::array())) table.jobs.push_back(JobFromJson(j));
   } catch (const json::exception& e) {
     return Error(path_ + "/jobs.json: " + e.what());
   }
+  known_jobs_ = table;
   return table;
 }
 
 tl::expected<void, std::string> StateDir::SaveJobs(const JobTable& table) const {
-  return AtomicWriteFile(path_ + "/jobs.json", JobTableToJsonText(table));
+  // The event is logged before the state changes, as mbatchd logs first.
+  const EventLogConfig log = EventLogOf(*this);
+  if (log.format != EventLogFormat::kNone) {
+    if (!known_jobs_) {
+      if (auto stored = LoadJobs(); !stored) return Error(stored.error());
+    }
+    if (auto logged = AppendJobEvents(log, *known_jobs_, table, NowSeconds()); !logged) {
+      return logged;
+    }
+  }
+  auto saved = AtomicWriteFile(path_ + "/jobs.json", JobTableToJsonText(table));
+  if (saved) known_jobs_ = table;
+  return saved;
 }
 
 tl::expected<Overrides, std::string> StateDir::LoadOverrides() const {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,8 @@ class StateDir {
   // Each Load returns the stored value, or the empty default when the file
   // does not exist; an unreadable or corrupt file is an error with its path.
   // Each Save replaces the file atomically. Call them with the lock held.
+  // SaveJobs first appends to the event log (event_log.h) the records that
+  // take the table last loaded (or stored) to the one saved.
   tl::expected<JobTable, std::string> LoadJobs() const;
   tl::expected<void, std::string> SaveJobs(const JobTable& table) const;
   tl::expected<Overrides, std::string> LoadOverrides() const;
@@ -111,6 +114,9 @@ class StateDir {
 
  private:
   std::string path_;
+  // The job table as last loaded or saved by this object: what SaveJobs
+  // compares against for the event log.
+  mutable std::optional<JobTable> known_jobs_;
 };
 
 // Holds the exclusive flock on a state directory's lock file for its
