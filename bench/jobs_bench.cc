@@ -524,9 +524,12 @@ std::vector<std::string> FollowArrayElements(const SimCluster& sim, int port, in
   }
   // 200 callers at once (below [server] max_connections, 256): each unknown
   // id waits for the next lookup, and one lookup serves every caller waiting.
-  // A 503 is retried (up to 5 tries) and counted: a caller whose first ask
-  // arrives while a jobs refresh is running is answered when that refresh
-  // ends, and that refresh did not ask about its id (see bench/README.md).
+  // A 503 is retried (for up to 2 minutes) and counted: a caller whose first
+  // ask arrives while a jobs refresh is running is answered when that
+  // refresh ends, and that refresh did not ask about its id (see
+  // bench/README.md). So is a 429, after half a second: one user has at most
+  // 64 lookups of unknown ids in flight (JobLookupOptions), and these 200
+  // callers are one user.
   std::atomic<std::size_t> next{0};
   std::atomic<int> retried{0};
   std::mutex mutex;
@@ -536,15 +539,17 @@ std::vector<std::string> FollowArrayElements(const SimCluster& sim, int port, in
     threads.emplace_back([&] {
       for (std::size_t i = next++; i < ids.size(); i = next++) {
         HttpReply reply;
-        for (int attempt = 1; attempt <= 5; ++attempt) {
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+        while (std::chrono::steady_clock::now() < give_up) {
           try {
             reply = Http(port, "GET", "/v1/jobs/" + ids[i], "", "application/json", Bearer());
           } catch (const std::exception& e) {
             reply.status = 0;
             reply.body = e.what();
           }
-          if (reply.status != 503) break;
+          if (reply.status != 503 && reply.status != 429) break;
           ++retried;
+          if (reply.status == 429) std::this_thread::sleep_for(std::chrono::milliseconds(500));
         }
         if (reply.status != 200) {
           std::lock_guard lock(mutex);

@@ -214,7 +214,7 @@ TEST(BplaceUsage, BadCommandLinesAreExit2AndSendNothing) {
                                              {},
                                              {"submit", "node007", "-Is", "bash"},
                                              {"submit", "node007", "-n", "two", "true"},
-                                             {"submit", "node007"},
+                                             {"submit"},
                                              {"job"},
                                              {"--url", "ftp://x", "status"}}) {
     std::vector<std::string> argv = {BPLACE_PATH};

@@ -166,15 +166,8 @@ class EnginesTest : public ::testing::TestWithParam<bool> {
   ProcessOutput Run(const std::string& command) const {
     const std::string path = std::string(through_front_door() ? FRONTDOOR_DIR ":" : "") +
                              LSFSIM_BIN_DIR + ":/usr/bin:/bin";
-    std::vector<std::string> argv;
-    if (::geteuid() == 0) {
-      argv = {"/usr/bin/setpriv", "--reuid=" + daemon_->service_user(),
-              "--regid=" + daemon_->service_user(), "--init-groups", "--"};
-    }
-    const std::vector<std::string> shell = {"/bin/sh", "-c", "cd \"$0\" && " + command,
-                                            work_.string()};
-    argv.insert(argv.end(), shell.begin(), shell.end());
-    return RunProcess(argv,
+    return RunProcessAs(daemon_->service_user(),
+                      {"/bin/sh", "-c", "cd \"$0\" && " + command, work_.string()},
                       {{"PATH", path},
                        {"HOME", work_.string()},
                        {"LSF_BINDIR", LSFSIM_BIN_DIR},

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <regex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,7 @@ class FrontDoorTest : public ::testing::Test {
   static json RouteAfterRefresh(const std::string& command, const std::vector<std::string>& args) {
     json answer = Route(command, args);
     for (int i = 0; i < 3 && !answer.contains("stdout"); ++i) {
-      daemon_->Get("/v1/jobs?wait_s=5");
+      daemon_->Call("GET", "/v1/jobs?wait_s=5");
       answer = Route(command, args);
     }
     return answer;
@@ -83,7 +84,7 @@ class FrontDoorTest : public ::testing::Test {
   // Waits (long polls, no sleep) until the jobs tier shows `id` in `status`.
   static void WaitForStatus(const std::string& id, const std::string& status) {
     for (int i = 0; i < 20; ++i) {
-      const json job = daemon_->Get("/v1/jobs/" + id + "?wait_s=5").Json();
+      const json job = daemon_->Call("GET", "/v1/jobs/" + id + "?wait_s=5").Json();
       if (job.value("status", "") == status) return;
     }
     FAIL() << "job " << id << " never showed " << status;
@@ -190,6 +191,54 @@ TEST_F(FrontDoorTest, FormsBplaceDoesNotAnswerRunTheRealCommand) {
   ASSERT_EQ(args.size(), 4u);
   EXPECT_EQ(args[0], "-q");
   EXPECT_EQ(args[2], "-Is");
+}
+
+// bplaced killed -9 while the front door's bsub waits for it, and started
+// again: the front door asks again with its key, the restarted daemon finds
+// the job in LSF by its tag, and the engine gets exactly one job and bsub's
+// line.
+TEST(FrontDoorCrash, ADaemonKilledDuringBsubGivesExactlyOneJobAndItsLine) {
+  SimCluster sim(DEMO_CLUSTER);
+  std::filesystem::permissions(sim.dir(), std::filesystem::perms::all,
+                               std::filesystem::perm_options::add);
+  DaemonSettings settings;
+  settings.unix_socket = (sim.dir() / "bplace.sock").string();
+  settings.jobs_refresh_s = 1;
+  auto daemon = std::make_unique<DaemonProcess>(sim, settings);
+  const std::string user = daemon->service_user();
+  // bsub takes three seconds: time to kill the daemon while it runs.
+  ASSERT_EQ(sim.Lsf({"lsfsim", "fault", "--command", "bsub", "--slow-ms", "3000"}).exit_code, 0);
+  ProcessOutput submitted;
+  std::thread engine([&] {
+    submitted = RunProcessAs(
+        user,
+        {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", sim.dir().string(),
+         std::string(FRONTDOOR_DIR) + "/bsub", "-J", "crash_one", "sleep", "60"},
+        {{"BPLACE_URL", "unix:" + settings.unix_socket},
+         {"BPLACE_TOKEN", ""},
+         {"LSF_BINDIR", LSFSIM_BIN_DIR},
+         {"LSF_ENVDIR", (sim.dir() / "lsf").string()}},
+        std::chrono::seconds(300));
+  });
+  // The daemon's bsub has started (the simulator counted it): kill -9.
+  for (int i = 0; i < 300 && sim.Counts().value("bsub", 0LL) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GT(sim.Counts().value("bsub", 0LL), 0);
+  daemon->Kill9();
+  daemon.reset();
+  ASSERT_EQ(sim.Lsf({"lsfsim", "fault", "--clear"}).exit_code, 0);
+  daemon = std::make_unique<DaemonProcess>(sim, settings);
+  engine.join();
+  EXPECT_EQ(submitted.exit_code, 0) << submitted.err;
+  EXPECT_THAT(submitted.out,
+              ::testing::MatchesRegex("Job <[0-9]+> is submitted to queue <[a-z_]+>\\.\n"));
+  const ProcessOutput jobs = sim.Lsf({"bjobs", "-a", "-u", "all", "-o", "jobid job_name", "-json"});
+  const json records = json::parse(jobs.out)["RECORDS"];
+  int named = 0;
+  for (const json& record : records) named += record.value("JOB_NAME", "") == "crash_one" ? 1 : 0;
+  EXPECT_EQ(named, 1) << jobs.out;
+  EXPECT_EQ(sim.Counts().value("bsub", 0LL), 1);
 }
 
 TEST(FrontDoorDown, TheRealCommandsAnswerWhenBplacedIsNotThere) {

@@ -117,6 +117,16 @@ void RecordExchange(int port, const std::string& method, const std::string& targ
 
 }  // namespace
 
+ProcessOutput RunProcessAs(const std::string& user, const std::vector<std::string>& argv,
+                           const std::map<std::string, std::string>& env,
+                           std::chrono::seconds timeout) {
+  if (geteuid() != 0 || user == CurrentUser()) return RunProcess(argv, env, timeout);
+  std::vector<std::string> as = {"/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user,
+                                 "--init-groups", "--"};
+  as.insert(as.end(), argv.begin(), argv.end());
+  return RunProcess(as, env, timeout);
+}
+
 ProcessOutput RunProcess(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env,
                          std::chrono::seconds timeout) {

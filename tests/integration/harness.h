@@ -28,6 +28,12 @@ ProcessOutput RunProcess(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env = {},
                          std::chrono::seconds timeout = std::chrono::seconds(30));
 
+// RunProcess as `user`: through setpriv (ids and groups of `user`) when we
+// are root and `user` is another, else as ourselves.
+ProcessOutput RunProcessAs(const std::string& user, const std::vector<std::string>& argv,
+                           const std::map<std::string, std::string>& env = {},
+                           std::chrono::seconds timeout = std::chrono::seconds(30));
+
 // One HTTP exchange.
 struct HttpReply {
   int status = 0;
