@@ -12,6 +12,7 @@
 #include "api/routes_openapi.h"
 #include "api/routes_placement.h"
 #include "api/routes_read.h"
+#include "api/routes_waits.h"
 #include "api/status_page.h"
 
 namespace bplace::api {
@@ -29,6 +30,7 @@ void RegisterRoutes(Router& router, const Services& services) {
   AddGuarded(router, verb::get, "/v1/cluster", s, Access::kRead, GetCluster);
   AddGuarded(router, verb::get, "/v1/queues", s, Access::kRead, GetQueues);
   AddGuarded(router, verb::get, "/v1/queues/{name}", s, Access::kRead, GetQueue);
+  AddGuarded(router, verb::get, "/v1/queues/{name}/waits", s, Access::kRead, GetQueueWaits);
   AddGuarded(router, verb::get, "/v1/hosts", s, Access::kRead, GetHosts);
   AddGuarded(router, verb::get, "/v1/hosts/{host}", s, Access::kRead, GetHost);
   AddGuarded(router, verb::get, "/v1/hostgroups", s, Access::kRead, GetHostGroups);

@@ -150,6 +150,18 @@ json HostQueuesJson(const Topology& topology, const std::string& host) {
   return {{"queues", queues}, {"excluded_by", excluded}};
 }
 
+json ExpectedStartJson(const WaitEstimate& estimate) {
+  json body;
+  body["method"] = WaitMethodName(estimate.method);
+  body["p50_s"] = estimate.p50 ? json(estimate.p50->count()) : json();
+  body["bound_s"] = estimate.bound ? json(estimate.bound->count()) : json();
+  body["quantile"] = estimate.quantile;
+  body["confidence"] = estimate.confidence;
+  body["samples"] = estimate.samples;
+  body["summary"] = DescribeWait(estimate);
+  return body;
+}
+
 json CandidateJson(const Candidate& candidate) {
   json body;
   body["queue"] = candidate.queue;
@@ -165,6 +177,7 @@ json CandidateJson(const Candidate& candidate) {
       candidate.limited_by.empty() ? json() : json(std::string(candidate.limited_by));
   body["capacity"] = candidate.capacity;
   body["slots_to_free"] = candidate.slots_to_free();
+  body["expected_start"] = ExpectedStartJson(candidate.expected_start);
   if (!candidate.lands_in.empty()) body["lands_in"] = candidate.lands_in;
   if (candidate.admission) {
     body["host_admission"] = AdmissionJson(*candidate.admission);

@@ -81,9 +81,15 @@ nlohmann::json HostSummaryJson(const lsf::HostStatus& host, std::int32_t queues_
 nlohmann::json GroupJson(const GroupIndex& groups, const lsf::Group& group,
                          std::string_view expanded_key);
 
+// When a job can expect to start (docs/api.md "Expected start"): method
+// (WaitMethodName), p50_s and bound_s (seconds, null when not known),
+// quantile, confidence, samples, and summary (DescribeWait's words).
+nlohmann::json ExpectedStartJson(const WaitEstimate& estimate);
+
 // One ranked candidate of a placement: queue, status, pend, inflight, run,
 // prio, and what ranked it (Candidate): slots, starts_now, free_slots (null:
-// no limit known), limited_by (null: none), capacity, slots_to_free; then
+// no limit known), limited_by (null: none), capacity, slots_to_free,
+// expected_start (ExpectedStartJson); then
 // lands_in (known esub rewrite), and host_admission (with a host) or the
 // usable hosts' ib_healthy_hosts / ib_unknown_hosts.
 nlohmann::json CandidateJson(const Candidate& candidate);

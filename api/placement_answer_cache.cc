@@ -121,7 +121,7 @@ std::size_t PlacementAnswerCache::EntryBytes(const std::string& key,
 
 PlacementAnswerCache::Versions PlacementAnswerCache::GlobalVersions(const PlacementStamp& stamp) {
   return {stamp.snapshot_generation, stamp.policy_generation, stamp.ledger_version,
-          stamp.refusal_version};
+          stamp.refusal_version, stamp.wait_generation};
 }
 
 std::shared_ptr<const PlacementAnswer> PlacementAnswerCache::Find(const std::string& key,

@@ -87,7 +87,7 @@ struct PlacementAnswer {
 // Bounded by bytes: the least recently used answers go first. Entries that
 // can never match again (a global version of their stamp older than one
 // already stored: a new snapshot, a ledger or refusal-memory change, a
-// policy reload) are dropped as soon as a newer answer is stored, so the
+// policy reload, a wait learned) are dropped as soon as a newer answer is stored, so the
 // cache holds little more than the answers of the current inputs.
 // Thread-safe: one mutex, held for the look-up or the insertion only (never
 // while a placement is computed or a body rendered).
@@ -149,7 +149,7 @@ class PlacementAnswerCache {
     std::size_t bytes = 0;
   };
   // The stamp's parts that only grow, cluster-wide (not per user).
-  using Versions = std::array<std::uint64_t, 4>;
+  using Versions = std::array<std::uint64_t, 5>;
   static Versions GlobalVersions(const PlacementStamp& stamp);
 
   // Unlinks `node` and its index entry; mutex_ held.

@@ -9,6 +9,7 @@
 #include "api/http/problem.h"
 #include "api/json_mapping.h"
 #include "api/read_answers.h"
+#include "api/routes_waits.h"
 
 namespace bplace::api {
 
@@ -41,6 +42,7 @@ Response GetCluster(const Services& services, const Caller&, const Request&, con
   body["warnings"] =
       snapshot->topology ? snapshot->topology->warnings() : std::vector<std::string>{};
   body["inflight_slots"] = InflightJson(services.ledger->Counts());
+  body["wait_predictions"] = WaitRecordJson(services);
   return MakeJson(200, body);
 }
 

@@ -12,6 +12,8 @@
 #include "daemon/jobs/job_canceller.h"
 #include "daemon/jobs/job_tracker.h"
 #include "daemon/options.h"
+#include "daemon/placement/wait_coverage.h"
+#include "daemon/placement/wait_model.h"
 #include "daemon/submit/rate_limiter.h"
 #include "daemon/submit/submission_service.h"
 #include "daemon/submit/submitter.h"
@@ -56,6 +58,11 @@ struct Services {
   // GET /v1/placement answers kept until an input changes
   // (api/placement_answer_cache.h); null: every answer is computed.
   PlacementAnswerCache* placement_answers = nullptr;
+  // The wait predictor (GET /v1/queues/{name}/waits) and the coverage of
+  // its bounds on bplace's jobs (bplace status); null: the route answers
+  // 503 and no coverage is shown.
+  const WaitModel* waits = nullptr;
+  const WaitCoverage* wait_coverage = nullptr;
 
   // Whether bsub runs as the caller ([auth] mode = "multi-user").
   bool multi_user() const { return auth != nullptr && auth->policy().mode == AuthMode::kMultiUser; }

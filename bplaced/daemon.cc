@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -26,6 +27,7 @@
 #include "api/placement_answer_cache.h"
 #include "api/router.h"
 #include "bplaced/config_reload.h"
+#include "bplaced/event_log_poller.h"
 #include "bplaced/event_loop_thread.h"
 #include "bplaced/watchdog_pinger.h"
 #include "common/metrics.h"
@@ -36,6 +38,9 @@
 #include "daemon/daemon_metrics.h"
 #include "daemon/jobs/job_canceller.h"
 #include "daemon/jobs/job_tracker.h"
+#include "daemon/placement/job_waits.h"
+#include "daemon/placement/wait_coverage.h"
+#include "daemon/placement/wait_model.h"
 #include "daemon/state/audit_log.h"
 #include "daemon/state/job_journal.h"
 #include "daemon/state/job_store.h"
@@ -157,12 +162,18 @@ struct Wiring {
         submissions(submitter, tracker, &journal, clock, runner, lsf, config.exactly_once),
         reconciler(refresh.executor(), runner, clock, cache.store(), lsf, journal, submissions,
                    tracker, config.jobs.interval),
-        canceller(runner, lsf) {
+        canceller(runner, lsf),
+        events(refresh.executor(), clock, waits, EventsFor(config, cache)) {
     // GET /metrics (docs/api.md "GET /metrics"): runs counted as they finish,
     // the rest read from the snapshot and the counters at each scrape.
     cache.store().SetObserver([this](const ClusterSnapshot& before, const ClusterSnapshot& after) {
       daemon_metrics.OnPublish(before, after);
+      // The jobs tier's jobs teach the wait predictor unless the event log,
+      // which holds them too, is read (docs/design.md "Wait prediction").
+      LearnFromPublish(before, after, !events.readable(), waits, wait_coverage);
     });
+    submitter.SetWaitModel(&waits);
+    registry.AddCollector(WaitCollector(waits, wait_coverage));
     submitter.SetOnFinished(
         [this](const SubmissionResult& result) { daemon_metrics.CountSubmission(result); });
     registry.AddCollector(CoreCollector(cache, ledger, &limiter, clock));
@@ -186,6 +197,8 @@ struct Wiring {
     services.metrics = &registry;
     services.daemon_metrics = &daemon_metrics;
     services.placement_answers = &placement_answers;
+    services.waits = &waits;
+    services.wait_coverage = &wait_coverage;
     api::RegisterRoutes(router, services);
   }
 
@@ -194,6 +207,20 @@ struct Wiring {
     CacheOptions options = config.refresh;
     options.prefetch_user = user;
     options.ib_from_lsload = config.submit.ib.source == IbSource::kLsload;
+    return options;
+  }
+
+  // Where the event log is and how often it is read.
+  static EventLogPollerOptions EventsFor(const config::Config& config, const ClusterCache& cache) {
+    EventLogPollerOptions options;
+    options.events_file = config.waits.events_file;
+    options.env_dir = config.lsf.env_dir;
+    if (options.env_dir.empty()) {
+      const char* inherited = std::getenv("LSF_ENVDIR");
+      options.env_dir = inherited != nullptr ? inherited : "";
+    }
+    options.interval = config.refresh.load_interval;
+    options.cluster_name = [&cache] { return cache.Current()->identity.cluster_name; };
     return options;
   }
 
@@ -219,6 +246,10 @@ struct Wiring {
   lsf::MeteredCommandRunner runner;  // `subprocess`, every command counted (GET /metrics)
   const lsf::LsfInvoker lsf;
   InflightLedger ledger;
+  // The wait predictor and how its bounds fared (docs/design.md "Wait
+  // prediction"); before the cache, whose observer feeds them.
+  WaitModel waits;
+  WaitCoverage wait_coverage;
   ClusterCache cache;
   RefusalMemory memory;
   RateLimiter limiter;
@@ -229,6 +260,7 @@ struct Wiring {
   SubmissionService submissions;
   Reconciler reconciler;
   JobCanceller canceller;
+  EventLogPoller events;                        // LSF's event log -> waits
   api::PlacementAnswerCache placement_answers;  // GET /v1/placement answers until an input changes
   api::Services services;
   api::Router router;
@@ -457,6 +489,7 @@ void StopOnSignal(boost::asio::signal_set& signals, boost::asio::signal_set& han
     wiring.cache.Stop();
     wiring.tracker.Stop();
     wiring.reconciler.Stop();
+    wiring.events.Stop();
     hangup.cancel();
     if (wiring.local_probe) wiring.local_probe->Stop();
     wiring.server->Stop([&wiring] {
@@ -506,6 +539,7 @@ Result<void> Daemon::Run() {
   StartLocalProbe(wiring, config, options_);
   wiring.tracker.Start();
   wiring.reconciler.Start();
+  wiring.events.Start();
   Reloading reloading;
   reloading.running = config;
   reloading.path = options_.config_path;

@@ -287,8 +287,13 @@ int RunQueues(const GlobalOptions& options, const std::string& name, bool names_
   Client client;
   if (!client.Open(options, kDefaultTimeout)) return Code(ExitCode::kUsage);
   if (!name.empty()) {
-    return client.Show("/v1/queues/" + PercentEncode(name), [](const json& body) {
+    const int shown = client.Show("/v1/queues/" + PercentEncode(name), [](const json& body) {
       std::cout << RenderQueues({{"queues", json::array({body})}}, OutputWidth());
+    });
+    // --json prints the queue's answer alone, as before.
+    if (shown != Code(ExitCode::kOk) || client.json_output()) return shown;
+    return client.Show("/v1/queues/" + PercentEncode(name) + "/waits", [](const json& body) {
+      std::cout << RenderQueueWaits(body, OutputWidth());
     });
   }
   return client.Show("/v1/queues", [&](const json& body) {

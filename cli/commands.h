@@ -41,7 +41,8 @@ int RunPlace(const GlobalOptions& options, const std::string& host, const std::s
 // so that a job is never submitted twice.
 int RunSubmit(const GlobalOptions& options, const std::vector<std::string>& args);
 
-// GET /v1/queues (`names_only`: one name a line), or GET /v1/queues/{name}.
+// GET /v1/queues (`names_only`: one name a line), or GET /v1/queues/{name}
+// and (without --json) its /waits: the expected start per job size in words.
 int RunQueues(const GlobalOptions& options, const std::string& name, bool names_only);
 
 // GET /v1/jobs with the filters given (empty ones left out).

@@ -198,7 +198,12 @@ std::string RenderPlacement(const json& placement, std::size_t width) {
   const std::string chosen = Text(placement, "chosen");
   const std::string host = Text(placement, "host");
   out += chosen == "-" ? "No queue can take the job" : "Chosen: " + chosen;
-  out += " (for " + Text(placement, "user") + (host == "-" ? "" : " on " + host) + ")\n";
+  out += " (for " + Text(placement, "user") + (host == "-" ? "" : " on " + host) + ")";
+  const json& first = Array(placement, "candidates");
+  if (chosen != "-" && !first.empty() && first[0].contains("expected_start")) {
+    out += ": " + Text(first[0]["expected_start"], "summary");
+  }
+  out += "\n";
   if (placement.contains("host_ib")) {
     out += "InfiniBand of " + host + ": " + IbText(placement["host_ib"]) + "\n";
   }
@@ -206,12 +211,13 @@ std::string RenderPlacement(const json& placement, std::size_t width) {
   if (!candidates.empty()) {
     out += "Candidates, best first:\n";
     Table table{{"QUEUE", "STATUS", "PRIO", "PEND", "RUN", "FREE", "LIMITED_BY", "STARTS_NOW",
-                 "SLOTS_TO_FREE"},
+                 "SLOTS_TO_FREE", "EXPECTED_START"},
                 {}};
     for (const json& c : candidates) {
       table.rows.push_back({Text(c, "queue"), Text(c, "status"), Text(c, "prio"), Text(c, "pend"),
                             Text(c, "run"), Text(c, "free_slots"), Text(c, "limited_by"),
-                            Text(c, "starts_now"), Text(c, "slots_to_free")});
+                            Text(c, "starts_now"), Text(c, "slots_to_free"),
+                            Text(c.value("expected_start", json::object()), "summary")});
     }
     out += RenderTable(table, width);
   }
@@ -233,6 +239,22 @@ std::string RenderQueues(const json& queues, std::size_t width) {
                           Text(q, "hosts_usable") + "/" + Text(q, "hosts_admitted")});
   }
   return RenderTable(table, width);
+}
+
+std::string RenderQueueWaits(const json& waits, std::size_t width) {
+  std::string out = "Expected start in " + Text(waits, "queue") + " for a job that must wait:\n";
+  Table table{{"SLOTS", "EXPECTED_START", "METHOD", "SAMPLES"}, {}};
+  for (const json& entry : Array(waits, "estimates")) {
+    const json estimate = entry.value("expected_start", json::object());
+    table.rows.push_back({Text(entry, "slots"), Text(estimate, "summary"), Text(estimate, "method"),
+                          Text(estimate, "samples")});
+  }
+  out += RenderTable(table, width);
+  const json& recent = Array(waits, "recent_waits_s");
+  if (recent.empty()) return out + "No waits seen yet.\n";
+  out += "Recent waits (s, newest first):";
+  for (std::size_t i = 0; i < recent.size() && i < 20; ++i) out += " " + recent[i].dump();
+  return out + "\n";
 }
 
 std::string RenderJobs(const json& jobs, std::size_t width) {
@@ -344,6 +366,20 @@ std::string RenderStatus(const StatusAnswers& answers, std::size_t width) {
   out += RenderTable(tiers, width);
   for (const json& warning : Array(cluster, "warnings")) {
     out += "warning: " + (warning.is_string() ? warning.get<std::string>() : warning.dump()) + "\n";
+  }
+  const json record = cluster.value("wait_predictions", json());
+  if (record.is_object()) {
+    const std::string percent =
+        std::to_string(static_cast<int>(std::lround(record.value("quantile", 0.95) * 100))) + "%";
+    out += "Wait bounds: " + Text(record, "within_bound") + " of " + Text(record, "predictions") +
+           " jobs bplace submitted started within their " + percent + " bound";
+    const json coverage = record.value("coverage", json());
+    if (coverage.is_number()) {
+      char text[16];
+      std::snprintf(text, sizeof text, "%.2f", coverage.get<double>());
+      out += std::string(" (coverage ") + text + ")";
+    }
+    out += "; " + Text(record, "learned") + " waits learned\n";
   }
   Table sick{{"HOST", "STATUS", "IB"}, {}};
   const json& all = Array(hosts, "hosts");

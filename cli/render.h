@@ -37,6 +37,10 @@ std::string RenderQueues(const nlohmann::json& queues, std::size_t width);
 
 // GET /v1/jobs: one row per job, newest first, and the cursor of the next
 // page when there is one.
+// GET /v1/queues/{name}/waits: each slot-count class's expected start in
+// words (the daemon's `summary`), then the newest waits.
+std::string RenderQueueWaits(const nlohmann::json& waits, std::size_t width);
+
 std::string RenderJobs(const nlohmann::json& jobs, std::size_t width);
 
 // GET /v1/jobs/{id}: one "name: value" line per field that has a value

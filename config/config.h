@@ -43,6 +43,7 @@ struct Config {
   api::ApiOptions api;              // [server] max_staleness_s; [submit] max_slots
   lsf::InvokerOptions lsf;          // [lsf] bin_dir, env_dir, command_timeout_s
   CacheOptions refresh;             // [lsf] load_refresh_s, topology_refresh_s
+  WaitFeedOptions waits;            // [lsf] events_file
   SubmitterOptions submit;          // [submit] max_attempts; [placement]; [ib] the daemon's keys
   ExactlyOnceOptions exactly_once;  // [submit] check_lsf_for_key
   rdma::ProbeOptions probe;         // [ib] the probe's keys

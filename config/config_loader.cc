@@ -527,6 +527,8 @@ const KeySpec kLsfKeys[] = {
     {"topology_refresh_s",
      [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.topology_interval); }, kLive,
      BPLACE_FIELD(refresh.topology_interval)},
+    {"events_file", [](const Field& f, Config& c) { ReadString(f, c.waits.events_file); }, kRestart,
+     BPLACE_FIELD(waits.events_file)},
 };
 
 const KeySpec kSubmitKeys[] = {

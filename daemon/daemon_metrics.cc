@@ -184,4 +184,46 @@ metrics::Collector CoreCollector(const ClusterCache& cache, const InflightLedger
   };
 }
 
+metrics::Collector WaitCollector(const WaitModel& model, const WaitCoverage& coverage) {
+  return [&model, &coverage] {
+    CollectedFamily predictions{
+        "bplace_wait_predictions_total",
+        "Jobs bplace submitted that started, whose placement gave a wait bound, by queue.",
+        MetricType::kCounter,
+        {"queue"},
+        {}};
+    CollectedFamily within{"bplace_wait_within_bound_total",
+                           "Of bplace_wait_predictions_total, jobs that started within the bound.",
+                           MetricType::kCounter,
+                           {"queue"},
+                           {}};
+    for (const auto& [queue, counts] : coverage.ByQueue()) {
+      predictions.samples.push_back({{queue}, static_cast<double>(counts.predictions)});
+      within.samples.push_back({{queue}, static_cast<double>(counts.within_bound)});
+    }
+    std::vector<CollectedFamily> families{std::move(predictions), std::move(within)};
+    const QueueCoverage total = coverage.Total();
+    if (total.predictions > 0) {
+      families.push_back(
+          {"bplace_wait_coverage_ratio",
+           "Share of bplace's started jobs whose wait was within the bound.",
+           MetricType::kGauge,
+           {},
+           {{{},
+             static_cast<double>(total.within_bound) / static_cast<double>(total.predictions)}}});
+    }
+    families.push_back({"bplace_waits_learned_total",
+                        "Waits the predictor learned (the event log, or bplace's jobs).",
+                        MetricType::kCounter,
+                        {},
+                        {{{}, static_cast<double>(model.learned())}}});
+    families.push_back({"bplace_waits_left_out_total",
+                        "Waits left out: inconsistent times, or the queue was not dispatching.",
+                        MetricType::kCounter,
+                        {},
+                        {{{}, static_cast<double>(model.left_out())}}});
+    return families;
+  };
+}
+
 }  // namespace bplace

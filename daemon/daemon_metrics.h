@@ -16,6 +16,8 @@
 #include "common/result.h"
 #include "daemon/cluster/snapshot.h"
 #include "daemon/placement/placement.h"
+#include "daemon/placement/wait_coverage.h"
+#include "daemon/placement/wait_model.h"
 #include "daemon/submit/submitter.h"
 
 namespace bplace {
@@ -112,5 +114,13 @@ std::vector<metrics::CollectedFamily> RateLimitFamilies(const RateLimiter* limit
 // an LSF command. All references must outlive the collector.
 metrics::Collector CoreCollector(const ClusterCache& cache, const InflightLedger& ledger,
                                  const RateLimiter* limiter, const Clock& clock);
+
+// The wait predictor's families (docs/api.md "GET /metrics"), read at each
+// scrape: bplace_wait_predictions_total and bplace_wait_within_bound_total
+// by queue (bplace's jobs that started, compared with the bound their
+// placement gave), bplace_wait_coverage_ratio (within / predictions, all
+// queues; absent before the first), bplace_waits_learned_total and
+// bplace_waits_left_out_total. Both must outlive the collector.
+metrics::Collector WaitCollector(const WaitModel& model, const WaitCoverage& coverage);
 
 }  // namespace bplace

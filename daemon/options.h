@@ -108,6 +108,14 @@ struct JobLookupOptions {
   std::size_t max_callers = 1024;
 };
 
+// Where the wait predictor learns from (docs/design.md "Wait prediction").
+struct WaitFeedOptions {
+  // LSF's event log ([lsf] events_file). Empty: LSB_SHAREDIR/<cluster>/
+  // logdir/lsb.events, LSB_SHAREDIR from LSF_ENVDIR/lsf.conf and the
+  // cluster from lsid; "none": not read (the jobs tier's own jobs teach).
+  std::string events_file;
+};
+
 // How the jobs tier runs ([jobs] in the config file).
 struct JobTrackerOptions {
   // One bjobs for every followed job, per interval, however many callers

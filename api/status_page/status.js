@@ -199,7 +199,18 @@
     return queue.max === null ? null : Math.max(0, queue.max - queue.run - queue.susp);
   }
 
-  function renderQueues(queues) {
+  // When a one-slot job would start in each queue, in the daemon's words
+  // (GET /v1/placement: candidates' expected_start.summary), by queue.
+  function expectedStarts(placement) {
+    const starts = new Map();
+    if (!placement || !Array.isArray(placement.candidates)) return starts;
+    for (const c of placement.candidates) {
+      if (c.expected_start && c.expected_start.summary) starts.set(c.queue, c.expected_start.summary);
+    }
+    return starts;
+  }
+
+  function renderQueues(queues, starts) {
     const sorted = [...queues].sort((a, b) => b.pend - a.pend || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const fragment = document.createDocumentFragment();
     for (const queue of sorted) {
@@ -223,7 +234,8 @@
         'nums',
         `PEND ${queue.pend} \u00b7 RUN ${queue.run} \u00b7 FREE ${free === null ? '- (no MAX)' : free}` +
           `${queue.inflight ? ` \u00b7 in flight ${queue.inflight}` : ''} \u00b7 ${queue.status}` +
-          ` \u00b7 hosts ${queue.hosts_usable}/${queue.hosts_admitted} usable`,
+          ` \u00b7 hosts ${queue.hosts_usable}/${queue.hosts_admitted} usable` +
+          `${starts.has(queue.name) ? ` \u00b7 a 1-slot job: ${starts.get(queue.name)}` : ''}`,
       );
       item.append(name, bar, nums);
       fragment.append(item);
@@ -293,9 +305,9 @@
   async function update() {
     const problems = [];
     const settle = (promise) => promise.then((v) => v, (e) => e);
-    const [cluster, ready, queues, hosts, jobs] = await Promise.all([
+    const [cluster, ready, queues, hosts, jobs, placement] = await Promise.all([
       settle(getJson('/v1/cluster')), settle(getJson('/readyz')), settle(getJson('/v1/queues')),
-      settle(getJson('/v1/hosts')), settle(loadJobs()),
+      settle(getJson('/v1/hosts')), settle(loadJobs()), settle(getJson('/v1/placement')),
     ]);
     if (cluster instanceof Error) {
       problems.push(cluster.message);
@@ -319,7 +331,7 @@
     }
     if (ready instanceof Error && ready.status !== 0) problems.push(`not ready: ${ready.message}`);
     if (queues instanceof Error) problems.push(queues.message);
-    else renderQueues(queues.queues);
+    else renderQueues(queues.queues, expectedStarts(placement instanceof Error ? null : placement));
     if (hosts instanceof Error) problems.push(hosts.message);
     else renderHosts(hosts.hosts, state.groups);
     const jobsProblem = renderJobs(jobs);
@@ -333,6 +345,10 @@
       ages.push(`topology ${ageText(cluster.topology ? cluster.topology.age_s : null)} old`);
     }
     if (!(jobs instanceof Error)) ages.push(`jobs ${ageText(jobs.age_s)} old`);
+    const record = cluster instanceof Error ? null : cluster.wait_predictions;
+    if (record && record.predictions > 0) {
+      ages.push(`wait bounds held for ${record.within_bound} of ${record.predictions} jobs (${Math.round(record.quantile * 100)}% bound)`);
+    }
     ages.push(state.lastGood ? `page updated ${state.lastGood.toLocaleTimeString()}` : 'no data yet');
     ages.push(`every ${refreshSeconds()} s`);
     $('ages').textContent = ages.join(' \u00b7 ');

@@ -310,6 +310,37 @@ lsf::JobRecord ReadRecord(const json& j) {
   return r;
 }
 
+json PredictionJson(const std::optional<StartPrediction>& prediction) {
+  if (!prediction) return json();
+  return {{"method", prediction->method},
+          {"p50_s", prediction->p50_s ? json(*prediction->p50_s) : json()},
+          {"bound_s", prediction->bound_s ? json(*prediction->bound_s) : json()},
+          {"quantile", prediction->quantile},
+          {"confidence", prediction->confidence},
+          {"samples", prediction->samples}};
+}
+
+std::optional<std::int64_t> ReadSeconds(const json& value) {
+  if (!value.is_number_integer()) return std::nullopt;
+  return value.get<std::int64_t>();
+}
+
+std::optional<StartPrediction> ReadPrediction(const json& value) {
+  if (!value.is_object() || !value.contains("method") || !value["method"].is_string()) {
+    return std::nullopt;
+  }
+  StartPrediction prediction;
+  prediction.method = value["method"].get<std::string>();
+  prediction.p50_s = ReadSeconds(value.value("p50_s", json()));
+  prediction.bound_s = ReadSeconds(value.value("bound_s", json()));
+  const json quantile = value.value("quantile", json());
+  const json confidence = value.value("confidence", json());
+  prediction.quantile = quantile.is_number() ? quantile.get<double>() : 0.0;
+  prediction.confidence = confidence.is_number() ? confidence.get<double>() : 0.0;
+  prediction.samples = ReadSeconds(value.value("samples", json())).value_or(0);
+  return prediction;
+}
+
 }  // namespace
 
 TrackedJob ToTracked(const JobKey& key, const JobView& view) {
@@ -327,6 +358,7 @@ TrackedJob ToTracked(const JobKey& key, const JobView& view) {
                        {"submitted_by_bplace", view.submitted_by_bplace},
                        {"idempotency_key", view.idempotency_key},
                        {"requested_queue", view.requested_queue},
+                       {"predicted_start", PredictionJson(view.predicted_start)},
                        {"left_lsf", view.left_lsf},
                        {"left_lsf_at", OptionalTime(view.left_lsf_at)},
                        {"misses", view.misses},
@@ -362,6 +394,7 @@ Result<std::pair<JobKey, JobView>> FromTracked(const TrackedJob& row) {
   view.idempotency_key = record.value("idempotency_key", "");
   view.labels = row.labels;
   view.requested_queue = record.value("requested_queue", "");
+  view.predicted_start = ReadPrediction(record.value("predicted_start", json()));
   view.submitted_at = row.submitted_at;
   view.last_seen_in_lsf = row.last_seen_in_lsf;
   view.left_lsf = record.value("left_lsf", false);

@@ -36,6 +36,18 @@ struct JobKey {
   friend auto operator<=>(const JobKey&, const JobKey&) = default;
 };
 
+// What bplace told the submitter of a job about when it would start
+// (the chosen candidate's expected_start, docs/api.md "GET /v1/placement"),
+// kept with the job so that the realised wait can be compared with it.
+struct StartPrediction {
+  std::string method;  // WaitMethodName: "starts_now", "class_history", ...
+  std::optional<std::int64_t> p50_s;
+  std::optional<std::int64_t> bound_s;  // none: no time was promised
+  double quantile = 0.0;
+  double confidence = 0.0;
+  std::int64_t samples = 0;
+};
+
 // One followed job. `lsf` is LSF's last word on it (status "SUBMITTED"
 // until bjobs has shown it); the rest is what bplace adds.
 struct JobView {
@@ -54,6 +66,8 @@ struct JobView {
   std::map<std::string, std::string> labels;
   std::string requested_queue;
   std::optional<SystemTime> submitted_at;  // when bplace got the job id (or first asked)
+  // Submitted through bplace: what its placement said about its start.
+  std::optional<StartPrediction> predicted_start;
   // When bjobs last listed the job: the state above is LSF's as of then.
   std::optional<SystemTime> last_seen_in_lsf;
   // Successful refreshes in a row whose bjobs did not list the job (counted

@@ -343,6 +343,23 @@ void RankByStart(const PlacementContext& context, const PlacementRequest& reques
                             : candidate.waiting() == 0);
 }
 
+// When a job placed in `candidate` can expect to start: the wait model's
+// estimate for the queue it waits in, or kNoHistory without a model.
+WaitEstimate ExpectedStart(const PlacementContext& context, const Candidate& candidate) {
+  if (context.waits == nullptr) {
+    WaitEstimate none;
+    none.quantile = WaitPredictorOptions{}.quantile;
+    return none;
+  }
+  WaitQuery query;
+  query.queue = candidate.lands_in.empty() ? candidate.queue : candidate.lands_in;
+  query.slots = candidate.slots;
+  query.starts_now = candidate.starts_now;
+  query.backlog = static_cast<double>(candidate.slots_to_free()) /
+                  static_cast<double>(std::max<std::int64_t>(1, candidate.capacity));
+  return context.waits->Predict(query);
+}
+
 // The candidate with the numbers that rank it. A queue known to be
 // rewritten to another (context.rewrites) is ranked by the counters of the
 // queue its jobs land in: that is where the job will wait.
@@ -468,6 +485,9 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
     placement.candidates.push_back(MakeCandidate(snapshot, context, request, queue, status,
                                                  counters, counts, *host, std::move(admission)));
   }
+  for (Candidate& candidate : placement.candidates) {
+    candidate.expected_start = ExpectedStart(context, candidate);
+  }
   std::sort(placement.candidates.begin(), placement.candidates.end(), RanksBefore);
   return placement;
 }
@@ -501,6 +521,13 @@ bool RanksBefore(const Candidate& a, const Candidate& b) {
     return std::make_tuple(a.waiting(), -room(a), a.run, by_name(a)) <
            std::make_tuple(b.waiting(), -room(b), b.run, by_name(b));
   }
+  // A known bound before none, then the smaller (docs/api.md "How bplace
+  // ranks queues").
+  const auto bound = [](const Candidate& c) {
+    const auto& b = c.expected_start.bound;
+    return std::make_pair(!b.has_value(), b ? b->count() : 0);
+  };
+  if (bound(a) != bound(b)) return bound(a) < bound(b);
   // slots_to_free / capacity, compared without division (capacity >= 1).
   const std::int64_t left =
       Bounded(a.slots_to_free()) * Bounded(std::max<std::int64_t>(1, b.capacity));

@@ -12,6 +12,7 @@
 #include "common/result.h"
 #include "daemon/cluster/snapshot.h"
 #include "daemon/cluster/topology.h"
+#include "daemon/placement/wait_model.h"
 
 namespace bplace {
 
@@ -62,6 +63,9 @@ struct PlacementContext {
   // With require_ib: whether hosts of unknown InfiniBand health may be
   // chosen ([ib] allow_unknown). They are flagged in the answer either way.
   bool allow_unknown_ib = true;
+  // The waits LSF gave earlier jobs (docs/design.md "Wait prediction"):
+  // each candidate's expected start. Null: no history (kNoHistory).
+  const WaitModel* waits = nullptr;
 };
 
 // A queue that may take the job, with what ranked it.
@@ -95,6 +99,10 @@ struct Candidate {
   std::string_view limited_by;  // a static name, or empty
   std::int64_t capacity = 0;
   bool starts_now = false;
+  // When the job can expect to start (WaitModel::Predict for the queue it
+  // waits in, its slots, starts_now and its backlog share
+  // slots_to_free / capacity).
+  WaitEstimate expected_start;
 
   // Slots ahead of the job: pending, and submitted by bplace since the count.
   std::int64_t waiting() const { return pend + inflight; }
@@ -166,9 +174,11 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
 // that dispatches (Active) first; then one where the job starts now; among
 // those that start now, fewest slots waiting (pend + inflight), most free
 // slots (no known limit counts as most), fewest running; among those that
-// must wait, the smallest share of the queue's capacity that must free up
-// first (slots_to_free / capacity), then fewest waiting, fewest running;
-// then higher PRIO, then name. A strict weak order; pure.
+// must wait, one whose expected start has a bound before one without (a
+// known time before an unknown one), the smaller bound first, then the
+// smallest share of the queue's capacity that must free up first
+// (slots_to_free / capacity), then fewest waiting, fewest running; then
+// higher PRIO, then name. A strict weak order; pure.
 bool RanksBefore(const Candidate& a, const Candidate& b);
 
 }  // namespace bplace

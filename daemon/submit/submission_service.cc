@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "daemon/placement/job_waits.h"
 #include "daemon/state/audit_log.h"
 #include "daemon/submit/caller_jobs.h"
 
@@ -232,6 +233,14 @@ void SubmissionService::Follow(const SubmissionCall& call, const SubmissionResul
   view.idempotency_key = call.idempotency_key.value_or("");
   view.labels = call.labels;
   view.requested_queue = result.requested_queue;
+  if (result.placement) {
+    for (const Candidate& candidate : result.placement->candidates) {
+      if (candidate.queue == result.requested_queue) {
+        view.predicted_start = ToPrediction(candidate.expected_start);
+        break;
+      }
+    }
+  }
   view.submitted_at = clock_.SystemNow();
   view.updated_at = *view.submitted_at;
   tracker_.AddSubmitted(JobKey{*number, 0}, std::move(view));

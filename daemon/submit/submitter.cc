@@ -203,6 +203,9 @@ Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
   // stamp, and an answer whose stamp still matches later is current.
   const auto snapshot = cache_.Current();
   PlacementStamp stamp;
+  // Read before the model is: a wait learned meanwhile makes the stamp
+  // older than the answer, never newer.
+  stamp.wait_generation = waits_ != nullptr ? waits_->generation() : 0;
   const auto inflight = ledger_.Counts(&stamp.ledger_version);
   const SystemTime now = clock_.SystemNow();
   RefusalMemory::ReadStamp refusals_read;
@@ -222,6 +225,7 @@ Result<Placement> Submitter::PlaceLocked(const PlacementRequest& request,
   const std::shared_ptr<const Policy> policy = policy_.load();
   context.excluded_queues = &policy->excluded_queues;
   context.allow_unknown_ib = policy->options.ib.allow_unknown;
+  context.waits = waits_;
   if (stamped != nullptr) {
     stamp.snapshot_generation = snapshot->generation;
     stamp.policy_generation = policy->generation;
@@ -259,6 +263,7 @@ PlacementStamp Submitter::Stamp(const std::string& user) const {
   stamp.policy_generation = policy_.load()->generation;
   stamp.ledger_version = ledger_.version();
   stamp.refusal_version = memory_.version();
+  stamp.wait_generation = waits_ != nullptr ? waits_->generation() : 0;
   stamp.permissions = cache_.Permissions(user);
   return stamp;
 }

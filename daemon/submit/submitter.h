@@ -183,6 +183,7 @@ struct PlacementStamp {
   std::uint64_t policy_generation = 0;    // counts Submitter::SetOptions calls
   std::uint64_t ledger_version = 0;       // InflightLedger::version
   std::uint64_t refusal_version = 0;      // RefusalMemory::version
+  std::uint64_t wait_generation = 0;      // WaitModel::generation (0 without a model)
   // LSF's permission answer for the user (ClusterCache::Permissions), null
   // when none is cached. Held, so that an equal pointer is the same answer
   // (its address cannot be reused while a stamp holds it).
@@ -237,6 +238,11 @@ class Submitter {
   // cache's tiers were built for; max_attempts, which the HTTP handler
   // deadline was sized for) as it was. Thread-safe, never blocks.
   void SetOptions(SubmitterOptions options);
+
+  // The wait model every placement reads candidates' expected starts from
+  // (PlacementContext::waits); null (the default): none. Set it before the
+  // first placement; `waits` must outlive the submitter.
+  void SetWaitModel(const WaitModel* waits) { waits_ = waits; }
 
   // Ranks queues for `request` from the cached snapshot without running any
   // LSF command. Uses LSF's permission answer for the user when cached,
@@ -322,6 +328,7 @@ class Submitter {
   std::atomic<std::uint64_t> policy_generations_{0};  // the last Policy::generation given
   mutable std::atomic<std::uint64_t> placements_computed_{0};
   RateLimiter* const limiter_;
+  const WaitModel* waits_ = nullptr;
   std::function<void(const SubmissionResult&)> on_finished_;  // may be empty
   // Makes "rank with the current in-flight counts, then reserve the winner"
   // one step, so concurrent requests see each other's reservations.

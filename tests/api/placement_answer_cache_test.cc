@@ -199,7 +199,21 @@ TEST(PlacementAnswerCacheTest, ConcurrentLookupsAndInsertionsStayWithinTheBound)
 
 class PlacementAnswerRouteTest : public HandlersTest {
  protected:
-  PlacementAnswerRouteTest() { services_.placement_answers = &answers_; }
+  PlacementAnswerRouteTest() {
+    services_.placement_answers = &answers_;
+    submitter_.SetWaitModel(&waits_);
+  }
+
+  // Teaches the wait model `count` waits of `queue`, `base_s` seconds and up.
+  void LearnWaits(const std::string& queue, int count, std::int64_t base_s) {
+    for (int i = 0; i < count; ++i) {
+      WaitObservation wait;
+      wait.queue = queue;
+      wait.submitted = clock_.SystemNow() - std::chrono::hours(1);
+      wait.started = wait.submitted + std::chrono::seconds(base_s + (i * 53) % 600);
+      waits_.Observe(wait);
+    }
+  }
 
   // GET /v1/placement?`query` as the daemon's user (admin), cache on.
   Response Cached(const std::string& query) {
@@ -238,6 +252,7 @@ class PlacementAnswerRouteTest : public HandlersTest {
     return response.body();
   }
 
+  WaitModel waits_;
   PlacementAnswerCache answers_;
 };
 
@@ -319,6 +334,21 @@ TEST_F(PlacementAnswerRouteTest, ARefusalThatEndsByTimeAloneGivesTheNewAnswer) {
   // Nothing but time changed, and the refusal is over.
   clock_.Advance(1ms);
   EXPECT_THAT(ExpectCurrent("queue=qa"), Not(HasSubstr("rejected_by_lsf")));
+}
+
+TEST_F(PlacementAnswerRouteTest, ANewWaitGivesTheNewAnswer) {
+  Ready();
+  const std::string before = ExpectCurrent("queue=qa");
+  EXPECT_EQ(json::parse(before)["candidates"][0]["expected_start"]["method"], "no_history");
+  const std::uint64_t placed = submitter_.placements_computed();
+  // The only input that changes: one wait of qa learned.
+  LearnWaits("qa", 1, 120);
+  const std::string after = ExpectCurrent("queue=qa");
+  EXPECT_GT(submitter_.placements_computed(), placed) << "not served from the cache";
+  EXPECT_NE(after, before);
+  const json expected = json::parse(after)["candidates"][0]["expected_start"];
+  EXPECT_EQ(expected["samples"], 1);
+  EXPECT_NE(expected["method"], "no_history");
 }
 
 TEST_F(PlacementAnswerRouteTest, APolicyReloadGivesTheNewAnswer) {
@@ -443,6 +473,12 @@ TEST_F(GeneratedClusterAnswerTest, CachedAnswersEqualTheUncachedBytesFirstAgainA
   const auto snapshot = cache_.Current();
   ASSERT_GE(snapshot->topology->queues().size(), 300u);
   ASSERT_GE(snapshot->load->hosts.size(), 5000u);
+  // Waits for some queues: the answers carry QBETS bounds, bounds from few
+  // waits and no history, and rank the queues that must wait by them.
+  const auto& named = snapshot->topology->queues();
+  for (std::size_t q = 0; q < named.size(); q += 4) {
+    LearnWaits(named[q].definition.name, q % 8 == 0 ? 70 : 4, static_cast<std::int64_t>(q));
+  }
 
   const std::vector<std::string> users = {"alice", c.permitted_user, "nobody_listed"};
   std::vector<std::string> hosts = {"", "no_such_host"};

@@ -23,6 +23,7 @@
 #include "daemon/cluster/snapshot.h"
 #include "daemon/cluster/topology.h"
 #include "daemon/placement/placement.h"
+#include "daemon/placement/wait_model.h"
 #include "lsf_adapter/bhosts_parser.h"
 #include "lsf_adapter/bqueues_long_parser.h"
 #include "lsf_adapter/bqueues_parser.h"
@@ -212,6 +213,21 @@ TEST_F(AdmissionEquivalenceTest, AnswersPlacementsByteForByteAsBefore) {
   PlacementContext context;
   context.inflight_slots = &inflight;
   const SystemTime now{std::chrono::seconds(1'800'000'000)};
+  // Waits learned for every third queue (enough for a QBETS bound in some,
+  // too few in others), so that the answers carry expected starts of every
+  // kind and the ranking by bound takes part in the comparison.
+  WaitModel waits;
+  const auto& queues = before.topology->queues();
+  for (std::size_t q = 0; q < queues.size(); q += 3) {
+    for (std::size_t i = 0; i < (q % 2 == 0 ? 70u : 5u); ++i) {
+      WaitObservation wait;
+      wait.queue = queues[q].definition.name;
+      wait.submitted = now - std::chrono::hours(2);
+      wait.started = wait.submitted + std::chrono::seconds(30 + (i * 37 + q * 11) % 900);
+      waits.Observe(wait);
+    }
+  }
+  context.waits = &waits;
   int compared = 0;
   for (const std::string& user : users) {
     for (const auto& host : hosts) {

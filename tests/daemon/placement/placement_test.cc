@@ -1054,6 +1054,77 @@ TEST(PlaceStartTest, AmongQueuesThatMustWaitTheSmallestShareOfCapacityToFreeWins
   EXPECT_EQ(placement->candidates[0].capacity, 200);
 }
 
+// The waits LSF gave `queue`'s jobs: `count` waits of `base` .. base+count-1 s.
+void Learn(WaitModel& model, const std::string& queue, int count, std::int64_t base) {
+  for (int i = 0; i < count; ++i) {
+    WaitObservation wait;
+    wait.queue = queue;
+    wait.submitted = SystemTime{} + std::chrono::hours(1);
+    wait.started = wait.submitted + std::chrono::seconds(base + i);
+    model.Observe(wait);
+  }
+}
+
+TEST(PlaceStartTest, AmongQueuesThatMustWaitTheSmallerLearnedBoundWins) {
+  // By share of capacity `wide` would win (a quarter against all of
+  // narrow); narrow's jobs have started within minutes, wide's took hours.
+  const ClusterSnapshot snapshot =
+      SnapshotBuilder()
+          .Queue("wide", {"hg_wide/"}, {"all"}, "Open:Active", 50, 200)
+          .Queue("narrow", {"node09"}, {"all"}, "Open:Active", 10, 10)
+          .Queue("unknown", {"node10"}, {"all"}, "Open:Active", 1, 1)
+          .HostGroup("hg_wide", {"node01", "node02", "node03", "node04"})
+          .Host("node01")
+          .Slots(50, 50)
+          .Host("node02")
+          .Slots(50, 50)
+          .Host("node03")
+          .Slots(50, 50)
+          .Host("node04")
+          .Slots(50, 50)
+          .Host("node09")
+          .Slots(10, 10)
+          .Host("node10")
+          .Slots(1, 1)
+          .Build();
+  WaitModel waits;
+  Learn(waits, "wide", 70, 3600);
+  Learn(waits, "narrow", 70, 60);
+  PlacementContext context;
+  context.waits = &waits;
+  const auto placement = Place(snapshot, context, Request());
+  ASSERT_TRUE(placement) << placement.error().message;
+  // A known bound before none; the smaller first.
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("narrow", "wide", "unknown"));
+  const WaitEstimate& narrow = placement->candidates[0].expected_start;
+  EXPECT_NE(narrow.method, WaitMethod::kNoHistory);
+  ASSERT_TRUE(narrow.bound.has_value());
+  EXPECT_LE(narrow.bound->count(), 60 + 69);
+  EXPECT_GE(narrow.bound->count(), 60 + 60);
+  EXPECT_EQ(placement->candidates[2].expected_start.method, WaitMethod::kNoHistory);
+  // Without a model the share of capacity decides, as before.
+  const auto plain = Place(snapshot, {}, Request());
+  ASSERT_TRUE(plain);
+  EXPECT_THAT(CandidateNames(*plain), ElementsAre("wide", "narrow", "unknown"));
+}
+
+TEST(PlaceStartTest, AJobThatStartsNowIsToldSoWhateverTheHistory) {
+  const ClusterSnapshot snapshot = SnapshotBuilder()
+                                       .Queue("qa", {"node01"}, {"all"}, "Open:Active", 0, 0)
+                                       .Host("node01")
+                                       .Slots(4, 0)
+                                       .Build();
+  WaitModel waits;
+  Learn(waits, "qa", 70, 3600);
+  PlacementContext context;
+  context.waits = &waits;
+  const auto placement = Place(snapshot, context, Request());
+  ASSERT_TRUE(placement) << placement.error().message;
+  ASSERT_TRUE(placement->candidates[0].starts_now);
+  EXPECT_EQ(placement->candidates[0].expected_start.method, WaitMethod::kStartsNow);
+  EXPECT_EQ(placement->candidates[0].expected_start.p50, std::chrono::seconds(0));
+}
+
 TEST(PlaceStartTest, InFlightSlotsTakeFreeSlotsBeforeTheJob) {
   const ClusterSnapshot snapshot = SnapshotBuilder()
                                        .Queue("qa", {"node01"}, {"all"}, "Open:Active", 0, 0, 50)
@@ -1093,6 +1164,9 @@ TEST(PlaceStartTest, RanksBeforeIsAStrictWeakOrder) {
           c.slots = 1;
           c.prio = static_cast<int>(pend % 2);
           c.starts_now = active && (free ? *free >= pend + 1 : pend == 0);
+          // No bound, or one of two sizes.
+          if (n % 3 == 1) c.expected_start.bound = std::chrono::seconds(60);
+          if (n % 3 == 2) c.expected_start.bound = std::chrono::seconds(600);
           grid.push_back(c);
         }
       }

@@ -1,0 +1,167 @@
+// The wait predictor live (bench/README.md "Wait prediction (issue 23)",
+// live on lsfsim): the real bplaced against the LSF simulator
+// with a scheduling clock, jobs submitted through bplace faster than the
+// cluster runs them, and the coverage of the bounds bplace gave them,
+// read from bplace itself (GET /v1/cluster `wait_predictions`, /metrics).
+//
+//   wait_live_bench run [--jobs 240] [--interval-ms 500] [--gap-ms 150] [--seed 1]
+//   wait_live_bench smoke (20 jobs: the ctest wait_live_bench_smoke)
+//
+// The cluster (written here): queue `fast` on three hosts of 2 slots,
+// queue `slow` on one host of 2 slots, one slot per job. Every
+// `interval-ms` the bench runs `lsfsim schedule --run` (a dispatch session:
+// PEND jobs start as real processes); jobs are `sleep 1..4`, submitted
+// with POST /v1/jobs (queues fast and slow: bplace chooses) every
+// `gap-ms` on average, in bursts. bplaced reads the simulator's lsb.events
+// (found from lsf.conf and lsid) and follows its jobs every second. At the
+// end: jobs submitted, jobs whose prediction had a bound, those that
+// started within it, coverage, and the per-queue split. Asserts nothing
+// about time; `smoke` fails only when nothing was predicted or counted.
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/bench_util.h"
+#include "tests/integration/harness.h"
+
+namespace {
+
+using bplace::bench::Flags;
+using bplace::bench::LoadAverage;
+using bplace::bench::SecondsSince;
+using bplace::bench::Timestamp;
+using bplace::testing::DaemonProcess;
+using bplace::testing::DaemonSettings;
+using bplace::testing::SimCluster;
+using nlohmann::json;
+
+constexpr const char* kCluster = R"([cluster]
+name = "waits"
+master = "m01"
+
+[[host]]
+name = "node[01-04]"
+max = 2
+
+[[queue]]
+name = "fast"
+priority = 30
+hosts = "node01 node02 node03"
+
+[[queue]]
+name = "slow"
+priority = 30
+hosts = "node04"
+)";
+
+struct Options {
+  int jobs = 240;
+  int interval_ms = 500;
+  int gap_ms = 150;
+  int seed = 1;
+};
+
+// Runs `lsfsim schedule --run` every interval until `stop`.
+void SchedulingClock(const SimCluster& sim, int interval_ms, const std::atomic<bool>& stop) {
+  while (!stop) {
+    sim.Lsf({"lsfsim", "schedule", "--run"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms));
+  }
+}
+
+// Submits the jobs through bplace; returns how many it accepted.
+int Submit(const DaemonProcess& daemon, const Options& options) {
+  std::mt19937 random(static_cast<unsigned>(options.seed));
+  std::uniform_int_distribution<int> run_s(1, 4);
+  std::exponential_distribution<double> gap(1.0 / options.gap_ms);
+  int accepted = 0;
+  for (int i = 0; i < options.jobs; ++i) {
+    const json body{{"queues", {"fast", "slow"}},
+                    {"command", "sleep " + std::to_string(run_s(random))}};
+    const auto reply = daemon.Post("/v1/jobs", body.dump());
+    if (reply.status == 201) ++accepted;
+    // Bursts: every 40th job a pause of 8 s lets the queues drain.
+    const int pause = (i % 40 == 39) ? 8000 : static_cast<int>(gap(random));
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause));
+  }
+  return accepted;
+}
+
+// The wait record once every job started (or 10 minutes passed).
+json Record(const DaemonProcess& daemon, int accepted) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  json record;
+  while (std::chrono::steady_clock::now() < deadline) {
+    record = daemon.Get("/v1/cluster").Json().value("wait_predictions", json());
+    const json pending = daemon.Call("GET", "/v1/jobs?status=PEND,SUBMITTED&limit=1").Json();
+    if (pending.value("jobs", json::array()).empty() && record.is_object()) break;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  (void)accepted;
+  return record;
+}
+
+int Run(const Options& options) {
+  const std::string definition = "/tmp/bplace-wait-live-" + std::to_string(::getpid()) + ".toml";
+  std::ofstream(definition) << kCluster;
+  SimCluster sim(definition);
+  DaemonSettings settings;
+  settings.load_refresh_s = 1;
+  settings.jobs_refresh_s = 1;
+  settings.topology_refresh_s = 60;
+  DaemonProcess daemon(sim, settings);
+  std::atomic<bool> stop{false};
+  std::thread clock([&] { SchedulingClock(sim, options.interval_ms, stop); });
+  const auto start = std::chrono::steady_clock::now();
+  const int accepted = Submit(daemon, options);
+  const json record = Record(daemon, accepted);
+  stop = true;
+  clock.join();
+  std::remove(definition.c_str());
+  const double elapsed = SecondsSince(start);
+  std::string per_queue;
+  const std::string metrics = daemon.Get("/metrics").body;
+  for (const char* family : {"bplace_wait_predictions_total", "bplace_wait_within_bound_total"}) {
+    for (std::size_t at = metrics.find(family); at != std::string::npos;
+         at = metrics.find(family, at + 1)) {
+      if (at > 0 && metrics[at - 1] != '\n') continue;
+      per_queue += "  " + metrics.substr(at, metrics.find('\n', at) - at) + "\n";
+    }
+  }
+  std::printf("wait_live_bench %s, load %s, %.0f s\n", Timestamp().c_str(), LoadAverage().c_str(),
+              elapsed);
+  std::printf("jobs submitted %d (accepted %d), scheduling every %d ms\n", options.jobs, accepted,
+              options.interval_ms);
+  std::printf("record: %s\n%s", record.dump().c_str(), per_queue.c_str());
+  const int predictions = record.is_object() ? record.value("predictions", 0) : 0;
+  return predictions > 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || (args[0] != "run" && args[0] != "smoke")) {
+    std::fprintf(stderr,
+                 "usage: wait_live_bench run|smoke [--flag value ...] (see bench/README.md)\n");
+    return 2;
+  }
+  Flags flags({args.begin() + 1, args.end()});
+  Options options;
+  options.jobs = flags.Int("jobs", args[0] == "smoke" ? 20 : options.jobs);
+  options.interval_ms = flags.Int("interval-ms", options.interval_ms);
+  options.gap_ms = flags.Int("gap-ms", options.gap_ms);
+  options.seed = flags.Int("seed", options.seed);
+  flags.CheckAllKnown();
+  return Run(options);
+}

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "daemon/cluster/job_table.h"
+#include "daemon/cluster/snapshot.h"
+#include "daemon/placement/wait_coverage.h"
+#include "daemon/placement/wait_model.h"
+#include "daemon/placement/wait_predictor.h"
+
+namespace bplace {
+
+// A followed job seen started for the first time.
+struct StartedJob {
+  JobKey key;
+  WaitObservation wait;  // queue, slots, LSF's submit and start times
+  bool submitted_by_bplace = false;
+  std::optional<StartPrediction> prediction;  // what its placement said
+};
+
+// The jobs of `after` that have a start time (bjobs START_TIME) which they
+// did not have in `before` (null: no table before), with LSF's submit and
+// start times as the wait: how the jobs tier's own jobs teach the wait
+// predictor when the event log cannot be read, and how bplace's jobs are
+// compared with their predictions. A job without a submit time is left
+// out. `could_start_at_submit` is true when its prediction said
+// "starts_now". In key order. Pure.
+std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& after);
+
+// What a snapshot publish teaches (called with each publish, on the
+// refresh thread): each queue whose bqueues status changed between
+// dispatching (Active) and not tells the model (as of the load's time);
+// each job newly started (NewlyStarted) teaches the model its wait when
+// `jobs_teach` (the event log is not read: docs/design.md "Wait
+// prediction"), and a job bplace submitted with a prediction is counted
+// in `coverage`. Returns the number of jobs newly started.
+std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapshot& after,
+                             bool jobs_teach, WaitModel& model, WaitCoverage& coverage);
+
+// The record kept with a job of what its placement said (the chosen
+// candidate's expected_start). Pure.
+StartPrediction ToPrediction(const WaitEstimate& estimate);
+
+}  // namespace bplace

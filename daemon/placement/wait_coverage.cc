@@ -1,0 +1,30 @@
+#include "daemon/placement/wait_coverage.h"
+
+namespace bplace {
+
+bool WaitCoverage::Record(const std::string& queue, std::int64_t wait_s,
+                          const StartPrediction& prediction) {
+  if (!prediction.bound_s) return false;
+  std::lock_guard lock(mutex_);
+  QueueCoverage& counts = by_queue_[queue];
+  ++counts.predictions;
+  if (wait_s <= *prediction.bound_s) ++counts.within_bound;
+  return true;
+}
+
+std::map<std::string, QueueCoverage> WaitCoverage::ByQueue() const {
+  std::lock_guard lock(mutex_);
+  return by_queue_;
+}
+
+QueueCoverage WaitCoverage::Total() const {
+  QueueCoverage total;
+  std::lock_guard lock(mutex_);
+  for (const auto& [queue, counts] : by_queue_) {
+    total.predictions += counts.predictions;
+    total.within_bound += counts.within_bound;
+  }
+  return total;
+}
+
+}  // namespace bplace

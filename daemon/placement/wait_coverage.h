@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "daemon/cluster/job_table.h"
+
+namespace bplace {
+
+// How the predictions made for bplace's own jobs fared, per queue.
+struct QueueCoverage {
+  std::uint64_t predictions = 0;   // jobs started whose prediction gave a bound
+  std::uint64_t within_bound = 0;  // of those, the wait was at most the bound
+};
+
+// The live coverage of the wait bounds (docs/api.md "GET /metrics"
+// bplace_wait_predictions_total, bplace_wait_within_bound_total): each job
+// bplace submitted is compared, when it starts, with the bound its
+// placement gave. Counters since the daemon started. Thread-safe: one
+// mutex, held for a map update or a copy.
+class WaitCoverage {
+ public:
+  // Counts a started job of `queue` that waited `wait_s` seconds against
+  // its prediction; a prediction without a bound (no history, queue not
+  // dispatching) promised nothing and is not counted. Returns whether it
+  // was counted.
+  bool Record(const std::string& queue, std::int64_t wait_s, const StartPrediction& prediction);
+
+  // The counters by queue.
+  std::map<std::string, QueueCoverage> ByQueue() const;
+
+  // The counters summed over queues.
+  QueueCoverage Total() const;
+
+ private:
+  mutable std::mutex mutex_;  // guards by_queue_
+  std::map<std::string, QueueCoverage> by_queue_;
+};
+
+}  // namespace bplace

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+#include "daemon/placement/wait_predictor.h"
+
+namespace bplace {
+
+// The estimate for one slot-count class of a queue (GET
+// /v1/queues/{queue}/waits): the class's label ("1", "2-4", "257+") and
+// what a job of its smallest size would be told while it must wait.
+struct SlotClassEstimate {
+  std::string slots;           // the class as a range of slots
+  std::int64_t min_slots = 1;  // its smallest job
+  WaitEstimate estimate;
+};
+
+// The daemon's wait predictor (docs/design.md "Wait prediction"): one
+// WaitPredictor behind a mutex, fed on the refresh thread (the event log's
+// records, or the jobs tier's jobs) and read by placements on any thread,
+// with a generation that grows with every change of what Predict answers,
+// so that a cached placement answer is dropped when a wait is learned
+// (PlacementStamp::wait_generation). Thread-safe: every method may be
+// called from any thread; none blocks on I/O.
+class WaitModel {
+ public:
+  explicit WaitModel(WaitPredictorOptions options = {});
+
+  // WaitPredictor::Predict under the lock.
+  WaitEstimate Predict(const WaitQuery& query) const;
+
+  // WaitPredictor::Observe; a wait learned bumps the generation.
+  ObserveOutcome Observe(const WaitObservation& observation);
+
+  // WaitPredictor::SetQueueDispatching; a change of state bumps the
+  // generation (a queue that stops dispatching promises no time).
+  void SetQueueDispatching(std::string_view queue, bool dispatching, SystemTime at);
+
+  // The newest `limit` waits learned for `queue` (seconds, newest first).
+  std::vector<std::int64_t> RecentWaits(std::string_view queue, std::size_t limit) const;
+
+  // What a job of each slot-count class of `queue` would be told now if it
+  // had to wait (no backlog known), smallest class first.
+  std::vector<SlotClassEstimate> ClassEstimates(std::string_view queue) const;
+
+  // Counts the changes of what Predict answers (waits learned, queues
+  // starting or stopping to dispatch); 0 before the first.
+  std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+
+  // Waits learned, and left out (inconsistent times, or overlapping a time
+  // the queue did not dispatch), since start.
+  std::uint64_t learned() const { return learned_.load(std::memory_order_relaxed); }
+  std::uint64_t left_out() const { return left_out_.load(std::memory_order_relaxed); }
+
+  const WaitPredictorOptions& options() const { return predictor_.options(); }
+
+ private:
+  mutable std::mutex mutex_;  // guards predictor_
+  WaitPredictor predictor_;
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<std::uint64_t> learned_{0};
+  std::atomic<std::uint64_t> left_out_{0};
+};
+
+// The words for an estimate, for people (CLI, status page): "starts now",
+// "~4 min, 95% bound 20 min", "no history yet", "queue not dispatching".
+std::string DescribeWait(const WaitEstimate& estimate);
+
+// A duration in a few words: "45 s", "4 min", "2 h 5 min", "3 d 4 h".
+std::string DescribeSeconds(std::int64_t seconds);
+
+}  // namespace bplace

@@ -1,0 +1,233 @@
+// The daemon's side of wait prediction: the model's generation
+// (daemon/placement/wait_model.h), the words, the jobs tier's waits and
+// the coverage record (job_waits.h, wait_coverage.h), and finding and
+// reading LSF's event log (event_log_feed.h). No clock: times are given.
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "daemon/placement/event_log_feed.h"
+#include "daemon/placement/job_waits.h"
+#include "daemon/placement/wait_coverage.h"
+#include "daemon/placement/wait_model.h"
+
+namespace bplace {
+namespace {
+
+using namespace std::chrono_literals;
+
+SystemTime At(std::int64_t s) { return SystemTime{} + std::chrono::seconds(s); }
+
+WaitObservation Wait(const std::string& queue, std::int64_t submitted, std::int64_t started) {
+  WaitObservation wait;
+  wait.queue = queue;
+  wait.submitted = At(submitted);
+  wait.started = At(started);
+  return wait;
+}
+
+TEST(WaitModelTest, TheGenerationGrowsWithEveryWaitLearnedAndDispatchChange) {
+  WaitModel model;
+  EXPECT_EQ(model.generation(), 0u);
+  EXPECT_EQ(model.Observe(Wait("q", 100, 160)), ObserveOutcome::kLearned);
+  EXPECT_EQ(model.generation(), 1u);
+  // Inconsistent times change nothing the model answers.
+  EXPECT_EQ(model.Observe(Wait("q", 200, 100)), ObserveOutcome::kStartedBeforeSubmit);
+  EXPECT_EQ(model.generation(), 1u);
+  EXPECT_EQ(model.learned(), 1u);
+  EXPECT_EQ(model.left_out(), 1u);
+  model.SetQueueDispatching("q", true, At(300));  // already dispatching
+  EXPECT_EQ(model.generation(), 1u);
+  model.SetQueueDispatching("q", false, At(300));
+  EXPECT_EQ(model.generation(), 2u);
+  WaitQuery query;
+  query.queue = "q";
+  EXPECT_EQ(model.Predict(query).method, WaitMethod::kQueueInactive);
+  model.SetQueueDispatching("q", true, At(400));
+  EXPECT_EQ(model.generation(), 3u);
+  EXPECT_EQ(model.RecentWaits("q", 10), (std::vector<std::int64_t>{60}));
+}
+
+TEST(WaitModelTest, EstimatesEverySlotClassOfAQueue) {
+  WaitModel model;
+  for (int i = 0; i < 70; ++i) model.Observe(Wait("q", 0, 100 + i));
+  const auto classes = model.ClassEstimates("q");
+  ASSERT_EQ(classes.size(), 6u);
+  EXPECT_EQ(classes[0].slots, "1");
+  EXPECT_EQ(classes[1].slots, "2-4");
+  EXPECT_EQ(classes[5].slots, "257+");
+  EXPECT_EQ(classes[5].min_slots, 257);
+  EXPECT_EQ(classes[0].estimate.method, WaitMethod::kClassHistory);
+  EXPECT_EQ(classes[0].estimate.samples, 70u);
+  // No job of 2-4 slots seen: the whole queue's waits.
+  EXPECT_EQ(classes[1].estimate.method, WaitMethod::kQueueHistory);
+  EXPECT_EQ(model.ClassEstimates("other")[0].estimate.method, WaitMethod::kNoHistory);
+}
+
+TEST(WaitModelTest, SaysTheEstimateInWords) {
+  WaitEstimate estimate;
+  estimate.quantile = 0.95;
+  EXPECT_EQ(DescribeWait(estimate), "no waits seen in this queue yet");
+  estimate.method = WaitMethod::kClassHistory;
+  estimate.p50 = 240s;
+  estimate.bound = 1200s;
+  EXPECT_EQ(DescribeWait(estimate), "~4 min, 95% bound 20 min");
+  estimate.method = WaitMethod::kStartsNow;
+  estimate.p50 = 0s;
+  estimate.bound = 60s;
+  EXPECT_EQ(DescribeWait(estimate), "starts now (95% within 1 min)");
+  estimate.method = WaitMethod::kFewSamples;
+  estimate.p50 = 30s;
+  estimate.bound = 7500s;
+  estimate.samples = 3;
+  EXPECT_EQ(DescribeWait(estimate), "~30 s, 95% bound 2 h 5 min (from 3 waits only)");
+  EXPECT_EQ(DescribeSeconds(3 * 86400 + 4 * 3600), "3 d 4 h");
+}
+
+// A job table of one job with these times.
+std::shared_ptr<const JobTable> Table(std::optional<std::int64_t> started,
+                                      std::optional<StartPrediction> prediction = {}) {
+  auto table = std::make_shared<JobTable>();
+  auto view = std::make_shared<JobView>();
+  view->lsf.queue = "normal";
+  view->lsf.slots = 4;
+  view->submit_time = At(1000);
+  if (started) view->start_time = At(*started);
+  view->submitted_by_bplace = prediction.has_value();
+  view->predicted_start = prediction;
+  table->jobs[JobKey{42, 0}] = view;
+  return table;
+}
+
+TEST(JobWaitsTest, AJobIsAWaitOnceWhenItsStartTimeFirstShows) {
+  const auto pending = Table(std::nullopt);
+  const auto running = Table(1300);
+  EXPECT_TRUE(NewlyStarted(nullptr, *pending).empty());
+  const auto started = NewlyStarted(pending.get(), *running);
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_EQ(started[0].wait.queue, "normal");
+  EXPECT_EQ(started[0].wait.slots, 4);
+  EXPECT_EQ(started[0].wait.started - started[0].wait.submitted, 300s);
+  EXPECT_TRUE(NewlyStarted(running.get(), *running).empty());
+}
+
+TEST(JobWaitsTest, PublishesTeachTheModelOnlyWhenTheEventLogIsNotReadAndCountCoverage) {
+  StartPrediction promised;
+  promised.method = "class_history";
+  promised.bound_s = 250;
+  ClusterSnapshot before;
+  before.jobs = Table(std::nullopt, promised);
+  ClusterSnapshot after;
+  after.jobs = Table(1300, promised);  // waited 300 s: beyond the bound
+  WaitModel model;
+  WaitCoverage coverage;
+  EXPECT_EQ(LearnFromPublish(before, after, /*jobs_teach=*/false, model, coverage), 1u);
+  EXPECT_EQ(model.learned(), 0u) << "the event log holds the job: not learned twice";
+  EXPECT_EQ(coverage.Total().predictions, 1u);
+  EXPECT_EQ(coverage.Total().within_bound, 0u);
+  LearnFromPublish(before, after, /*jobs_teach=*/true, model, coverage);
+  EXPECT_EQ(model.learned(), 1u);
+  EXPECT_EQ(model.RecentWaits("normal", 5), (std::vector<std::int64_t>{300}));
+  EXPECT_EQ(coverage.ByQueue()["normal"].predictions, 2u);
+}
+
+TEST(JobWaitsTest, APredictionWithoutABoundPromisedNothing) {
+  WaitCoverage coverage;
+  StartPrediction none;
+  none.method = "no_history";
+  EXPECT_FALSE(coverage.Record("q", 10, none));
+  none.bound_s = 10;
+  EXPECT_TRUE(coverage.Record("q", 10, none));
+  EXPECT_EQ(coverage.Total().within_bound, 1u);
+}
+
+TEST(JobWaitsTest, TheRecordOfAnEstimateKeepsItsNumbers) {
+  WaitEstimate estimate;
+  estimate.method = WaitMethod::kStartsNow;
+  estimate.p50 = 0s;
+  estimate.bound = 45s;
+  estimate.quantile = 0.95;
+  estimate.confidence = 0.9;
+  estimate.samples = 12;
+  const StartPrediction record = ToPrediction(estimate);
+  EXPECT_EQ(record.method, "starts_now");
+  EXPECT_EQ(record.bound_s, 45);
+  EXPECT_EQ(record.p50_s, 0);
+  EXPECT_EQ(record.samples, 12);
+  EXPECT_DOUBLE_EQ(record.confidence, 0.9);
+}
+
+TEST(EventLogFeedTest, ReadsLsbSharedirFromLsfConf) {
+  EXPECT_EQ(*LsbSharedirOf("# LSB_SHAREDIR=/no\nLSF_TOP=/opt\nLSB_SHAREDIR=/opt/lsf/work\n"),
+            "/opt/lsf/work");
+  EXPECT_EQ(*LsbSharedirOf("LSB_SHAREDIR = \"/shared/work\"\n"), "/shared/work");
+  EXPECT_FALSE(LsbSharedirOf("LSF_TOP=/opt\n"));
+  EXPECT_FALSE(LsbSharedirOf("LSB_SHAREDIR=\n"));
+}
+
+class EventLogFeedFileTest : public ::testing::Test {
+ protected:
+  EventLogFeedFileTest() {
+    char pattern[] = "/tmp/bplace_feed_XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+  }
+  ~EventLogFeedFileTest() override { std::filesystem::remove_all(dir_); }
+  void Write(const std::string& name, const std::string& text, bool append = false) {
+    std::filesystem::create_directories(std::filesystem::path(dir_ + "/" + name).parent_path());
+    std::ofstream(dir_ + "/" + name, append ? std::ios::app : std::ios::trunc) << text;
+  }
+  std::string dir_;
+};
+
+TEST_F(EventLogFeedFileTest, FindsTheLogUnderLsbSharedirOfTheCluster) {
+  Write("conf/lsf.conf", "LSB_SHAREDIR=" + dir_ + "/work\n");
+  const auto file = DefaultEventsFile(dir_ + "/conf", "cluster1");
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_EQ(file->string(), dir_ + "/work/cluster1/logdir/lsb.events");
+  EXPECT_FALSE(DefaultEventsFile(dir_ + "/conf", "")) << "lsid has not named the cluster";
+  EXPECT_FALSE(DefaultEventsFile(dir_ + "/nowhere", "cluster1"));
+}
+
+// JOB_NEW then JOB_START of job `id` (LSF 10.1 layout, as the parser's
+// tests write them).
+std::string NewRecord(int id, std::int64_t submit) {
+  return "\"JOB_NEW\" \"10.1\" " + std::to_string(submit) + " " + std::to_string(id) +
+         " 1001 33554434 0 1 " + std::to_string(submit) +
+         " 0 0 0 0 0 \"alice\" -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 \"\" 1.00 18 \"normal\"\n";
+}
+std::string StartRecord(int id, std::int64_t at) {
+  return "\"JOB_START\" \"10.1\" " + std::to_string(at) + " " + std::to_string(id) +
+         " 4 0 0 1.00 1 \"node01\" \"\" \"\" 0 \"\" 0\n";
+}
+
+TEST_F(EventLogFeedFileTest, LearnsFromTheLogSkipsCorruptRecordsAndSurvivesItsAbsence) {
+  WaitModel model;
+  EventLogTailOptions options;
+  options.file = dir_ + "/lsb.events";
+  EventLogFeed feed(options, model);
+  auto poll = feed.Poll(At(10000));
+  EXPECT_TRUE(poll.unreadable.has_value());
+  EXPECT_FALSE(feed.readable());
+  Write("lsb.events",
+        "#0\n" + NewRecord(1, 1000) + "\"JOB_START\" \"10.1\" garbage\n" + StartRecord(1, 1090));
+  poll = feed.Poll(At(10000));
+  EXPECT_TRUE(feed.readable());
+  EXPECT_EQ(poll.errors, 1u) << poll.first_error.value_or("");
+  EXPECT_EQ(poll.learned, 1u);
+  EXPECT_EQ(model.RecentWaits("normal", 5), (std::vector<std::int64_t>{90}));
+  // Truncated mid-record: the rest is read when it is written.
+  const std::string next = NewRecord(2, 2000);
+  Write("lsb.events", next.substr(0, 15), true);
+  EXPECT_EQ(feed.Poll(At(10000)).records, 0u);
+  Write("lsb.events", next.substr(15) + StartRecord(2, 2030), true);
+  EXPECT_EQ(feed.Poll(At(10000)).learned, 1u);
+  EXPECT_EQ(model.RecentWaits("normal", 5), (std::vector<std::int64_t>{30, 90}));
+}
+
+}  // namespace
+}  // namespace bplace
