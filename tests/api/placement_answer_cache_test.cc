@@ -204,11 +204,14 @@ class PlacementAnswerRouteTest : public HandlersTest {
     submitter_.SetWaitModel(&waits_);
   }
 
-  // Teaches the wait model `count` waits of `queue`, `base_s` seconds and up.
-  void LearnWaits(const std::string& queue, int count, std::int64_t base_s) {
+  // Teaches the wait model `count` waits of `queue`, `base_s` seconds and
+  // up, of jobs that could start at once (dispatch delays) or not.
+  void LearnWaits(const std::string& queue, int count, std::int64_t base_s,
+                  bool could_start = false) {
     for (int i = 0; i < count; ++i) {
       WaitObservation wait;
       wait.queue = queue;
+      wait.could_start_at_submit = could_start;
       wait.submitted = clock_.SystemNow() - std::chrono::hours(1);
       wait.started = wait.submitted + std::chrono::seconds(base_s + (i * 53) % 600);
       waits_.Observe(wait);
@@ -339,16 +342,19 @@ TEST_F(PlacementAnswerRouteTest, ARefusalThatEndsByTimeAloneGivesTheNewAnswer) {
 TEST_F(PlacementAnswerRouteTest, ANewWaitGivesTheNewAnswer) {
   Ready();
   const std::string before = ExpectCurrent("queue=qa");
-  EXPECT_EQ(json::parse(before)["candidates"][0]["expected_start"]["method"], "no_history");
+  // qa has room: the job starts now, bounded by qa's dispatch delays
+  // (none known yet: the allowance).
+  EXPECT_EQ(json::parse(before)["candidates"][0]["expected_start"]["method"], "starts_now");
+  EXPECT_EQ(json::parse(before)["candidates"][0]["expected_start"]["samples"], 0);
   const std::uint64_t placed = submitter_.placements_computed();
-  // The only input that changes: one wait of qa learned.
-  LearnWaits("qa", 1, 120);
+  // The only input that changes: one dispatch delay of qa learned, of 120 s.
+  LearnWaits("qa", 1, 120, /*could_start=*/true);
   const std::string after = ExpectCurrent("queue=qa");
   EXPECT_GT(submitter_.placements_computed(), placed) << "not served from the cache";
   EXPECT_NE(after, before);
   const json expected = json::parse(after)["candidates"][0]["expected_start"];
   EXPECT_EQ(expected["samples"], 1);
-  EXPECT_NE(expected["method"], "no_history");
+  EXPECT_EQ(expected["bound_s"], 120);
 }
 
 TEST_F(PlacementAnswerRouteTest, APolicyReloadGivesTheNewAnswer) {

@@ -44,6 +44,7 @@ const std::set<std::string> kAllKeys = {
     "lsf.command_timeout_s",
     "lsf.load_refresh_s",
     "lsf.topology_refresh_s",
+    "lsf.events_file",
     "submit.max_attempts",
     "submit.max_slots",
     "submit.max_array_elements",
@@ -200,6 +201,7 @@ env_dir = "/opt/lsf/conf"
 command_timeout_s = 45
 load_refresh_s = 20
 topology_refresh_s = 900
+events_file = "/shared/lsf/work/c1/logdir/lsb.events"
 
 [submit]
 max_attempts = 5
@@ -296,6 +298,7 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.lsf.bin_dir, "/opt/lsf/10.1/linux3.10-glibc2.17-x86_64/bin");
   EXPECT_EQ(config.lsf.env_dir, "/opt/lsf/conf");
   EXPECT_EQ(config.lsf.command_timeout, seconds(45));
+  EXPECT_EQ(config.waits.events_file, "/shared/lsf/work/c1/logdir/lsb.events");
   EXPECT_EQ(config.refresh.load_interval, seconds(20));
   EXPECT_EQ(config.refresh.topology_interval, seconds(900));
   EXPECT_EQ(config.submit.max_attempts, 5);

@@ -54,7 +54,11 @@ TEST(WaitModelTest, TheGenerationGrowsWithEveryWaitLearnedAndDispatchChange) {
 }
 
 TEST(WaitModelTest, EstimatesEverySlotClassOfAQueue) {
-  WaitModel model;
+  // Without trimming or adaptive correction: the classes' series, as learned.
+  WaitPredictorOptions options;
+  options.trim_on_change = false;
+  options.adaptive_rate = 0.0;
+  WaitModel model(options);
   for (int i = 0; i < 70; ++i) model.Observe(Wait("q", 0, 100 + i));
   const auto classes = model.ClassEstimates("q");
   ASSERT_EQ(classes.size(), 6u);
