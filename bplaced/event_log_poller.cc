@@ -1,7 +1,7 @@
 #include "bplaced/event_log_poller.h"
 
-#include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 namespace bplace {
 
