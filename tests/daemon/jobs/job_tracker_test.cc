@@ -388,9 +388,36 @@ TEST_F(JobTrackerTest, RowsSurviveTheStateStoreRoundTrip) {
   EXPECT_EQ(back->second.lsf.exit_code, 2);
   EXPECT_EQ(back->second.submit_time, view.submit_time);
   EXPECT_TRUE(back->second.submitted_by_bplace);
+  EXPECT_FALSE(back->second.predicted_start.has_value());
   TrackedJob broken = ToTracked({8, 0}, view);
   broken.lsf_record = "{";
   EXPECT_FALSE(FromTracked(broken));
+}
+
+TEST_F(JobTrackerTest, ThePredictionGivenForAJobSurvivesTheStateStoreRoundTrip) {
+  JobView view = Submitted("8");
+  StartPrediction prediction;
+  prediction.method = "class_history";
+  prediction.p50_s = 240;
+  prediction.bound_s = 1200;
+  prediction.quantile = 0.95;
+  prediction.confidence = 0.95;
+  prediction.samples = 180;
+  view.predicted_start = prediction;
+  auto back = FromTracked(ToTracked({8, 0}, view));
+  ASSERT_TRUE(back);
+  ASSERT_TRUE(back->second.predicted_start.has_value());
+  const StartPrediction& read = *back->second.predicted_start;
+  EXPECT_EQ(read.method, "class_history");
+  EXPECT_EQ(read.p50_s, 240);
+  EXPECT_EQ(read.bound_s, 1200);
+  EXPECT_DOUBLE_EQ(read.quantile, 0.95);
+  EXPECT_EQ(read.samples, 180);
+  // No time promised: the bound stays absent.
+  view.predicted_start->bound_s.reset();
+  back = FromTracked(ToTracked({8, 0}, view));
+  ASSERT_TRUE(back && back->second.predicted_start);
+  EXPECT_FALSE(back->second.predicted_start->bound_s.has_value());
 }
 
 TEST(JobTableTest, EveryRowHasALifetimeExceptJobsLsfLists) {
