@@ -88,6 +88,58 @@ TEST(RenderStatus, ShowsTheIbAndJobsTiersAgesAndErrors) {
   EXPECT_EQ(RenderStatus(answers, 200).find("ib ("), std::string::npos);
 }
 
+TEST(RenderStatus, SaysHowTheWaitBoundsFared) {
+  StatusAnswers answers{{{"wait_predictions",
+                          {{"learned", 1210},
+                           {"predictions", 47},
+                           {"within_bound", 45},
+                           {"coverage", 45.0 / 47.0},
+                           {"quantile", 0.95}}}},
+                        json::object(),
+                        json::object(),
+                        json::object()};
+  EXPECT_NE(RenderStatus(answers, 200)
+                .find("Wait bounds: 45 of 47 jobs bplace submitted started within their 95% "
+                      "bound (coverage 0.96); 1210 waits learned\n"),
+            std::string::npos)
+      << RenderStatus(answers, 200);
+  answers.cluster["wait_predictions"] = nullptr;  // a daemon without a predictor
+  EXPECT_EQ(RenderStatus(answers, 200).find("Wait bounds"), std::string::npos);
+}
+
+TEST(RenderPlacement, SaysWhenTheChosenQueueStartsTheJobInWords) {
+  const json placement = {
+      {"chosen", "short"},
+      {"user", "alice"},
+      {"host", nullptr},
+      {"candidates",
+       {{{"queue", "short"},
+         {"expected_start",
+          {{"summary", "~4 min, 95% bound 20 min"}, {"method", "class_history"}}}}}},
+      {"excluded", json::array()}};
+  const std::string out = RenderPlacement(placement, 200);
+  EXPECT_EQ(out.rfind("Chosen: short (for alice): ~4 min, 95% bound 20 min\n", 0), 0u) << out;
+  EXPECT_NE(out.find("EXPECTED_START"), std::string::npos) << out;
+}
+
+TEST(RenderQueueWaits, ListsEachSizeInWordsThenTheRecentWaits) {
+  const json waits = {
+      {"queue", "normal"},
+      {"recent_waits_s", {30, 90}},
+      {"estimates",
+       {{{"slots", "1"},
+         {"expected_start",
+          {{"summary", "~1 min, 95% bound 5 min"}, {"method", "class_history"}, {"samples", 80}}}},
+        {{"slots", "2-4"},
+         {"expected_start",
+          {{"summary", "no waits seen in this queue yet"},
+           {"method", "no_history"},
+           {"samples", 0}}}}}}};
+  const std::string out = RenderQueueWaits(waits, 200);
+  EXPECT_NE(out.find("1      ~1 min, 95% bound 5 min"), std::string::npos) << out;
+  EXPECT_NE(out.find("Recent waits (s, newest first): 30 90\n"), std::string::npos) << out;
+}
+
 TEST(FormatAge, SecondsMinutesHours) {
   EXPECT_EQ(FormatAge(json()), "-");
   EXPECT_EQ(FormatAge(4.4), "4s");
