@@ -56,10 +56,6 @@ LsfFamily FamilyOfLsidVersion(std::string_view version) {
              : LsfFamily::kIbmLsf;
 }
 
-std::string_view FamilyName(LsfFamily family) {
-  return family == LsfFamily::kOpenlava ? "OpenLava family" : "IBM LSF";
-}
-
 std::string_view MemoryUnitName(MemoryUnit unit) {
   return kUnitNames[static_cast<std::size_t>(unit)];
 }

@@ -25,9 +25,6 @@ enum class LsfFamily {
 // kIbmLsf, whose behaviour needs no compensation.
 LsfFamily FamilyOfLsidVersion(std::string_view version);
 
-// "IBM LSF" or "OpenLava family", for messages.
-std::string_view FamilyName(LsfFamily family);
-
 // A memory unit of LSF: KB, MB, GB, TB, PB, EB or ZB, each 1024 of the one
 // before (LSF 10.1 lsf.conf(5) LSF_UNIT_FOR_LIMITS).
 enum class MemoryUnit { kKB, kMB, kGB, kTB, kPB, kEB, kZB };
