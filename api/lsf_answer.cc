@@ -16,8 +16,11 @@ Response AnswerAsLsf(const LsfOutput& output) {
       200, {{"stdout", output.out}, {"stderr", output.err}, {"exit_code", output.exit_code}});
 }
 
-Response RunRealLsf(const std::vector<std::string>& args, const std::string& reason) {
-  return MakeJson(200, {{"run_lsf", args}, {"reason", reason}});
+Response RunRealLsf(const std::vector<std::string>& args, const std::string& reason,
+                    bool exit_0_when_empty) {
+  nlohmann::json body{{"run_lsf", args}, {"reason", reason}};
+  if (exit_0_when_empty) body["exit_0_when_empty"] = true;
+  return MakeJson(200, body);
 }
 
 Result<std::vector<std::string>> ArgvOf(const nlohmann::json& body) {

@@ -26,8 +26,11 @@ Response AnswerAsLsf(const LsfOutput& output);
 
 // 200 {"run_lsf": args, "reason"}: the front door runs the real command with
 // `args` (the words after the command's name) and prints what it prints.
-// `reason` says why, for BPLACE_EXPLAIN and the daemon's debug log.
-Response RunRealLsf(const std::vector<std::string>& args, const std::string& reason);
+// `reason` says why, for BPLACE_EXPLAIN and the daemon's debug log. With
+// `exit_0_when_empty`, also "exit_0_when_empty": true: the front door exits
+// 0 when the command printed a JSON answer without records (api/openlava_bjobs.h).
+Response RunRealLsf(const std::vector<std::string>& args, const std::string& reason,
+                    bool exit_0_when_empty = false);
 
 // The "argv" member of a front-door request body: an array of at most 4096
 // strings without NUL. Errors: kInvalidArgument naming what is wrong.

@@ -11,6 +11,7 @@
 #include "api/http/problem.h"
 #include "api/job_access.h"
 #include "api/lsf_answer.h"
+#include "api/openlava_bjobs.h"
 #include "api/routes_lsf.h"
 #include "daemon/cluster/job_table.h"
 #include "daemon/jobs/job_lookups.h"
@@ -187,7 +188,8 @@ void PostLsfBjobs(const Services& services, const Caller& caller, Request&& req,
     format = std::move(*parsed);
   }
   if (line->ids.empty()) {
-    return respond(RunRealLsf(*argv, "a list without job ids: the jobs tier follows jobs by id"));
+    return respond(RunRealBjobs(*services.cache->Current(), *line, *argv,
+                                "a list without job ids: the jobs tier follows jobs by id"));
   }
   const auto snapshot = services.cache->Current();
   if (auto old = TooOld(services, *snapshot)) return respond(RunRealLsf(*argv, *old));

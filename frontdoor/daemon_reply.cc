@@ -39,6 +39,8 @@ DaemonReply ReadOk(const std::string& text) {
     }
     reply.kind = DaemonReply::Kind::kRunReal;
     reply.reason = body.value("reason", std::string());
+    const auto flag = body.find("exit_0_when_empty");
+    reply.exit_0_when_empty = flag != body.end() && flag->is_boolean() && flag->get<bool>();
     return reply;
   }
   if (body.contains("stdout") && body["stdout"].is_string() && body.contains("stderr") &&

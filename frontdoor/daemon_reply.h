@@ -32,6 +32,9 @@ struct DaemonReply {
   int exit_code = 0;
   std::vector<std::string> args;
   std::string reason;  // why the real command runs (BPLACE_EXPLAIN)
+  // kRunReal: exit 0 when the real command printed a JSON answer without
+  // records (an OpenLava-family bjobs -json list, api/openlava_bjobs.h).
+  bool exit_0_when_empty = false;
   std::chrono::seconds retry_after{0};
 };
 

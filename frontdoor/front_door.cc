@@ -48,21 +48,43 @@ void Print(const std::string& out, const std::string& err) {
   std::fflush(stderr);
 }
 
-// Runs the real `command` with `args`, feeding `input` on its stdin when the
-// front door has read stdin already.
-int RunReal(const std::string& command, const std::vector<std::string>& args,
-            const Settings& settings, const std::string& why,
-            const std::optional<std::string>& input = std::nullopt) {
+// Where the real `command` is, saying why it runs when asked to
+// (BPLACE_EXPLAIN); nullopt, with the reason printed, when it cannot run.
+std::optional<std::string> RealPath(const std::string& command, const Settings& settings,
+                                    const std::string& why) {
   if (settings.explain && !why.empty()) {
     std::fprintf(stderr, "bplace: running LSF's own %s: %s\n", command.c_str(), why.c_str());
   }
   auto path = RealCommandPath(command, settings.env);
   if (!path) {
     std::fprintf(stderr, "%s: %s\n", command.c_str(), path.error().message.c_str());
-    return 255;
+    return std::nullopt;
   }
+  return *path;
+}
+
+// Runs the real `command` with `args`, feeding `input` on its stdin when the
+// front door has read stdin already.
+int RunReal(const std::string& command, const std::vector<std::string>& args,
+            const Settings& settings, const std::string& why,
+            const std::optional<std::string>& input = std::nullopt) {
+  const auto path = RealPath(command, settings, why);
+  if (!path) return 255;
   if (input) return RunRealCommandWithInput(*path, command, args, *input);
   return ExecRealCommand(*path, command, args);
+}
+
+// Runs the real `command` with `args` and prints what it prints, but exits 0
+// when it printed a JSON answer without records (an OpenLava-family bjobs
+// -json list that found no job: LSF 10.1's exit status for it).
+int RunRealExit0WhenEmpty(const std::string& command, const std::vector<std::string>& args,
+                          const Settings& settings, const std::string& why) {
+  const auto path = RealPath(command, settings, why);
+  if (!path) return 255;
+  std::string out;
+  const int exit_code = RunRealCommandReadingStdout(*path, command, args, out);
+  Print(out, "");
+  return exit_code != 0 && IsEmptyJsonAnswer(out) ? 0 : exit_code;
 }
 
 // A fresh Idempotency-Key: 128 random bits.
@@ -118,6 +140,9 @@ int RunQuery(const std::string& command, const std::vector<std::string>& args,
   if (reply.kind == DaemonReply::Kind::kAnswered) {
     Print(reply.out, reply.err);
     return reply.exit_code;
+  }
+  if (reply.kind == DaemonReply::Kind::kRunReal && reply.exit_0_when_empty) {
+    return RunRealExit0WhenEmpty(command, reply.args, settings, reply.reason);
   }
   const std::vector<std::string>& real_args =
       reply.kind == DaemonReply::Kind::kRunReal ? reply.args : args;

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 namespace bplace::frontdoor {
 namespace {
 
@@ -107,6 +109,50 @@ int RunRealCommandWithInput(const std::string& path, const std::string& command,
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 255;
+}
+
+int RunRealCommandReadingStdout(const std::string& path, const std::string& command,
+                                const std::vector<std::string>& args, std::string& out) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    std::fprintf(stderr, "%s: pipe: %s\n", command.c_str(), std::strerror(errno));
+    return 255;
+  }
+  std::vector<char*> argv = Argv(command, args);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    std::fprintf(stderr, "%s: fork: %s\n", command.c_str(), std::strerror(errno));
+    return 255;
+  }
+  if (pid == 0) {
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::execv(path.c_str(), argv.data());
+    _exit(255);
+  }
+  ::close(fds[1]);
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    if (n > 0) {
+      out.append(buffer, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 255;
+}
+
+bool IsEmptyJsonAnswer(const std::string& out) {
+  const nlohmann::json answer = nlohmann::json::parse(out, nullptr, false);
+  if (!answer.is_object()) return false;
+  const auto records = answer.find("RECORDS");
+  return records != answer.end() && records->is_array() && records->empty();
 }
 
 }  // namespace bplace::frontdoor

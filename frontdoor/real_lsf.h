@@ -38,4 +38,15 @@ int ExecRealCommand(const std::string& path, const std::string& command,
 int RunRealCommandWithInput(const std::string& path, const std::string& command,
                             const std::vector<std::string>& args, const std::string& stdin_data);
 
+// Runs the real command as a child with its stdout read into `out`, stdin
+// and stderr inherited, and returns its exit status as
+// RunRealCommandWithInput does. Blocks until the child exits.
+int RunRealCommandReadingStdout(const std::string& path, const std::string& command,
+                                const std::vector<std::string>& args, std::string& out);
+
+// True when `out` is a bjobs -json answer without records: a JSON object
+// whose RECORDS is an empty array (volclava 2.2 prints one, with exit 255,
+// when no job matches; LSF 10.1 the same with exit 0).
+bool IsEmptyJsonAnswer(const std::string& out);
+
 }  // namespace bplace::frontdoor

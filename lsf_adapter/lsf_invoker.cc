@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 namespace bplace::lsf {
@@ -33,6 +35,16 @@ std::string Lookup(const std::vector<std::string>& env, std::string_view name) {
   return "";
 }
 
+// LSF_UNIT_FOR_LIMITS of the lsf.conf in `env_dir` (LSF's /etc/lsf.conf
+// when empty); LSF's defaults when there is no such file.
+Result<LimitUnits> ReadLimitUnits(const std::string& env_dir) {
+  std::ifstream file((env_dir.empty() ? std::string("/etc") : env_dir) + "/lsf.conf");
+  if (!file) return LimitUnits{};
+  std::ostringstream text;
+  text << file.rdbuf();
+  return LimitUnitsFromLsfConf(text.str());
+}
+
 }  // namespace
 
 LsfInvoker::LsfInvoker(std::string bin_dir, std::string env_dir, std::chrono::milliseconds timeout,
@@ -49,6 +61,7 @@ LsfInvoker::LsfInvoker(std::string bin_dir, std::string env_dir, std::chrono::mi
   path_ = path;
   env_dir_ = env_dir;
   if (!env_dir.empty()) env_.push_back("LSF_ENVDIR=" + env_dir);
+  limit_units_ = ReadLimitUnits(env_dir_);
 }
 
 CommandSpec LsfInvoker::SpecAs(const identity::UserIdentity& user, std::string_view command,

@@ -6,8 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "identity/user_identity.h"
 #include "lsf_adapter/command_runner.h"
+#include "lsf_adapter/lsf_dialect.h"
 
 namespace bplace::lsf {
 
@@ -33,7 +35,8 @@ class LsfInvoker {
   // (docs/lsf-formats.md "Rules for every parser", 4). The parent's PATH is not
   // kept: the child's PATH is bin_dir (if any) followed by
   // /usr/local/bin:/usr/bin:/bin. bsub always gets LSB_NTRIES=1
-  // (ApplyCommandRules).
+  // (ApplyCommandRules). Reads `<env_dir>/lsf.conf` (LSF's /etc/lsf.conf
+  // without an env_dir) once, for limit_units(): blocks on the disk briefly.
   LsfInvoker(std::string bin_dir, std::string env_dir, std::chrono::milliseconds timeout,
              const std::vector<std::string>& parent_env);
   LsfInvoker(const InvokerOptions& options, const std::vector<std::string>& parent_env)
@@ -63,6 +66,12 @@ class LsfInvoker {
   // Where `command` runs from: "<bin_dir>/<command>", or the bare name.
   std::string Path(std::string_view command) const;
 
+  // The memory units of the cluster's limits and resource requirements:
+  // LSF_UNIT_FOR_LIMITS of the lsf.conf LSF's commands read (LimitUnits;
+  // LSF's defaults when the file or the line is missing), read once when
+  // the invoker was made. The error names a value LSF does not know.
+  const Result<LimitUnits>& limit_units() const { return limit_units_; }
+
   const std::vector<std::string>& env() const { return env_; }
   std::chrono::milliseconds timeout() const { return timeout_; }
 
@@ -72,6 +81,7 @@ class LsfInvoker {
   std::vector<std::string> env_;
   std::string path_;     // PATH of every child
   std::string env_dir_;  // LSF_ENVDIR, or empty
+  Result<LimitUnits> limit_units_;
 };
 
 // The rules for one command's environment, applied by Spec and SpecAs:

@@ -4,8 +4,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/cluster/cluster_dialect.h"
 #include "lsf_adapter/bsub_command.h"
 #include "lsf_adapter/bsub_reply.h"
+#include "lsf_adapter/openlava_bsub.h"
 
 namespace bplace {
 namespace {
@@ -57,6 +59,15 @@ void WithSubmitterContext(const JobRequest& job, const lsf::LsfInvoker& lsf,
   if (!spec.run_as) spec.run_as = lsf::RunAsSelf("", std::nullopt);
   if (job.workdir) spec.run_as->work_dir = *job.workdir;
   if (job.umask) spec.run_as->umask = job.umask;
+}
+
+// Runs bsub in `dir` (LSF 10.1's -cwd, taken off an OpenLava-family
+// command line): relative to the submitter's directory as -cwd is.
+void RunIn(const std::string& dir, const JobRequest& job, lsf::CommandSpec& spec) {
+  if (!spec.run_as) spec.run_as = lsf::RunAsSelf("", std::nullopt);
+  const bool relative = !dir.empty() && dir.front() != '/';
+  const std::string base = job.workdir.value_or(spec.run_as->work_dir);
+  spec.run_as->work_dir = relative && !base.empty() ? base + "/" + dir : dir;
 }
 
 }  // namespace
@@ -384,17 +395,27 @@ std::optional<Submitter::Choice> Submitter::Choose(Run& run) {
   return choice;
 }
 
-lsf::CommandSpec Submitter::BsubSpec(const Run& run, const Choice& choice) const {
+Result<lsf::CommandSpec> Submitter::BsubSpec(const Run& run, const Choice& choice) const {
   const IbPolicy ib = policy_.load()->options.ib;
   const char* ib_select = choice.require_ib && ib.source == IbSource::kLsload
                               ? (ib.allow_unknown ? kIbSelectOrUnknown : kIbSelect)
                               : nullptr;
-  const lsf::BsubOptions options = OptionsFor(run.job, choice.queue, run.context.tag, ib_select);
+  lsf::BsubOptions options = OptionsFor(run.job, choice.queue, run.context.tag, ib_select);
+  std::optional<std::string> run_in;
+  const ClusterDialect dialect = DialectOf(*cache_.Current(), lsf_);
+  if (dialect.family == lsf::LsfFamily::kOpenlava) {
+    if (!dialect.units) return tl::unexpected(dialect.units.error());
+    auto respelled = lsf::RespellBsubForOpenlava(std::move(options), *dialect.units);
+    if (!respelled) return tl::unexpected(respelled.error());
+    options = std::move(respelled->options);
+    run_in = std::move(respelled->run_in);
+  }
   lsf::CommandSpec spec = run.context.run_as
                               ? lsf_.SpecAs(*run.context.run_as, "bsub", {}, run.job.script)
                               : lsf_.Spec("bsub", {}, run.job.script);
   spec.argv = lsf::BuildBsubArgv(lsf_.Path("bsub"), options);
   WithSubmitterContext(run.job, lsf_, spec);
+  if (run_in) RunIn(*run_in, run.job, spec);
   spec.on_spawned = run.context.on_bsub_started;
   return spec;
 }
@@ -411,7 +432,14 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
     Finish(std::move(run));
     return;
   }
-  lsf::CommandSpec spec = BsubSpec(*run, *choice);
+  auto built = BsubSpec(*run, *choice);
+  if (!built) {
+    ledger_.Finish(choice->ticket, false, clock_.SteadyNow());
+    run->result.error = std::move(built.error());
+    Finish(std::move(run));
+    return;
+  }
+  lsf::CommandSpec spec = std::move(*built);
   run->result.requested_queue = choice->queue;
   run->result.bsub_argv = spec.argv;
   SubmitAttempt attempt;

@@ -291,7 +291,12 @@ class Submitter {
   // Ranks the queues and reserves the best one; nullopt (with the result's
   // error set) when the request ends here.
   std::optional<Choice> Choose(Run& run);
-  lsf::CommandSpec BsubSpec(const Run& run, const Choice& choice) const;
+  // The bsub to run for `run` in `choice`'s queue, spelled for the
+  // cluster's dialect (DialectOf: on an OpenLava-family cluster, -cwd, -M
+  // and -R respelled by lsf::RespellBsubForOpenlava). Errors: what that
+  // cluster's bsub cannot take (kRejected) or a bad amount
+  // (kInvalidArgument): nothing was run.
+  Result<lsf::CommandSpec> BsubSpec(const Run& run, const Choice& choice) const;
   // Places `request` from the current inputs; with `stamped`, records there
   // the snapshot, the versions read and the time limit (not the placement
   // nor the permissions, which the caller sets).

@@ -27,6 +27,14 @@ TEST(ReadDaemonReplyTest, RunLsfCarriesTheArguments) {
   EXPECT_EQ(reply.reason, "x");
 }
 
+TEST(ReadDaemonReplyTest, RunLsfMayAskForExit0WhenEmpty) {
+  EXPECT_TRUE(ReadDaemonReply(Answer(200, R"({"run_lsf":["-json"],"exit_0_when_empty":true})"))
+                  .exit_0_when_empty);
+  EXPECT_FALSE(ReadDaemonReply(Answer(200, R"({"run_lsf":["-json"]})")).exit_0_when_empty);
+  EXPECT_FALSE(ReadDaemonReply(Answer(200, R"({"run_lsf":["-json"],"exit_0_when_empty":"yes"})"))
+                   .exit_0_when_empty);
+}
+
 TEST(ReadDaemonReplyTest, RetryableStatusesKeepTheKey) {
   EXPECT_EQ(ReadDaemonReply(Answer(409, "{}", {{"retry-after", "7"}})).retry_after.count(), 7);
   EXPECT_EQ(ReadDaemonReply(Answer(409, "{}", {{"retry-after", "7"}})).kind,

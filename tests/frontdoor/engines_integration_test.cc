@@ -6,11 +6,6 @@
 // each run makes at the LSF side are counted (docs/lsf-front-door.md).
 // Skips (77) when toil or snakemake is not installed.
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -20,80 +15,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/frontdoor/engine_run.h"
 #include "tests/integration/harness.h"
-
-extern char** environ;
 
 namespace bplace::testing {
 namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-// `lsfsim daemon`: the simulator's sbatchd, dispatching and running jobs.
-class SimDaemon {
- public:
-  explicit SimDaemon(const SimCluster& sim) {
-    const std::string lsfsim = std::string(LSFSIM_BIN_DIR) + "/lsfsim";
-    const std::string envdir = "LSF_ENVDIR=" + (sim.dir() / "lsf").string();
-    std::vector<std::string> env;
-    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-    env.push_back(envdir);
-    std::vector<char*> envp;
-    for (std::string& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    char* argv[] = {const_cast<char*>(lsfsim.c_str()), const_cast<char*>("daemon"),
-                    const_cast<char*>("--interval-ms"), const_cast<char*>("200"), nullptr};
-    if (posix_spawn(&pid_, lsfsim.c_str(), nullptr, nullptr, argv, envp.data()) != 0) pid_ = -1;
-  }
-  ~SimDaemon() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-  }
-  bool running() const { return pid_ > 0; }
-
- private:
-  pid_t pid_ = -1;
-};
-
-// A work directory every user may use (the workflow runs as the service
-// user when the tests run as root), removed at the end.
-fs::path OpenDirectory(const std::string& prefix) {
-  std::string pattern = "/tmp/" + prefix + "-XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp");
-  fs::permissions(pattern, fs::perms::all);
-  return pattern;
-}
-
-void Write(const fs::path& path, const std::string& text, bool executable = false) {
-  std::ofstream(path) << text;
-  fs::permissions(path, executable ? fs::perms::all : (fs::perms::all & ~fs::perms::others_write));
-}
-
-constexpr char kToilWorkflow[] = R"(from toil.common import Toil
-from toil.job import Job
-
-
-def child(job, n):
-    return n * 10
-
-
-def follow_on(job, a, b):
-    return a + b
-
-
-def root(job):
-    children = [job.addChildJobFn(child, n) for n in range(1, 11)]
-    return job.addFollowOnJobFn(follow_on, children[0].rv(), children[1].rv()).rv()
-
-
-if __name__ == "__main__":
-    options = Job.Runner.getDefaultArgumentParser().parse_args()
-    with Toil(options) as toil:
-        print("workflow result:", toil.start(Job.wrapJobFn(root)))
-)";
 
 constexpr char kSnakefile[] = R"(rule all:
     input: "c.txt"
@@ -167,14 +96,14 @@ class EnginesTest : public ::testing::TestWithParam<bool> {
     const std::string path = std::string(through_front_door() ? FRONTDOOR_DIR ":" : "") +
                              LSFSIM_BIN_DIR + ":/usr/bin:/bin";
     return RunProcessAs(daemon_->service_user(),
-                      {"/bin/sh", "-c", "cd \"$0\" && " + command, work_.string()},
-                      {{"PATH", path},
-                       {"HOME", work_.string()},
-                       {"LSF_BINDIR", LSFSIM_BIN_DIR},
-                       {"LSF_ENVDIR", (sim_->dir() / "lsf").string()},
-                       {"BPLACE_URL", "unix:" + (sim_->dir() / "bplace.sock").string()},
-                       {"BPLACE_TOKEN", ""}},
-                      std::chrono::seconds(400));
+                        {"/bin/sh", "-c", "cd \"$0\" && " + command, work_.string()},
+                        {{"PATH", path},
+                         {"HOME", work_.string()},
+                         {"LSF_BINDIR", LSFSIM_BIN_DIR},
+                         {"LSF_ENVDIR", (sim_->dir() / "lsf").string()},
+                         {"BPLACE_URL", "unix:" + (sim_->dir() / "bplace.sock").string()},
+                         {"BPLACE_TOKEN", ""}},
+                        std::chrono::seconds(400));
   }
 
   // Every job of the run went through bplaced (tagged) or none did.

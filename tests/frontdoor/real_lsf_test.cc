@@ -73,5 +73,24 @@ TEST(RunRealCommandWithInputTest, FeedsStdinAndReturnsTheExitStatus) {
   EXPECT_EQ(RunRealCommandWithInput("/nonexistent", "x", {}, ""), 255);
 }
 
+TEST(RunRealCommandReadingStdoutTest, ReadsStdoutAndReturnsTheExitStatus) {
+  std::string out;
+  EXPECT_EQ(RunRealCommandReadingStdout("/bin/sh", "sh", {"-c", "echo one; echo two; exit 3"}, out),
+            3);
+  EXPECT_EQ(out, "one\ntwo\n");
+}
+
+// volclava 2.2's `bjobs -json -o "jobid stat start_time"` when no job
+// matches (cJSON's layout, tests/lsfsim/openlava.cc), exit 255.
+TEST(IsEmptyJsonAnswerTest, OnlyAJsonAnswerWithoutRecordsIsEmpty) {
+  EXPECT_TRUE(
+      IsEmptyJsonAnswer("{\n\t\"COMMAND\":\t\"bjobs\",\n\t\"JOBS\":\t0,\n"
+                        "\t\"RECORDS\":\t[]\n}\n"));
+  EXPECT_FALSE(IsEmptyJsonAnswer(R"({"COMMAND":"bjobs","JOBS":1,"RECORDS":[{"JOBID":"1"}]})"));
+  EXPECT_FALSE(IsEmptyJsonAnswer(""));
+  EXPECT_FALSE(IsEmptyJsonAnswer("Failed in an LSF library call: LIM is down; try later\n"));
+  EXPECT_FALSE(IsEmptyJsonAnswer(R"({"COMMAND":"bjobs"})"));
+}
+
 }  // namespace
 }  // namespace bplace::frontdoor

@@ -11,3 +11,8 @@ add_executable(lsf_command_line_test bsub_command_line_test.cc bjobs_command_lin
                                      bjobs_writer_test.cc)
 target_link_libraries(lsf_command_line_test PRIVATE bplace_lsf GTest::gtest_main bplace_warnings)
 gtest_discover_tests(lsf_command_line_test PROPERTIES LABELS unit)
+
+# The cluster's family and units, and bsub respelled for OpenLava.
+add_executable(lsf_dialect_test lsf_dialect_test.cc)
+target_link_libraries(lsf_dialect_test PRIVATE bplace_lsf GTest::gtest_main bplace_warnings)
+gtest_discover_tests(lsf_dialect_test PROPERTIES LABELS unit)

@@ -279,6 +279,39 @@ TEST_F(SubmitterTest, BsubRunsWithTheSubmittersDirectoryUmaskAndEnvironment) {
   EXPECT_EQ(calls[0].run_as->umask, std::optional<mode_t>(027));
 }
 
+// volclava 2.2's lsid (/work/shared/lsf/openlava-samples.md): an OpenLava-family cluster.
+constexpr char kVolclavaLsid[] =
+    "volclava project 2.2, Nov 30 2026\n\nMy cluster name is olcluster\nMy master name is vm\n";
+
+TEST_F(SubmitterTest, OnOpenlavaBsubRunsInTheCwdWithMemoryInTheClustersUnits) {
+  fake_.OnArgv({"lsid"}, FakeCommandRunner::Output(kVolclavaLsid));
+  JobRequest job = Command("./run.sh");
+  job.workdir = "/home/alice/run";
+  job.cwd = "out";
+  job.memory = "100MB";
+  job.resources = {"select[mem>1GB] rusage[mem=1GB]"};
+  const SubmissionResult result = Submit(job, "r3");
+  ASSERT_FALSE(result.error) << result.error->message;
+  EXPECT_THAT(result.bsub_argv,
+              ElementsAre("bsub", "-q", "qa", "-Jd", "bplace:r3", "-R",
+                          "select[mem>1024] rusage[mem=1024]", "-M", "102400", "./run.sh"));
+  const auto calls = BsubCalls();
+  ASSERT_EQ(calls.size(), 1u);
+  ASSERT_TRUE(calls[0].run_as);
+  EXPECT_EQ(calls[0].run_as->work_dir, "/home/alice/run/out");  // -cwd, relative to the caller's
+}
+
+TEST_F(SubmitterTest, OnOpenlavaAnOptionItsBsubLacksIsRefusedBeforeBsubRuns) {
+  fake_.OnArgv({"lsid"}, FakeCommandRunner::Output(kVolclavaLsid));
+  JobRequest job = Command("true");
+  job.extra_args = {"-G", "grp_chem"};
+  const SubmissionResult result = Submit(job);
+  ASSERT_TRUE(result.error);
+  EXPECT_EQ(result.error->code, ErrorCode::kRejected);
+  EXPECT_THAT(result.error->message, ::testing::HasSubstr("bsub -G: the cluster is OpenLava"));
+  EXPECT_TRUE(BsubCalls().empty());
+}
+
 TEST_F(SubmitterTest, WithoutTheSubmittersContextBsubRunsAsBefore) {
   ASSERT_FALSE(Submit(Command("true")).error);
   const auto calls = BsubCalls();
