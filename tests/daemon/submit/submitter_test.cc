@@ -899,10 +899,11 @@ TEST_F(SubmissionServiceTest, WithTheCrossNodeCheckAJobLsfHasForTheKeyIsAdopted)
   EXPECT_EQ(BsubCalls().size(), 1u);
 }
 
-// Found on volclava (docs/operations.md "Several login nodes"): with the cross-node check on, the first
-// keyed submission answered 503, since the check asked only `bjobs -o ...
-// -json`, which volclava refuses. Now it asks the long form, submits, and
-// the jobs tier (and the reconciler) know the dialect from then on.
+// Found on volclava (docs/operations.md "Several login nodes"): with the
+// cross-node check on, the first keyed submission answered 503, since the
+// check asked only `bjobs -o ... -json`, which volclava refuses. Now it
+// asks the long form, submits, and the jobs tier (and the reconciler) know
+// the dialect from then on.
 TEST_F(SubmissionServiceTest, TheCrossNodeCheckSpeaksTheLongFormWhereBjobsRefusesJson) {
   check_lsf_ = true;
   Reopen();
