@@ -281,7 +281,7 @@ class Week {
     bplace::JobTrackerOptions options;
     options.interval = std::chrono::seconds(refresh_s);
     tracker_ = std::make_unique<bplace::JobTracker>(io_.get_executor(), lsf_, clock_, snapshots_,
-                                                    invoker_, journal_.get(), options);
+                                                    invoker_, journal_.get(), options, dialect_);
     tracker_->Start();
   }
 
@@ -375,6 +375,7 @@ class Week {
   bplace::SnapshotStore snapshots_;
   bplace::lsf::LsfInvoker invoker_{"", "", 30000ms, {}};
   std::unique_ptr<bplace::JobJournal> journal_;
+  bplace::BjobsDialect dialect_;
   std::unique_ptr<bplace::JobTracker> tracker_;
   std::mt19937_64 rng_;
   std::int64_t unknown_id_ = 100'000'000;

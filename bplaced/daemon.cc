@@ -32,6 +32,7 @@
 #include "bplaced/watchdog_pinger.h"
 #include "common/metrics.h"
 #include "common/version.h"
+#include "daemon/cluster/bjobs_dialect.h"
 #include "daemon/cluster/cluster_cache.h"
 #include "daemon/cluster/inflight_ledger.h"
 #include "daemon/cluster/local_ib_probe.h"
@@ -158,7 +159,8 @@ struct Wiring {
         submitter(runner, lsf, cache, ledger, memory, clock, config.submit, &limiter),
         authenticator(api::AuthPolicy{config.auth, user, geteuid()}, std::move(tokens)),
         journal(std::move(store)),
-        tracker(refresh.executor(), runner, clock, cache.store(), lsf, &journal, config.jobs),
+        tracker(refresh.executor(), runner, clock, cache.store(), lsf, &journal, config.jobs,
+                dialect),
         submissions(submitter, tracker, &journal, clock, runner, lsf, config.exactly_once),
         reconciler(refresh.executor(), runner, clock, cache.store(), lsf, journal, submissions,
                    tracker, config.jobs.interval),
@@ -256,6 +258,9 @@ struct Wiring {
   Submitter submitter;
   api::Authenticator authenticator;
   JobJournal journal;
+  // What this cluster's bjobs understands, learned once: read by the jobs
+  // tier, the reconciler and the cross-node key check.
+  BjobsDialect dialect;
   JobTracker tracker;
   SubmissionService submissions;
   Reconciler reconciler;

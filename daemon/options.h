@@ -69,11 +69,13 @@ struct SubmitterOptions {
 struct ExactlyOnceOptions {
   // Before the first bsub of an Idempotency-Key this daemon has not seen,
   // look in LSF for a job of the caller already tagged with the key's tag
-  // (another login node's bplaced may have submitted it): one `bjobs -a -u
-  // CALLER` per new keyed submission, whose cost grows with the caller's
-  // jobs (finished ones too, until CLEAN_PERIOD). Off by default: the state
-  // store already makes keys exactly-once on one node.
-  bool check_lsf_for_key = false;
+  // (another login node's bplaced may have submitted it, docs/operations.md
+  // "Several login nodes"): at most one `bjobs -a -u CALLER` per new keyed
+  // submission, shared by the caller's checks that wait at once (TagCheck),
+  // in whichever form the cluster's bjobs speaks (BjobsDialect). On by
+  // default: with several login nodes a client's retry on another node must
+  // not make a second job. Off only where one node serves the cluster.
+  bool check_lsf_for_key = true;
 };
 
 // The token buckets of [limits]: protection of the daemon and of mbatchd.

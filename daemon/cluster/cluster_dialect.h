@@ -7,9 +7,10 @@
 //    topology refresh);
 //  - the memory units of limits: LSF_UNIT_FOR_LIMITS of the lsf.conf under
 //    LSF_ENVDIR, read once at start (lsf::LsfInvoker::limit_units);
-//  - whether bjobs gives -o/-json or only its table: found by the jobs
-//    tier on its first bjobs, JobTracker::UsesTableForm (it depends on the
-//    bjobs, not on the banner: LSF before 10.1 lacks -json too).
+//  - whether bjobs gives -o/-json or only its table: learnt from the first
+//    refusal of any caller, daemon/cluster/bjobs_dialect.h (BjobsDialect:
+//    it depends on the bjobs, not on the banner; LSF before 10.1 lacks
+//    -json too).
 // Pure functions.
 
 #include "common/result.h"

@@ -69,12 +69,13 @@ void ReadConfirmations(std::vector<Result<lsf::CommandResult>>& results, std::si
 
 JobTracker::JobTracker(boost::asio::any_io_executor executor, lsf::CommandRunner& runner,
                        Clock& clock, SnapshotStore& store, const lsf::LsfInvoker& lsf,
-                       JobJournal* journal, JobTrackerOptions options)
+                       JobJournal* journal, JobTrackerOptions options, BjobsDialect& dialect)
     : clock_(clock),
       store_(store),
       lsf_(lsf),
       journal_(journal),
       options_(options),
+      dialect_(dialect),
       lookups_(options.lookups),
       tier_(executor, runner, clock, store,
             {"jobs", options.interval, std::min(options.interval, std::chrono::milliseconds(5000)),
@@ -131,7 +132,7 @@ void JobTracker::Watch(const std::vector<lsf::JobId>& ids, Done done) {
   // the run) instead of answering them with the failure. An answer that
   // left an id out without a word (the table form lists every job, so it
   // never names an unknown id) is followed by the bjobs of that id alone.
-  const bool table_form = table_form_.load();
+  const bool table_form = dialect_.NeedsTableForm();
   tier_.RefreshSoon(std::chrono::seconds(1),
                     [this, ids, table_form, done = std::move(done)](Result<void> outcome) mutable {
                       AfterWatch(ids, table_form, 2, std::move(done), std::move(outcome));
@@ -140,14 +141,14 @@ void JobTracker::Watch(const std::vector<lsf::JobId>& ids, Done done) {
 
 void JobTracker::AfterWatch(const std::vector<lsf::JobId>& ids, bool table_form, int rounds_left,
                             Done done, Result<void> outcome) {
-  const bool again = rounds_left > 0 && ((!outcome && !table_form && table_form_.load()) ||
+  const bool again = rounds_left > 0 && ((!outcome && !table_form && dialect_.NeedsTableForm()) ||
                                          (outcome && AwaitsConfirmation(ids)));
   if (!again) {
     if (done) done(std::move(outcome));
     return;
   }
   tier_.Refresh([this, ids, rounds_left, done = std::move(done)](Result<void> next) mutable {
-    AfterWatch(ids, table_form_.load(), rounds_left - 1, std::move(done), std::move(next));
+    AfterWatch(ids, dialect_.NeedsTableForm(), rounds_left - 1, std::move(done), std::move(next));
   });
 }
 
@@ -164,7 +165,7 @@ bool JobTracker::AwaitsConfirmation(const std::vector<lsf::JobId>& ids) const {
 
 TierCycle JobTracker::Cycle() {
   const auto table = TableOf(*store_.Current());
-  const bool table_form = table_form_.load();
+  const bool table_form = dialect_.NeedsTableForm();
   TierCycle cycle;
   CycleQueries queries;
   queries.asked = table->IdsToAsk();
@@ -197,30 +198,24 @@ TierCycle JobTracker::Cycle() {
   }
   cycle.build = [this, queries = std::move(queries), table_form](auto& results,
                                                                  const CycleTimes& times) {
-    if (table_form != table_form_.load()) {
+    if (table_form != dialect_.NeedsTableForm()) {
       return Result<SnapshotStore::Change>(SnapshotStore::Change{});
     }
-    return Build(results, queries, times);
+    return Build(results, queries, table_form, times);
   };
   return cycle;
 }
 
 Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandResult>>& results,
-                                                const CycleQueries& queries,
+                                                const CycleQueries& queries, bool table_form,
                                                 const CycleTimes& times) {
-  const bool table_form = table_form_.load();
   BjobsAnswer answer;
   answer.asked = queries.asked;
   answer.now = times.started_wall;
   answer.utc_offset_minutes = lsf::LocalUtcOffsetMinutes(times.started_wall);
   for (std::size_t i = 0; i < queries.chunks; ++i) {
     Result<lsf::CommandResult>& result = results[i];
-    if (!table_form && result && lsf::BjobsRefusedOutputFormat(*result)) {
-      table_form_ = true;
-      spdlog::warn(
-          "jobs: bjobs does not give our fields with -o ... -json ({}); using the "
-          "bjobs -a -w -u all table from now on",
-          result->err.empty() ? result->out.substr(0, 200) : result->err.substr(0, 200));
+    if (!table_form && result && dialect_.LearnFrom(*result, "jobs")) {
       return Fail(ErrorCode::kCommandFailed,
                   "bjobs refused -o/-json; the next refresh uses the table form");
     }

@@ -10,6 +10,7 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include "common/clock.h"
+#include "daemon/cluster/bjobs_dialect.h"
 #include "daemon/cluster/job_table.h"
 #include "daemon/cluster/refresh_tier.h"
 #include "daemon/cluster/snapshot_store.h"
@@ -26,7 +27,7 @@ namespace bplace {
 // every job bplace submitted and every id a caller asked about, never one
 // per request, client or job. Where bjobs refuses -o/-json (LSF before 10.1,
 // volclava, which lacks fields) the tracker falls back to the `bjobs -a -w
-// -u all` table, detected once. The table of jobs is published in the
+// -u all` table, detected once and shared (BjobsDialect). The table of jobs is published in the
 // snapshot (ClusterSnapshot::jobs); changed rows go to the state store.
 // Thread-safe: every method may be called from any thread.
 class JobTracker {
@@ -34,10 +35,12 @@ class JobTracker {
   using Done = RefreshTier::Done;
 
   // All references must outlive the tracker; `journal` may be null (no
-  // state store: nothing survives a restart).
+  // state store: nothing survives a restart). `dialect` is the daemon's one
+  // BjobsDialect: what this tier learns, the reconciler and the key check
+  // read, and the other way round.
   JobTracker(boost::asio::any_io_executor executor, lsf::CommandRunner& runner, Clock& clock,
              SnapshotStore& store, const lsf::LsfInvoker& lsf, JobJournal* journal,
-             JobTrackerOptions options);
+             JobTrackerOptions options, BjobsDialect& dialect);
 
   // Publishes `jobs` (read from the state store at start-up) and keeps
   // following those that are not finished.
@@ -76,8 +79,11 @@ class JobTracker {
   // RefreshTier::SetInterval. Thread-safe. options() keeps the start-up one.
   void SetInterval(std::chrono::milliseconds interval) { tier_.SetInterval(interval); }
 
-  // True once bjobs refused -o/-json: the table form is used from then on.
-  bool UsesTableForm() const { return table_form_.load(); }
+  // True once bjobs refused -o/-json (here or to another reader of the
+  // dialect): the table form is used from then on.
+  bool UsesTableForm() const { return dialect_.NeedsTableForm(); }
+  // The daemon's bjobs dialect, shared with the reconciler and the key check.
+  BjobsDialect& dialect() const { return dialect_; }
 
  private:
   // The queries of one cycle, in the order of its results: `chunks`
@@ -92,7 +98,8 @@ class JobTracker {
 
   TierCycle Cycle();
   Result<SnapshotStore::Change> Build(std::vector<Result<lsf::CommandResult>>& results,
-                                      const CycleQueries& queries, const CycleTimes& times);
+                                      const CycleQueries& queries, bool table_form,
+                                      const CycleTimes& times);
   void Persist(const JobTable& before, const JobTable& after);
   // After a refresh run for Watch(ids): `done` gets `outcome`, unless the
   // ids must be asked again (the run found bjobs refusing -o/-json, or left
@@ -107,7 +114,7 @@ class JobTracker {
   const lsf::LsfInvoker& lsf_;
   JobJournal* journal_;
   const JobTrackerOptions options_;
-  std::atomic<bool> table_form_{false};
+  BjobsDialect& dialect_;
   std::optional<SystemTime> last_prune_;  // on the tier's strand
   JobLookups lookups_;
   RefreshTier tier_;

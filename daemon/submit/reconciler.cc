@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/submit/caller_jobs.h"
-#include "lsf_adapter/bjobs_command.h"
 
 namespace bplace {
 namespace {
@@ -106,10 +105,10 @@ TierCycle Reconciler::Cycle() {
     }
   }
   // Where bjobs lacks -o/-json fields (volclava), the long form shows the
-  // job description. The jobs tier may not know yet: after a restart it
-  // follows no unfinished job, and so runs no bjobs, when the only
-  // submission left is the unsettled one.
-  const bool long_form = long_form_.load() || tracker_.UsesTableForm();
+  // job description. Whoever learns it first (the jobs tier, the key
+  // check, this) teaches the others: after a restart the jobs tier may
+  // follow no unfinished job, and so run no bjobs.
+  const bool long_form = tracker_.dialect().NeedsTableForm();
   TierCycle cycle;
   for (const std::string& caller : callers) {
     cycle.queries.push_back({"bjobs -a -u " + caller, CallerJobsQuery(lsf_, caller, long_form)});
@@ -118,14 +117,7 @@ TierCycle Reconciler::Cycle() {
                     auto& results, const CycleTimes& times) -> Result<SnapshotStore::Change> {
     std::map<std::string, std::vector<lsf::JobRecord>> jobs;
     for (std::size_t i = 0; i < callers.size(); ++i) {
-      if (!long_form && results[i] && lsf::BjobsRefusedOutputFormat(*results[i])) {
-        if (!long_form_.exchange(true)) {
-          spdlog::warn(
-              "reconcile: bjobs does not give our fields with -o ... -json ({}); using "
-              "bjobs -a -l -u CALLER from now on",
-              results[i]->err.empty() ? results[i]->out.substr(0, 200)
-                                      : results[i]->err.substr(0, 200));
-        }
+      if (!long_form && results[i] && tracker_.dialect().LearnFrom(*results[i], "reconcile")) {
         continue;  // asked again in the long form next time
       }
       auto records = ReadCallerJobs(std::move(results[i]), long_form);

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -66,8 +65,9 @@ Settlement Settle(const UnsettledSubmission& submission, const std::vector<lsf::
 // interval, until each is adopted (stored as the key's answer: a retry
 // gets the job) or released (the key may be tried again). Where bjobs
 // refuses those fields (volclava, LSF before 10.1) it asks `bjobs -a -l -u
-// CALLER` instead: from the start when the jobs tier found out already,
-// else from its own first refused query on.
+// CALLER` instead: from the start when the daemon's BjobsDialect says so
+// (learned by whichever asked first), else from its own first refused
+// query on.
 // Thread-safe.
 class Reconciler {
  public:
@@ -98,8 +98,6 @@ class Reconciler {
   JobTracker& tracker_;
   mutable std::mutex mutex_;
   std::vector<UnsettledSubmission> pending_;
-  // bjobs refused our -o fields here: the long form from then on.
-  std::atomic<bool> long_form_{false};
   RefreshTier tier_;
 };
 

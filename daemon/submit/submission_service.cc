@@ -60,9 +60,8 @@ SubmissionService::SubmissionService(Submitter& submitter, JobTracker& tracker, 
       tracker_(tracker),
       journal_(journal),
       clock_(clock),
-      runner_(runner),
-      lsf_(lsf),
-      options_(options) {}
+      options_(options),
+      tag_check_(runner, lsf, tracker.dialect()) {}
 
 void SubmissionService::SetOnUnknown(
     std::function<void(const SubmissionCall&, SystemTime)> on_unknown) {
@@ -120,28 +119,28 @@ void SubmissionService::Submit(SubmissionCall call, std::function<void(Submissio
 
 void SubmissionService::CheckLsfThenRun(SubmissionCall call,
                                         std::function<void(SubmissionAnswer)> done) {
-  const bool long_form = tracker_.UsesTableForm();
-  lsf::CommandSpec query = CallerJobsQuery(lsf_, call.context.user, long_form);
-  runner_.Run(std::move(query), [this, long_form, call = std::move(call), done = std::move(done)](
-                                    Result<lsf::CommandResult> result) mutable {
-    auto jobs = ReadCallerJobs(std::move(result), long_form);
-    if (!jobs) {
-      // Unsure whether LSF has it: submitting could make a second job.
-      {
-        std::lock_guard lock(mutex_);
-        in_flight_.erase(call.context.tag);
-      }
-      if (journal_)
-        journal_->Post([tag = call.context.tag](JobStore& store) { (void)store.Release(tag); });
-      SubmissionAnswer answer = StateFailed(Error{
-          ErrorCode::kUnavailable, "cannot check LSF for the key's job: " + jobs.error().message});
-      return done(std::move(answer));
-    }
-    if (const lsf::JobRecord* job = FindTagged(*jobs, call.context.tag)) {
-      return Adopt(call, *job, std::move(done));
-    }
-    Run(std::move(call), std::move(done));
-  });
+  const std::string user = call.context.user;
+  const std::string tag = call.context.tag;
+  tag_check_.Find(
+      user, tag,
+      [this, call = std::move(call),
+       done = std::move(done)](Result<std::optional<lsf::JobRecord>> found) mutable {
+        if (!found) {
+          // Unsure whether LSF has it: submitting could make a second job.
+          {
+            std::lock_guard lock(mutex_);
+            in_flight_.erase(call.context.tag);
+          }
+          if (journal_)
+            journal_->Post([tag = call.context.tag](JobStore& store) { (void)store.Release(tag); });
+          SubmissionAnswer answer =
+              StateFailed(Error{ErrorCode::kUnavailable,
+                                "cannot check LSF for the key's job: " + found.error().message});
+          return done(std::move(answer));
+        }
+        if (*found) return Adopt(call, **found, std::move(done));
+        Run(std::move(call), std::move(done));
+      });
 }
 
 void SubmissionService::Adopt(const SubmissionCall& call, const lsf::JobRecord& job,

@@ -12,6 +12,7 @@
 #include "daemon/options.h"
 #include "daemon/state/job_journal.h"
 #include "daemon/submit/submitter.h"
+#include "daemon/submit/tag_check.h"
 
 namespace bplace {
 
@@ -67,6 +68,9 @@ class SubmissionService {
   void Record(const SubmissionCall& call, const SubmissionResult& result, int http_status,
               std::string body, std::function<void()> stored);
 
+  // bjobs run by the cross-node key check so far (TagCheck::queries).
+  std::uint64_t key_check_queries() const { return tag_check_.queries(); }
+
   // Tags of calls this process is submitting now: the reconciler leaves
   // them alone.
   bool InFlight(const std::string& tag) const;
@@ -78,8 +82,9 @@ class SubmissionService {
 
  private:
   void Run(SubmissionCall call, std::function<void(SubmissionAnswer)> done);
-  // check_lsf_for_key: the job of the key's tag if LSF has one (adopted as
-  // the answer), else Run.
+  // check_lsf_for_key: the job of the key's tag if LSF has one (another
+  // login node's, adopted as the answer), else Run; LSF not answering is a
+  // 503 (submitting could make a second job).
   void CheckLsfThenRun(SubmissionCall call, std::function<void(SubmissionAnswer)> done);
   void Adopt(const SubmissionCall& call, const lsf::JobRecord& job,
              std::function<void(SubmissionAnswer)> done);
@@ -89,9 +94,8 @@ class SubmissionService {
   JobTracker& tracker_;
   JobJournal* journal_;
   Clock& clock_;
-  lsf::CommandRunner& runner_;
-  const lsf::LsfInvoker& lsf_;
   const ExactlyOnceOptions options_;
+  TagCheck tag_check_;  // the cross-node check's batched bjobs
   std::function<void(const SubmissionCall&, SystemTime)> on_unknown_;
   mutable std::mutex mutex_;
   std::set<std::string> in_flight_;  // tags

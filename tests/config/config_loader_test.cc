@@ -207,7 +207,7 @@ events_file = "/shared/lsf/work/c1/logdir/lsb.events"
 max_attempts = 5
 max_slots = 4096
 max_array_elements = 50
-check_lsf_for_key = true
+check_lsf_for_key = false
 esub_refusal_memory_s = 90
 
 [placement]
@@ -304,7 +304,7 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.submit.max_attempts, 5);
   EXPECT_EQ(config.api.request.max_slots, 4096);
   EXPECT_EQ(config.api.request.max_array_elements, 50);
-  EXPECT_TRUE(config.exactly_once.check_lsf_for_key);
+  EXPECT_FALSE(config.exactly_once.check_lsf_for_key);
   EXPECT_EQ(config.submit.esub_refusal_memory, std::chrono::seconds(90));
   EXPECT_EQ(config.submit.excluded_queues, (std::vector<std::string>{"admin", "interactive"}));
   EXPECT_EQ(config.probe.devices, (std::vector<std::string>{"mlx5_0", "mlx5_1:1"}));

@@ -278,16 +278,19 @@ nlohmann::json SimCluster::Counts() const {
 }
 
 DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settings) {
-  const auto config_path = sim.dir() / "bplaced.toml";
-  const auto port_path = sim.dir() / "port";
+  const std::filesystem::path node_dir =
+      settings.node_dir.empty() ? sim.dir() : std::filesystem::path(settings.node_dir);
+  std::filesystem::create_directories(node_dir);
+  const auto config_path = node_dir / "bplaced.toml";
+  const auto port_path = node_dir / "port";
   config_path_ = config_path.string();
-  log_path_ = (sim.dir() / "bplaced.log").string();
+  log_path_ = (node_dir / "bplaced.log").string();
   std::filesystem::remove(port_path);
   const bool root = geteuid() == 0;
   const bool drop = root && !settings.multi_user;
   service_user_ = settings.multi_user ? "alice" : drop ? "bplace-sys" : CurrentUser();
   token_ = "bpl_harness_" + std::to_string(getpid()) + "_" + std::to_string(std::rand());
-  const auto tokens_path = sim.dir() / "tokens";
+  const auto tokens_path = node_dir / "tokens";
   {
     std::ofstream tokens(tokens_path);
     tokens << TokenHash(token_) << " " << service_user_ << " read,submit,admin\n";
@@ -299,6 +302,7 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
     // The service user writes the port file (and a Unix socket) here and owns
     // the tokens file, as it would own /etc/bplace/tokens.
     std::filesystem::permissions(sim.dir(), std::filesystem::perms::all);
+    std::filesystem::permissions(node_dir, std::filesystem::perms::all);
     const ProcessOutput chown = RunProcess({"/bin/chown", service_user_, tokens_path.string()});
     if (chown.exit_code != 0) {
       throw std::runtime_error("cannot chown the tokens file to " + service_user_ +
@@ -306,7 +310,7 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
     }
   }
   const std::string state_dir =
-      settings.state_dir.empty() ? (sim.dir() / "state").string() : settings.state_dir;
+      settings.state_dir.empty() ? (node_dir / "state").string() : settings.state_dir;
   audit_path_ = state_dir + "/audit.log";
   std::filesystem::create_directories(state_dir);
   std::filesystem::permissions(state_dir, std::filesystem::perms::owner_all);

@@ -75,9 +75,14 @@ struct DaemonSettings {
   int max_staleness_s = 120;
   int max_attempts = 3;
   int jobs_refresh_s = 3600;  // the jobs tier; tests that follow jobs shorten it
-  // [state] dir; empty: a fresh directory in the cluster's, kept across
-  // DaemonProcess instances on the same SimCluster (a restart).
+  // [state] dir; empty: a fresh directory in the cluster's (the node
+  // directory's, when set), kept across DaemonProcess instances on the
+  // same SimCluster (a restart).
   std::string state_dir;
+  // Where this daemon's config, tokens, port file and log go; empty: the
+  // cluster's directory. Several daemons on one SimCluster (login nodes)
+  // each need their own.
+  std::string node_dir;
   std::map<std::string, std::string> env;  // added to the daemon's environment
   std::string bin_dir;                     // LSF commands from here instead of the simulator's
   std::string extra_config;                // TOML appended to the generated config ([ib] ...)

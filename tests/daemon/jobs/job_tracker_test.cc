@@ -56,7 +56,7 @@ class JobTrackerTest : public ::testing::Test {
   JobTracker& Tracker() {
     if (!tracker_) {
       tracker_ = std::make_unique<JobTracker>(io_.get_executor(), fake_, clock_, store_, lsf_,
-                                              nullptr, JobTrackerOptions{});
+                                              nullptr, JobTrackerOptions{}, dialect_);
     }
     return *tracker_;
   }
@@ -89,7 +89,7 @@ class JobTrackerTest : public ::testing::Test {
     ASSERT_TRUE(store) << store.error().message;
     journal_ = std::make_unique<JobJournal>(std::move(*store));
     tracker_ = std::make_unique<JobTracker>(io_.get_executor(), fake_, clock_, store_, lsf_,
-                                            journal_.get(), JobTrackerOptions{});
+                                            journal_.get(), JobTrackerOptions{}, dialect_);
   }
 
   // The rows of the state store once the writes posted so far are done.
@@ -132,6 +132,7 @@ class JobTrackerTest : public ::testing::Test {
   ManualClock clock_;
   SnapshotStore store_;
   lsf::LsfInvoker lsf_{"", "", 5000ms, {}};
+  BjobsDialect dialect_;
   std::string dir_;
   std::unique_ptr<JobJournal> journal_;
   std::unique_ptr<JobTracker> tracker_;

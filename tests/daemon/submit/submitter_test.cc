@@ -829,7 +829,7 @@ class SubmissionServiceTest : public SubmitterTest {
     ASSERT_TRUE(store) << store.error().message;
     journal_ = std::make_unique<JobJournal>(std::move(*store));
     tracker_ = std::make_unique<JobTracker>(io_.get_executor(), fake_, clock_, cache().store(),
-                                            lsf_, journal_.get(), JobTrackerOptions{});
+                                            lsf_, journal_.get(), JobTrackerOptions{}, dialect_);
     service_ = std::make_unique<SubmissionService>(Ready(), *tracker_, journal_.get(), clock_,
                                                    fake_, lsf_, ExactlyOnceOptions{check_lsf_});
   }
@@ -868,6 +868,7 @@ class SubmissionServiceTest : public SubmitterTest {
   }
 
   bool check_lsf_ = false;
+  BjobsDialect dialect_;
   std::string dir_;
   std::unique_ptr<JobJournal> journal_;
   std::unique_ptr<JobTracker> tracker_;
@@ -929,6 +930,32 @@ TEST_F(SubmissionServiceTest, WithTheCrossNodeCheckAJobLsfHasForTheKeyIsAdopted)
   const SubmissionAnswer fresh = Call("k6", 'a');
   EXPECT_EQ(fresh.kind, SubmissionAnswer::Kind::kSubmitted);
   EXPECT_EQ(BsubCalls().size(), 1u);
+}
+
+// Found on volclava (docs/operations.md "Several login nodes"): with the
+// cross-node check on, the first keyed submission answered 503, since the
+// check asked only `bjobs -o ... -json`, which volclava refuses. Now it
+// asks the long form, submits, and the jobs tier (and the reconciler) know
+// the dialect from then on.
+TEST_F(SubmissionServiceTest, TheCrossNodeCheckSpeaksTheLongFormWhereBjobsRefusesJson) {
+  check_lsf_ = true;
+  Reopen();
+  fake_.On(
+      [](const lsf::CommandSpec& spec) {
+        return spec.argv.at(0) == "bjobs" &&
+               std::find(spec.argv.begin(), spec.argv.end(), "-o") != spec.argv.end();
+      },
+      [](const lsf::CommandSpec&) {
+        return FakeCommandRunner::Reply(FakeCommandRunner::Output(
+            "", "<JOB_DESCRIPTION> in the format string is not a valid field name.\n", 99));
+      });
+  fake_.OnArgv({"bjobs", "-a", "-l", "-u", "alice"},
+               FakeCommandRunner::Output("", "No job found\n", 255));
+  const SubmissionAnswer first = Call("k11", 'a');
+  ASSERT_EQ(first.kind, SubmissionAnswer::Kind::kSubmitted)
+      << (first.error ? first.error->message : "");
+  EXPECT_EQ(BsubCalls().size(), 1u);
+  EXPECT_TRUE(tracker_->UsesTableForm()) << "one fact for the jobs tier and the check";
 }
 
 // Found on volclava 2.2 (tests/realsched, kill -9 with a bsub in flight):
