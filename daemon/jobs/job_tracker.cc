@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lsf_adapter/bjobs_command.h"
+#include "lsf_adapter/bjobs_list.h"
 #include "lsf_adapter/bjobs_long_parser.h"
 #include "lsf_adapter/command_failure.h"
 #include "lsf_adapter/lsf_time.h"
@@ -195,6 +196,13 @@ TierCycle JobTracker::Cycle() {
     cycle.queries.push_back(
         {"bjobs " + id, lsf_.Spec("bjobs", lsf::BjobsConfirmArgs(id, !table_form))});
   }
+  // Every job of the cluster, for bjobs lists, while callers ask for them.
+  queries.list_with_finished = list_view_.Wanted(clock_.SystemNow());
+  if (queries.list_with_finished) {
+    lsf::CommandSpec spec = lsf_.Spec("bjobs", {});
+    spec.argv = lsf::BjobsListArgv(lsf_.Path("bjobs"), *queries.list_with_finished, !table_form);
+    cycle.queries.push_back({"bjobs -u all", std::move(spec)});
+  }
   cycle.build = [this, queries = std::move(queries), table_form](auto& results,
                                                                  const CycleTimes& times) {
     if (table_form != table_form_.load()) {
@@ -209,6 +217,7 @@ Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandR
                                                 const CycleQueries& queries,
                                                 const CycleTimes& times) {
   const bool table_form = table_form_.load();
+  if (queries.list_with_finished) ReadList(results.back(), *queries.list_with_finished, times);
   BjobsAnswer answer;
   answer.asked = queries.asked;
   answer.now = times.started_wall;
@@ -255,6 +264,24 @@ Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandR
     Persist(*before, *after);
     snapshot.jobs = std::move(after);
   };
+}
+
+void JobTracker::ReadList(Result<lsf::CommandResult>& result, bool with_finished,
+                          const CycleTimes& times) {
+  list_view_.Attempted(times.started_wall, with_finished);
+  const bool table_form = table_form_.load();
+  if (!table_form && result && lsf::BjobsRefusedOutputFormat(*result)) {
+    table_form_ = true;  // the id queries use the table from the next cycle on too
+    spdlog::warn("jobs: bjobs -u all refused -o ... -json; using the bjobs -w table from now on");
+    return;
+  }
+  auto records = lsf::ReadBjobsReply(std::move(result), !table_form);
+  if (!records) {
+    spdlog::warn("jobs: the list of every job: {}", records.error().message);
+    return;
+  }
+  list_view_.Publish(
+      MakeJobList(std::move(*records), times.started_wall, with_finished, table_form));
 }
 
 void JobTracker::Persist(const JobTable& before, const JobTable& after) {
