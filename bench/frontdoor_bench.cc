@@ -146,8 +146,7 @@ std::vector<std::string> PollArgs(bool lists, int e, const std::string& job) {
 
 // `engines` pollers, each with `jobs` jobs, polling every `poll_ms`: each
 // job with its own bjobs, or (`lists`) all of them with one list.
-int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int seconds,
-            bool lists) {
+int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int seconds, bool lists) {
   std::printf(
       "bjobs calls reaching the simulator per minute: %d jobs an engine, %s every %d ms, %d s "
       "a run, load %s, %s\n\n",
@@ -168,9 +167,8 @@ int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int se
         pollers.emplace_back([&, e] {
           while (SecondsSince(start) < seconds && !failed) {
             for (int j = 0; j < (lists ? 1 : jobs); ++j) {
-              const ProcessOutput out =
-                  setup.Run(door, "bjobs",
-                            PollArgs(lists, e, ids[static_cast<std::size_t>(e * jobs + j)]));
+              const ProcessOutput out = setup.Run(
+                  door, "bjobs", PollArgs(lists, e, ids[static_cast<std::size_t>(e * jobs + j)]));
               if (out.exit_code != 0) failed = true;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
