@@ -87,21 +87,30 @@ void InsertPending(std::vector<const lsf::JobRecord*>& jobs, const lsf::JobRecor
   jobs.insert(at, &job);
 }
 
-// Why `line` is left to LSF's bjobs whatever the view holds, or nullopt.
-std::optional<std::string> FormLeftToLsf(const JobList& list, const Topology& topology,
-                                         const lsf::BjobsCommandLine& line,
+// Why form `line` is left to LSF's bjobs whatever the view holds, or
+// nullopt.
+std::optional<std::string> FormLeftToLsf(const lsf::BjobsCommandLine& line,
                                          const lsf::BjobsFormat* format) {
-  if (line.queue && topology.FindQueue(*line.queue) == nullptr) {
-    return "queue " + *line.queue + " is not one bplace knows (LSF says so)";
-  }
   if (format == nullptr && (line.state_filter == 'p' || line.state_filter == 's')) {
     return "-p and -s tables add LSF's pending and suspending reasons";
   }
-  if (format != nullptr && list.table_form) {
-    return "this bjobs has no -o -json: the table bplace reads lacks -o fields";
-  }
   if (line.job_name && line.job_name->find('[') != std::string::npos) {
     return "-J with an array index";
+  }
+  return std::nullopt;
+}
+
+// Why `line` is left to LSF's bjobs with this `list` and `topology`, or
+// nullopt.
+std::optional<std::string> LeftToLsf(const JobList& list, const Topology& topology,
+                                     const lsf::BjobsCommandLine& line,
+                                     const lsf::BjobsFormat* format) {
+  if (auto left = FormLeftToLsf(line, format)) return left;
+  if (line.queue && topology.FindQueue(*line.queue) == nullptr) {
+    return "queue " + *line.queue + " is not one bplace knows (LSF says so)";
+  }
+  if (format != nullptr && list.table_form) {
+    return "this bjobs has no -o -json: the table bplace reads lacks -o fields";
   }
   return std::nullopt;
 }
@@ -111,7 +120,7 @@ std::optional<std::string> FormLeftToLsf(const JobList& list, const Topology& to
 tl::expected<lsf::BjobsOutput, std::string> AnswerBjobsListFrom(
     const JobList& list, const JobTable* table, const Topology& topology,
     const lsf::BjobsCommandLine& line, const lsf::BjobsFormat* format, const ListOwner& owner) {
-  if (auto left = FormLeftToLsf(list, topology, line, format)) return tl::unexpected(*left);
+  if (auto left = LeftToLsf(list, topology, line, format)) return tl::unexpected(*left);
   lsf::BjobsSelection selection;
   const auto consider = [&](const lsf::JobRecord& job) {
     if (lsf::ListedBy(line, job)) selection.jobs.push_back(&job);
@@ -190,6 +199,10 @@ void AnswerBjobsList(const Services& services, const Caller& caller,
     return respond(RunRealLsf(argv, "-u " + asked + ": another user's (or a user group's) jobs"));
   } else {
     owner.user = self;
+  }
+  // A form the view never answers starts no reading of it.
+  if (auto left = FormLeftToLsf(line, format ? &*format : nullptr)) {
+    return respond(RunRealLsf(argv, *left));
   }
   const bool finished = lsf::ListShowsFinished(line);
   const bool tried = services.tracker->list_view().Ask(services.clock->SystemNow(), finished);
