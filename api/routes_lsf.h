@@ -42,7 +42,9 @@ void PostLsfBsub(const Services& services, const Caller& caller, Request&& req,
 // FrontDoorMaxAge old. Ids the tier does not follow are looked up first,
 // within the caller's budget of lookups (JobLookups, as GET /v1/jobs/{id}),
 // and answered once the tier has asked LSF: the job, or LSF's "not found".
-// Everything else is answered with the real bjobs to run.
+// Lists (no ids) are answered from the view of every job of the cluster
+// (AnswerBjobsList, api/bjobs_list_answer.h). Everything else is answered
+// with the real bjobs to run.
 void PostLsfBjobs(const Services& services, const Caller& caller, Request&& req,
                   const RequestContext& ctx, const RouteParams& params, Responder respond);
 

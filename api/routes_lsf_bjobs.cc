@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/bjobs_list_answer.h"
 #include "api/http/problem.h"
 #include "api/job_access.h"
 #include "api/lsf_answer.h"
-#include "api/openlava_bjobs.h"
 #include "api/routes_lsf.h"
 #include "daemon/cluster/job_table.h"
 #include "daemon/jobs/job_lookups.h"
@@ -188,8 +188,7 @@ void PostLsfBjobs(const Services& services, const Caller& caller, Request&& req,
     format = std::move(*parsed);
   }
   if (line->ids.empty()) {
-    return respond(RunRealBjobs(*services.cache->Current(), *line, *argv,
-                                "a list without job ids: the jobs tier follows jobs by id"));
+    return AnswerBjobsList(services, caller, *argv, *line, std::move(format), std::move(respond));
   }
   const auto snapshot = services.cache->Current();
   if (auto old = TooOld(services, *snapshot)) return respond(RunRealLsf(*argv, *old));

@@ -5,7 +5,10 @@
 //   polling   engines that each poll their jobs with `bjobs -o stat -noheader ID`
 //             every --poll-ms: bjobs calls reaching the simulator per minute,
 //             through the front door and straight to the simulator.
-// Usage: frontdoor_bench latency|polling|smoke [--runs N] [--engines 1,3,10]
+//   lists     the same for engines that poll with bjobs lists (Nextflow's
+//             `bjobs -w -q short`, Galaxy's `bjobs -a -o "id stat" -noheader`,
+//             Snakemake 8's `bjobs -noheader -o "jobid stat" -a -J '*'`, in turn).
+// Usage: frontdoor_bench latency|polling|lists|smoke [--runs N] [--engines 1,3,10]
 //        [--jobs N] [--poll-ms N] [--seconds N]
 // It prints a table to paste into bench/README.md, with the machine's load.
 // smoke: tiny sizes; fails only when a command fails or a figure is missing.
@@ -126,13 +129,29 @@ int Latency(int runs) {
   return 0;
 }
 
-// `engines` pollers, each with `jobs` jobs, each job polled with its own
-// `bjobs -o stat -noheader ID` every `poll_ms` (Snakemake 7's profile).
-int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int seconds) {
+// The bjobs argv engine `e` polls `job` with: its own `bjobs -o stat
+// -noheader ID` (Snakemake 7's profile), or, with `lists`, one of the list
+// forms of Nextflow, Galaxy and Snakemake 8 (docs/lsf-front-door.md "Decisions").
+std::vector<std::string> PollArgs(bool lists, int e, const std::string& job) {
+  if (!lists) return {"-o", "stat", "-noheader", job};
+  switch (e % 3) {
+    case 0:
+      return {"-w", "-q", "short"};
+    case 1:
+      return {"-a", "-o", "id stat", "-noheader"};
+    default:
+      return {"-noheader", "-o", "jobid stat", "-a", "-J", "*"};
+  }
+}
+
+// `engines` pollers, each with `jobs` jobs, polling every `poll_ms`: each
+// job with its own bjobs, or (`lists`) all of them with one list.
+int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int seconds, bool lists) {
   std::printf(
-      "bjobs calls reaching the simulator per minute: %d jobs an engine, each polled "
-      "every %d ms, %d s a run, load %s, %s\n\n",
-      jobs, poll_ms, seconds, LoadAverage().c_str(), Timestamp().c_str());
+      "bjobs calls reaching the simulator per minute: %d jobs an engine, %s every %d ms, %d s "
+      "a run, load %s, %s\n\n",
+      jobs, lists ? "one list (Nextflow, Galaxy, Snakemake 8 forms in turn)" : "each polled",
+      poll_ms, seconds, LoadAverage().c_str(), Timestamp().c_str());
   std::printf("| engines | through the front door | straight to the simulator |\n|---|---|---|\n");
   for (int engines : engine_counts) {
     std::vector<double> per_minute;
@@ -140,6 +159,14 @@ int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int se
       Setup setup;
       std::vector<std::string> ids;
       for (int i = 0; i < engines * jobs; ++i) ids.push_back(setup.Submit(door));
+      if (lists) {
+        // One poll of each engine first: the first list requests start the
+        // view (a refresh each, the first time only); the steady state is
+        // measured.
+        for (int e = 0; e < engines; ++e) {
+          (void)setup.Run(door, "bjobs", PollArgs(lists, e, ids[static_cast<std::size_t>(e)]));
+        }
+      }
       const long long before = setup.sim.Counts().value("bjobs", 0LL);
       const auto start = Steady::now();
       std::atomic<bool> failed{false};
@@ -147,10 +174,9 @@ int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int se
       for (int e = 0; e < engines; ++e) {
         pollers.emplace_back([&, e] {
           while (SecondsSince(start) < seconds && !failed) {
-            for (int j = 0; j < jobs; ++j) {
+            for (int j = 0; j < (lists ? 1 : jobs); ++j) {
               const ProcessOutput out = setup.Run(
-                  door, "bjobs",
-                  {"-o", "stat", "-noheader", ids[static_cast<std::size_t>(e * jobs + j)]});
+                  door, "bjobs", PollArgs(lists, e, ids[static_cast<std::size_t>(e * jobs + j)]));
               if (out.exit_code != 0) failed = true;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
@@ -170,7 +196,8 @@ int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int se
 
 int Main(const std::vector<std::string>& args) {
   if (args.empty()) {
-    std::cerr << "usage: frontdoor_bench latency|polling|smoke [--runs N] [--engines 1,3,10] "
+    std::cerr << "usage: frontdoor_bench latency|polling|lists|smoke [--runs N] "
+                 "[--engines 1,3,10] "
                  "[--jobs N] [--poll-ms N] [--seconds N]\n";
     return 2;
   }
@@ -183,8 +210,12 @@ int Main(const std::vector<std::string>& args) {
   const int seconds = flags.Int("seconds", smoke ? 2 : 60);
   flags.CheckAllKnown();
   if (args[0] == "latency") return Latency(runs);
-  if (args[0] == "polling") return Polling(engines, jobs, poll_ms, seconds);
-  if (smoke) return Latency(runs) | Polling(engines, jobs, poll_ms, seconds);
+  if (args[0] == "polling") return Polling(engines, jobs, poll_ms, seconds, false);
+  if (args[0] == "lists") return Polling(engines, jobs, poll_ms, seconds, true);
+  if (smoke) {
+    return Latency(runs) | Polling(engines, jobs, poll_ms, seconds, false) |
+           Polling(engines, jobs, poll_ms, seconds, true);
+  }
   std::cerr << "frontdoor_bench: unknown mode " << args[0] << "\n";
   return 2;
 }

@@ -4,6 +4,7 @@ target_sources(bplace_lsf PRIVATE
   bhosts_parser.cc
   bjobs_command.cc
   bjobs_command_line.cc
+  bjobs_list.cc
   bjobs_writer.cc
   bkill_command_line.cc
   bjobs_long_parser.cc

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lsf_adapter/bjobs_command.h"
+#include "lsf_adapter/bjobs_list.h"
 #include "lsf_adapter/bjobs_long_parser.h"
 #include "lsf_adapter/command_failure.h"
 #include "lsf_adapter/lsf_time.h"
@@ -196,6 +197,13 @@ TierCycle JobTracker::Cycle() {
     cycle.queries.push_back(
         {"bjobs " + id, lsf_.Spec("bjobs", lsf::BjobsConfirmArgs(id, !table_form))});
   }
+  // Every job of the cluster, for bjobs lists, while callers ask for them.
+  queries.list_with_finished = list_view_.Wanted(clock_.SystemNow());
+  if (queries.list_with_finished) {
+    lsf::CommandSpec spec = lsf_.Spec("bjobs", {});
+    spec.argv = lsf::BjobsListArgv(lsf_.Path("bjobs"), *queries.list_with_finished, !table_form);
+    cycle.queries.push_back({"bjobs -u all", std::move(spec)});
+  }
   cycle.build = [this, queries = std::move(queries), table_form](auto& results,
                                                                  const CycleTimes& times) {
     if (table_form != dialect_.NeedsTableForm()) {
@@ -209,6 +217,9 @@ TierCycle JobTracker::Cycle() {
 Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandResult>>& results,
                                                 const CycleQueries& queries, bool table_form,
                                                 const CycleTimes& times) {
+  if (queries.list_with_finished) {
+    ReadList(results.back(), *queries.list_with_finished, table_form, times);
+  }
   BjobsAnswer answer;
   answer.asked = queries.asked;
   answer.now = times.started_wall;
@@ -250,6 +261,21 @@ Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandR
     Persist(*before, *after);
     snapshot.jobs = std::move(after);
   };
+}
+
+void JobTracker::ReadList(Result<lsf::CommandResult>& result, bool with_finished, bool table_form,
+                          const CycleTimes& times) {
+  list_view_.Attempted(times.started_wall, with_finished);
+  // A refusal teaches every reader of the dialect; the next cycle asks in
+  // the table form.
+  if (!table_form && result && dialect_.LearnFrom(*result, "jobs list")) return;
+  auto records = lsf::ReadBjobsReply(std::move(result), !table_form);
+  if (!records) {
+    spdlog::warn("jobs: the list of every job: {}", records.error().message);
+    return;
+  }
+  list_view_.Publish(
+      MakeJobList(std::move(*records), times.started_wall, with_finished, table_form));
 }
 
 void JobTracker::Persist(const JobTable& before, const JobTable& after) {

@@ -14,6 +14,7 @@
 #include "daemon/cluster/job_table.h"
 #include "daemon/cluster/refresh_tier.h"
 #include "daemon/cluster/snapshot_store.h"
+#include "daemon/jobs/job_list_view.h"
 #include "daemon/jobs/job_lookups.h"
 #include "daemon/options.h"
 #include "daemon/state/job_journal.h"
@@ -27,7 +28,10 @@ namespace bplace {
 // every job bplace submitted and every id a caller asked about, never one
 // per request, client or job. Where bjobs refuses -o/-json (LSF before 10.1,
 // volclava, which lacks fields) the tracker falls back to the `bjobs -a -w
-// -u all` table, detected once and shared (BjobsDialect). The table of jobs is published in the
+// -u all` table, detected once and shared (BjobsDialect). While callers ask
+// for bjobs lists (list_view()), each cycle also runs one `bjobs -u all
+// [-a]` for the view of every job of the cluster (lsf::BjobsListArgv), read
+// on the tier's strand. The table of jobs is published in the
 // snapshot (ClusterSnapshot::jobs); changed rows go to the state store.
 // Thread-safe: every method may be called from any thread.
 class JobTracker {
@@ -66,6 +70,11 @@ class JobTracker {
   // The budget of callers' lookups (negative cache, lookups in flight).
   JobLookups& lookups() { return lookups_; }
 
+  // The view of every job of the cluster, for bjobs lists: who wants it,
+  // the last one read. A caller that needs a fresher one calls
+  // RefreshSoon after JobListView::Ask.
+  JobListView& list_view() { return list_view_; }
+
   // Runs the tier now (or joins the run in progress).
   void Refresh(Done done = {}) { tier_.Refresh(std::move(done)); }
   // A refresh soon (at most one a second), e.g. after a bkill.
@@ -94,6 +103,8 @@ class JobTracker {
     std::size_t chunks = 0;
     std::vector<std::string> exits;
     std::vector<std::string> confirm;
+    // The view's `bjobs -u all` (last of the cycle) and whether with -a.
+    std::optional<bool> list_with_finished;
   };
 
   TierCycle Cycle();
@@ -108,6 +119,10 @@ class JobTracker {
                   Result<void> outcome);
   // True when a watched id is left to a per-id bjobs (IdsToConfirm).
   bool AwaitsConfirmation(const std::vector<lsf::JobId>& ids) const;
+  // Reads the view's query (the cycle's last result, asked in the table
+  // form when `table_form`) and publishes the list.
+  void ReadList(Result<lsf::CommandResult>& result, bool with_finished, bool table_form,
+                const CycleTimes& times);
 
   Clock& clock_;
   SnapshotStore& store_;
@@ -117,6 +132,7 @@ class JobTracker {
   BjobsDialect& dialect_;
   std::optional<SystemTime> last_prune_;  // on the tier's strand
   JobLookups lookups_;
+  JobListView list_view_;
   RefreshTier tier_;
 };
 

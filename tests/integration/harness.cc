@@ -334,8 +334,8 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
            << state_dir << "\"\n\n[auth]\nmode = \""
            << (settings.multi_user ? "multi-user" : "service-account") << "\"\ntokens_file = \""
            << tokens_path.string()
-           << "\"\nanonymous_read = " << (settings.anonymous_read ? "true" : "false")
-           << "\n\n[limits]\n"
+           << "\"\nanonymous_read = " << (settings.anonymous_read ? "true" : "false") << "\n"
+           << settings.auth_config << "\n\n[limits]\n"
            << settings.limits << "\n\n"
            << settings.extra_config;
   }

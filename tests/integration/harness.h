@@ -91,6 +91,7 @@ struct DaemonSettings {
   // daemon is started as the system user `bplace-sys` (tools/test-users.sh).
   bool multi_user = false;
   bool anonymous_read = true;  // [auth] anonymous_read
+  std::string auth_config;     // TOML lines added to [auth] (job_visibility = "all", ...)
   std::string unix_socket;     // when set, also listen on unix:<this path>
   std::string server_config;   // TOML lines added to [server] (header_timeout_s = 2, ...)
   // Lines added to the tokens file ("sha256:<hex> USER SCOPES").

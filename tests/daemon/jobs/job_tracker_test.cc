@@ -13,6 +13,7 @@
 #include "common/manual_clock.h"
 #include "daemon/jobs/job_canceller.h"
 #include "daemon/state/job_journal.h"
+#include "lsf_adapter/bjobs_parser.h"
 #include "tests/fakes/fake_command_runner.h"
 
 namespace bplace {
@@ -495,6 +496,80 @@ TEST(JobCancellerTest, LsfDownIsAnError) {
       {{"1", 0}}, lsf::ClassifyBkillReply(255, "", "lsb_init: Failed in an LSF library call\n"));
   ASSERT_FALSE(matched);
   EXPECT_EQ(matched.error().code, ErrorCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace bplace
+
+namespace bplace {
+namespace {
+
+// bjobs lists (docs/lsf-front-door.md "bjobs lists"): the view of every
+// job is read only while callers ask for lists, one query per cycle
+// however many ask, with -a only while lists of finished jobs are asked.
+TEST_F(JobTrackerTest, TheListOfEveryJobIsReadOnlyWhileListsAreAsked) {
+  ASSERT_TRUE(Refresh());
+  EXPECT_TRUE(BjobsCalls().empty()) << "no ids, no list callers: no bjobs at all";
+  EXPECT_EQ(Tracker().list_view().Current(), nullptr);
+  for (int caller = 0; caller < 50; ++caller) {
+    EXPECT_FALSE(Tracker().list_view().Ask(clock_.SystemNow(), false))
+        << "no list read since the demand began: wait for the next run";
+  }
+  Reply(Answer({Record("5", "RUN"), Record("3", "PEND")}));
+  ASSERT_TRUE(Refresh());
+  ASSERT_EQ(BjobsCalls().size(), 1u);
+  EXPECT_THAT(BjobsCalls()[0],
+              ElementsAre("bjobs", "-u", "all", "-o", lsf::BjobsOutputFields(), "-json"));
+  const auto list = Tracker().list_view().Current();
+  ASSERT_NE(list, nullptr);
+  ASSERT_EQ(list->records.size(), 2u);
+  EXPECT_EQ(list->records[0].job_id, "5") << "mbatchd's order is kept";
+  EXPECT_EQ(list->by_user.at("alice").size(), 2u);
+  EXPECT_TRUE(list->Holds(3, 0));
+  EXPECT_FALSE(list->with_finished);
+  EXPECT_TRUE(Tracker().list_view().Ask(clock_.SystemNow(), false));
+  // A list of finished jobs: the next cycles add -a.
+  EXPECT_FALSE(Tracker().list_view().Ask(clock_.SystemNow(), true));
+  ASSERT_TRUE(Refresh());
+  EXPECT_THAT(BjobsCalls().back(), ::testing::Contains("-a"));
+  EXPECT_TRUE(Tracker().list_view().Current()->with_finished);
+  // Nobody asks for kListDemandLinger: the tier stops reading the list.
+  clock_.Advance(kListDemandLinger + 1s);
+  const std::size_t before = BjobsCalls().size();
+  ASSERT_TRUE(Refresh());
+  EXPECT_EQ(BjobsCalls().size(), before);
+}
+
+TEST_F(JobTrackerTest, AFailedListKeepsTheLastOneAndFailsNothingElse) {
+  Tracker().AddSubmitted({1, 0}, Submitted("1"));
+  Tracker().list_view().Ask(clock_.SystemNow(), false);
+  Reply(Answer({Record("1", "RUN")}));
+  ASSERT_TRUE(Refresh());
+  const auto first = Tracker().list_view().Current();
+  ASSERT_NE(first, nullptr);
+  fake_.On(IsBjobs, [](const lsf::CommandSpec& spec) {
+    const bool list = spec.argv.size() > 2 && spec.argv[1] == "-u";
+    return FakeCommandRunner::Reply(
+        list ? FakeCommandRunner::Output("", "LSF is down. Please wait ...\n", 255)
+             : FakeCommandRunner::Output(Answer({Record("1", "DONE")}), "", 0));
+  });
+  ASSERT_TRUE(Refresh());
+  EXPECT_EQ(Tracker().list_view().Current(), first);
+  EXPECT_EQ(Job(1)->lsf.status, "DONE");
+  EXPECT_TRUE(Tracker().list_view().Ask(clock_.SystemNow(), false))
+      << "a list was tried since the demand began: callers do not wait again";
+}
+
+TEST_F(JobTrackerTest, AnEmptyClusterIsAnEmptyList) {
+  Tracker().list_view().Ask(clock_.SystemNow(), false);
+  fake_.On(IsBjobs, [](const lsf::CommandSpec&) {
+    return FakeCommandRunner::Reply(
+        FakeCommandRunner::Output("", "No unfinished job found\n", 255));
+  });
+  ASSERT_TRUE(Refresh());
+  const auto list = Tracker().list_view().Current();
+  ASSERT_NE(list, nullptr);
+  EXPECT_TRUE(list->records.empty());
 }
 
 }  // namespace
