@@ -6,8 +6,8 @@
 
 #include <filesystem>
 #include <regex>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -212,15 +212,15 @@ TEST(FrontDoorCrash, ADaemonKilledDuringBsubGivesExactlyOneJobAndItsLine) {
   ASSERT_EQ(sim.Lsf({"lsfsim", "fault", "--command", "bsub", "--slow-ms", "3000"}).exit_code, 0);
   ProcessOutput submitted;
   std::thread engine([&] {
-    submitted = RunProcessAs(
-        user,
-        {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", sim.dir().string(),
-         std::string(FRONTDOOR_DIR) + "/bsub", "-J", "crash_one", "sleep", "60"},
-        {{"BPLACE_URL", "unix:" + settings.unix_socket},
-         {"BPLACE_TOKEN", ""},
-         {"LSF_BINDIR", LSFSIM_BIN_DIR},
-         {"LSF_ENVDIR", (sim.dir() / "lsf").string()}},
-        std::chrono::seconds(300));
+    submitted =
+        RunProcessAs(user,
+                     {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", sim.dir().string(),
+                      std::string(FRONTDOOR_DIR) + "/bsub", "-J", "crash_one", "sleep", "60"},
+                     {{"BPLACE_URL", "unix:" + settings.unix_socket},
+                      {"BPLACE_TOKEN", ""},
+                      {"LSF_BINDIR", LSFSIM_BIN_DIR},
+                      {"LSF_ENVDIR", (sim.dir() / "lsf").string()}},
+                     std::chrono::seconds(300));
   });
   // The daemon's bsub has started (the simulator counted it): kill -9.
   for (int i = 0; i < 300 && sim.Counts().value("bsub", 0LL) == 0; ++i) {

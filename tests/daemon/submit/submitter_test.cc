@@ -279,7 +279,7 @@ TEST_F(SubmitterTest, BsubRunsWithTheSubmittersDirectoryUmaskAndEnvironment) {
   EXPECT_EQ(calls[0].run_as->umask, std::optional<mode_t>(027));
 }
 
-// volclava 2.2's lsid (/work/shared/lsf/openlava-samples.md): an OpenLava-family cluster.
+// volclava 2.2's lsid (docs/lsf-formats.md "Sources"): an OpenLava-family cluster.
 constexpr char kVolclavaLsid[] =
     "volclava project 2.2, Nov 30 2026\n\nMy cluster name is olcluster\nMy master name is vm\n";
 
