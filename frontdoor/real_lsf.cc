@@ -36,6 +36,53 @@ bool WriteAll(int fd, const std::string& data) {
   return true;
 }
 
+// A child running `path` as `command` with one end of a fresh pipe as its
+// `child_fd` (STDIN_FILENO: the child reads the pipe; STDOUT_FILENO: it
+// writes it), and the parent's end. pid -1 after saying on stderr why no
+// child runs.
+struct PipedChild {
+  pid_t pid = -1;
+  int fd = -1;
+};
+
+PipedChild SpawnPiped(const std::string& path, const std::string& command,
+                      const std::vector<std::string>& args, int child_fd) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    std::fprintf(stderr, "%s: pipe: %s\n", command.c_str(), std::strerror(errno));
+    return {};
+  }
+  const int child_end = child_fd == STDIN_FILENO ? fds[0] : fds[1];
+  const int parent_end = child_fd == STDIN_FILENO ? fds[1] : fds[0];
+  std::vector<char*> argv = Argv(command, args);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    std::fprintf(stderr, "%s: fork: %s\n", command.c_str(), std::strerror(errno));
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return {};
+  }
+  if (pid == 0) {
+    ::dup2(child_end, child_fd);
+    ::execv(path.c_str(), argv.data());
+    _exit(255);
+  }
+  ::close(child_end);
+  return {pid, parent_end};
+}
+
+// How `pid` ended, as a shell reports it: its exit code, 128 + the signal
+// that killed it, or 255.
+int WaitExitStatus(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 255;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 255;
+}
+
 }  // namespace
 
 Result<std::string> RealCommandPath(const std::string& command,
@@ -82,70 +129,30 @@ int ExecRealCommand(const std::string& path, const std::string& command,
 
 int RunRealCommandWithInput(const std::string& path, const std::string& command,
                             const std::vector<std::string>& args, const std::string& stdin_data) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    std::fprintf(stderr, "%s: pipe: %s\n", command.c_str(), std::strerror(errno));
-    return 255;
-  }
-  std::vector<char*> argv = Argv(command, args);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    std::fprintf(stderr, "%s: fork: %s\n", command.c_str(), std::strerror(errno));
-    return 255;
-  }
-  if (pid == 0) {
-    ::dup2(fds[0], STDIN_FILENO);
-    ::execv(path.c_str(), argv.data());
-    _exit(255);
-  }
-  ::close(fds[0]);
+  const PipedChild child = SpawnPiped(path, command, args, STDIN_FILENO);
+  if (child.pid < 0) return 255;
   // The child may exit without reading everything: a write error is not ours.
   std::signal(SIGPIPE, SIG_IGN);
-  WriteAll(fds[1], stdin_data);
-  ::close(fds[1]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 255;
+  WriteAll(child.fd, stdin_data);
+  ::close(child.fd);
+  return WaitExitStatus(child.pid);
 }
 
 int RunRealCommandReadingStdout(const std::string& path, const std::string& command,
                                 const std::vector<std::string>& args, std::string& out) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    std::fprintf(stderr, "%s: pipe: %s\n", command.c_str(), std::strerror(errno));
-    return 255;
-  }
-  std::vector<char*> argv = Argv(command, args);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    std::fprintf(stderr, "%s: fork: %s\n", command.c_str(), std::strerror(errno));
-    return 255;
-  }
-  if (pid == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);
-    ::execv(path.c_str(), argv.data());
-    _exit(255);
-  }
-  ::close(fds[1]);
+  const PipedChild child = SpawnPiped(path, command, args, STDOUT_FILENO);
+  if (child.pid < 0) return 255;
   char buffer[65536];
   for (;;) {
-    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    const ssize_t n = ::read(child.fd, buffer, sizeof buffer);
     if (n > 0) {
       out.append(buffer, static_cast<std::size_t>(n));
     } else if (n == 0 || errno != EINTR) {
       break;
     }
   }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 255;
+  ::close(child.fd);
+  return WaitExitStatus(child.pid);
 }
 
 bool IsEmptyJsonAnswer(const std::string& out) {
