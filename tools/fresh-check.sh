@@ -105,7 +105,16 @@ if ! debootstrap --variant=minbase bookworm "$target" "$url" >>"$log" 2>&1; then
   exit 1
 fi
 record PASS "debootstrap --variant=minbase bookworm from $url"
+# This machine's network settings, which a machine on its network has and
+# the root cannot guess: the resolver, the local CA certificates (a proxy's
+# CA; the root's ca-certificates package adds them when apt installs it)
+# and npm's global config (its cafile). Nothing of bplace's.
 cp /etc/resolv.conf "$target/etc/resolv.conf"
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$target/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$target/usr/local/share/ca-certificates/"
+fi
+[ -f /etc/npmrc ] && cp /etc/npmrc "$target/etc/npmrc"
 mount -t proc proc "$target/proc"
 mount -t sysfs sys "$target/sys"
 mount --rbind /dev "$target/dev"
