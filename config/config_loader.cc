@@ -203,6 +203,14 @@ void ReadSeconds(const Field& field, std::chrono::duration<Rep, Period>& out) {
   }
 }
 
+// As ReadSeconds, where zero means "off".
+template <typename Rep, typename Period>
+void ReadSecondsOrOff(const Field& field, std::chrono::duration<Rep, Period>& out) {
+  if (auto value = field.Integer(0, kMaxDurationS, "seconds")) {
+    out = std::chrono::seconds(*value);
+  }
+}
+
 void ReadString(const Field& field, std::string& out) {
   if (auto value = field.String()) {
     out = std::move(*value);
@@ -527,6 +535,9 @@ const KeySpec kLsfKeys[] = {
     {"topology_refresh_s",
      [](const Field& f, Config& c) { ReadSeconds(f, c.refresh.topology_interval); }, kLive,
      BPLACE_FIELD(refresh.topology_interval)},
+    {"load_refresh_after_submit_s",
+     [](const Field& f, Config& c) { ReadSecondsOrOff(f, c.refresh.load_after_submit); }, kRestart,
+     BPLACE_FIELD(refresh.load_after_submit)},
     {"events_file", [](const Field& f, Config& c) { ReadString(f, c.waits.events_file); }, kRestart,
      BPLACE_FIELD(waits.events_file)},
 };

@@ -17,6 +17,12 @@ namespace bplace {
 struct CacheOptions {
   std::chrono::milliseconds load_interval{15000};       // lsf.load_refresh_s
   std::chrono::milliseconds topology_interval{300000};  // lsf.topology_refresh_s
+  // After a job is submitted, a load refresh no sooner than this after the
+  // last one began (lsf.load_refresh_after_submit_s; zero: never early), so
+  // that PEND counts show this node's and the other login nodes' new jobs
+  // within seconds instead of a load interval (docs/operations.md "Several
+  // login nodes").
+  std::chrono::milliseconds load_after_submit{2000};
   // Earliest a manual refresh (POST /v1/cache/refresh) may follow the last one.
   std::chrono::milliseconds min_manual_interval{5000};
   // After a failed refresh, retry after this, doubling, at most the interval.

@@ -60,12 +60,14 @@ void ClusterCache::SetIntervals(std::chrono::milliseconds load,
 
 void ClusterCache::Start(std::function<void()> on_first_complete) {
   store_.SetOnFirstComplete(std::move(on_first_complete));
+  running_.store(true, std::memory_order_release);
   topology_.Start();
   load_.Start();
   if (ib_) ib_->Start();
 }
 
 void ClusterCache::Stop() {
+  running_.store(false, std::memory_order_release);
   topology_.Stop();
   load_.Stop();
   if (ib_) ib_->Stop();
@@ -79,6 +81,11 @@ void ClusterCache::RefreshLoad(Done done) {
 }
 
 void ClusterCache::RefreshTopology(Done done) { topology_.Refresh(std::move(done)); }
+
+void ClusterCache::AfterSubmission() {
+  if (options_.load_after_submit.count() <= 0 || !running_.load(std::memory_order_acquire)) return;
+  load_.RefreshSoon(options_.load_after_submit);
+}
 
 std::optional<std::chrono::seconds> ClusterCache::RequestRefresh() {
   {

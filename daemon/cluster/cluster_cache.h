@@ -61,6 +61,15 @@ class ClusterCache {
   void RefreshLoad(Done done = {});
   void RefreshTopology(Done done = {});
 
+  // A job was just submitted (or may have been): while the cache runs, asks
+  // for a load refresh no sooner than options().load_after_submit after the
+  // last one began (RefreshTier::RefreshSoon), so that a burst of
+  // submissions costs at most one `bqueues -w` and `bhosts -w` per that
+  // gap, and PEND counts (this node's and every other login node's new
+  // jobs) are at most that old while submissions arrive. Does nothing when
+  // the gap is zero or the cache is stopped. Never blocks.
+  void AfterSubmission();
+
   // A manual refresh of every tier. Returns nullopt when started (or
   // joined), or how long to wait when the last one was less than
   // min_manual_interval ago.
@@ -103,6 +112,8 @@ class ClusterCache {
   RefreshTier load_;
   RefreshTier topology_;
   std::unique_ptr<RefreshTier> ib_;  // only with ib_from_lsload
+
+  std::atomic<bool> running_{false};  // between Start and Stop
 
   std::mutex manual_mutex_;  // guards last_manual_
   std::optional<SteadyTime> last_manual_;

@@ -477,6 +477,9 @@ void Submitter::Apply(std::shared_ptr<Run> run, InflightLedger::Ticket ticket,
     memory_.RememberRewrite(*snapshot, attempt.queue, verdict.queue);
   }
   ledger_.Finish(ticket, verdict.job_may_exist, clock_.SteadyNow(), verdict.queue);
+  // LSF's PEND counts will show the job (and other login nodes' jobs) at
+  // the next load refresh: soon, while submissions arrive.
+  if (verdict.job_may_exist) cache_.AfterSubmission();
   if (verdict.remember != lsf::BsubCause::kNone) {
     memory_.RememberRefusal(*snapshot, clock_.SystemNow(), run->context.user, attempt.queue,
                             run->job.host, verdict.remember, verdict.message);

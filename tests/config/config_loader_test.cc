@@ -44,6 +44,7 @@ const std::set<std::string> kAllKeys = {
     "lsf.command_timeout_s",
     "lsf.load_refresh_s",
     "lsf.topology_refresh_s",
+    "lsf.load_refresh_after_submit_s",
     "lsf.events_file",
     "submit.max_attempts",
     "submit.max_slots",
@@ -124,6 +125,7 @@ void ExpectSameConfig(const Config& actual, const Config& expected) {
   EXPECT_EQ(actual.lsf.env_dir, expected.lsf.env_dir);
   EXPECT_EQ(actual.lsf.command_timeout, expected.lsf.command_timeout);
   EXPECT_EQ(actual.refresh.load_interval, expected.refresh.load_interval);
+  EXPECT_EQ(actual.refresh.load_after_submit, expected.refresh.load_after_submit);
   EXPECT_EQ(actual.refresh.topology_interval, expected.refresh.topology_interval);
   EXPECT_EQ(actual.submit.max_attempts, expected.submit.max_attempts);
   EXPECT_EQ(actual.api.request.max_slots, expected.api.request.max_slots);
@@ -201,6 +203,7 @@ env_dir = "/opt/lsf/conf"
 command_timeout_s = 45
 load_refresh_s = 20
 topology_refresh_s = 900
+load_refresh_after_submit_s = 0
 events_file = "/shared/lsf/work/c1/logdir/lsb.events"
 
 [submit]
@@ -265,6 +268,7 @@ TEST(ParseConfigTest, EmptyTextGivesDefaults) {
   ExpectSameConfig(config, Config{});
   EXPECT_EQ(config.server.listen, std::vector<std::string>{"127.0.0.1:8080"});
   EXPECT_EQ(config.refresh.load_interval, seconds(15));
+  EXPECT_EQ(config.refresh.load_after_submit, seconds(2));
   EXPECT_EQ(config.log.level, "info");
 }
 
@@ -300,6 +304,7 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.lsf.command_timeout, seconds(45));
   EXPECT_EQ(config.waits.events_file, "/shared/lsf/work/c1/logdir/lsb.events");
   EXPECT_EQ(config.refresh.load_interval, seconds(20));
+  EXPECT_EQ(config.refresh.load_after_submit, seconds(0)) << "0: off";
   EXPECT_EQ(config.refresh.topology_interval, seconds(900));
   EXPECT_EQ(config.submit.max_attempts, 5);
   EXPECT_EQ(config.api.request.max_slots, 4096);
@@ -358,6 +363,9 @@ TEST(ParseConfigTest, RefusesBadListenersAndIbValues) {
             "cfg.toml:2: ib.devices: element 0: `mlx5_0:0`: port must be a number 1..255");
   EXPECT_EQ(ErrorOf("[ib]\nmin_rate_gbps = -1\n"),
             "cfg.toml:2: ib.min_rate_gbps: must be between 0 and 10000, got -1");
+  EXPECT_EQ(ErrorOf("[lsf]\nload_refresh_after_submit_s = -1\n"),
+            "cfg.toml:2: lsf.load_refresh_after_submit_s: must be between 0 and 604800 seconds, "
+            "got -1");
   EXPECT_EQ(ErrorOf("[ib]\nloopback = 1\n"),
             "cfg.toml:2: ib.loopback: expected boolean, got integer");
   EXPECT_EQ(ErrorOf("[auth]\nmode = \"root\"\n"),

@@ -329,6 +329,10 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
            << "\"\ncommand_timeout_s = " << settings.command_timeout_s
            << "\nload_refresh_s = " << settings.load_refresh_s
            << "\ntopology_refresh_s = " << settings.topology_refresh_s
+           << (settings.load_refresh_after_submit_s < 0
+                   ? std::string()
+                   : "\nload_refresh_after_submit_s = " +
+                         std::to_string(settings.load_refresh_after_submit_s))
            << "\n\n[submit]\nmax_attempts = " << settings.max_attempts
            << "\n\n[jobs]\nrefresh_s = " << settings.jobs_refresh_s << "\n\n[state]\ndir = \""
            << state_dir << "\"\n\n[auth]\nmode = \""

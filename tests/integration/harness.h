@@ -72,6 +72,7 @@ struct DaemonSettings {
   int command_timeout_s = 5;
   int load_refresh_s = 3600;
   int topology_refresh_s = 3600;
+  int load_refresh_after_submit_s = -1;  // < 0: not written (the daemon's default)
   int max_staleness_s = 120;
   int max_attempts = 3;
   int jobs_refresh_s = 3600;  // the jobs tier; tests that follow jobs shorten it

@@ -174,8 +174,34 @@ TEST_P(MultiNodeTest, KeyedSubmissionsRetriedAcrossNodesWithRandomKillsMakeNoDup
     ASSERT_EQ(in_lsf.size(), 1u) << name << ": exactly one job";
     EXPECT_EQ(in_lsf[0], job_id) << name;
   }
-  EXPECT_EQ(sim_.Counts().value("bsub", 0LL), kSubmissions);
+  // Every job in LSF is one of the keys' (a bsub a queue refused, e.g. at
+  // its job limit, made none and was tried elsewhere).
+  EXPECT_EQ(json::parse(sim_.Lsf({"lsfsim", "jobs"}).out)["jobs"].size(),
+            static_cast<std::size_t>(kSubmissions));
   EXPECT_GE(kills, 3) << "the seed must kill some nodes during bsub";
+}
+
+// A node that submits refreshes its load data soon after
+// (lsf.load_refresh_after_submit_s, default 2 s), though its load interval
+// here is an hour: its PEND counts then show the job another node submitted
+// just before, which its in-flight ledger cannot know. This is what keeps
+// bursts from several nodes from herding into one queue.
+TEST_P(MultiNodeTest, ANodeThatSubmitsSoonCountsAnotherNodesNewJobs) {
+  const auto njobs = [&](int node) {
+    return nodes_[node]->Get("/v1/queues/short").Json()["njobs"].get<long long>();
+  };
+  const long long before = njobs(1);
+  const auto into = [](const std::string& queue, const std::string& name) {
+    return json{{"command", "sleep 600"}, {"job_name", name}, {"queues", {queue}}}.dump();
+  };
+  ASSERT_EQ(nodes_[0]->Call("POST", "/v1/jobs", into("short", "mn_a")).status, 201);
+  EXPECT_EQ(njobs(1), before) << "B has neither submitted nor reached its load interval";
+  ASSERT_EQ(nodes_[1]->Call("POST", "/v1/jobs", into("normal", "mn_b")).status, 201);
+  for (int i = 0; i < 400 && njobs(1) == before; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(njobs(1), before + 1) << "B's refresh after its own submission counts A's job";
+  EXPECT_EQ(nodes_[1]->Get("/v1/queues/short").Json()["inflight"], 0) << "A's job, not B's";
 }
 
 INSTANTIATE_TEST_SUITE_P(Dialects, MultiNodeTest, ::testing::Values("lsf", "openlava"),

@@ -660,6 +660,64 @@ TEST_F(ClusterCacheTest, OldIbVerdictsBecomeUnknownWhileLsloadKeepsFailing) {
   EXPECT_THAT(snapshot->ib->Find("node068")->reasons[0], HasSubstr("older than 3 load refreshes"));
 }
 
+// Several login nodes: a burst of submissions is followed by one load
+// refresh soon, not one per job, and not one load interval later.
+TEST_F(ClusterCacheTest, SubmissionsBringOneLoadRefreshPerGap) {
+  options_.load_interval = 15000ms;
+  options_.topology_interval = 300000ms;
+  options_.load_after_submit = 2000ms;
+  const auto load_runs = [&] { return Cache().Current()->load_status.successes; };
+  // Runs the io_context until `runs` load refreshes have published, then
+  // whatever else is ready (the finished run schedules its successor).
+  const auto until_runs = [&](std::uint64_t runs) {
+    RunUntil([&] { return load_runs() == runs; });
+    io_.restart();
+    io_.poll();
+  };
+  Cache().Start();
+  until_runs(1);
+
+  // Within the gap of the start-up refresh: one run, at the end of the gap,
+  // for the whole burst.
+  clock_.Advance(500ms);
+  for (int i = 0; i < 20; ++i) Cache().AfterSubmission();
+  io_.restart();
+  io_.poll();
+  EXPECT_EQ(CallsOf(kLoadQuery), 1u) << "sooner than load_after_submit after the last run";
+  clock_.Advance(1500ms);
+  until_runs(2);
+  EXPECT_EQ(CallsOf(kLoadQuery), 2u);
+  EXPECT_EQ(CallsOf({"bhosts", "-w"}), 2u);
+
+  // Submissions that go on: one run per gap; once they stop, the interval.
+  clock_.Advance(2000ms);
+  Cache().AfterSubmission();
+  until_runs(3);
+  clock_.Advance(14000ms);
+  io_.restart();
+  io_.poll();
+  EXPECT_EQ(CallsOf(kLoadQuery), 3u) << "no submission: the next run is one interval later";
+  clock_.Advance(1000ms);
+  until_runs(4);
+  EXPECT_EQ(CallsOf(kLoadQuery), 4u);
+  Cache().Stop();
+}
+
+TEST_F(ClusterCacheTest, SubmissionsBringNoRefreshWhenOffOrStopped) {
+  options_.load_after_submit = 0ms;
+  Cache().AfterSubmission();
+  io_.restart();
+  io_.poll();
+  EXPECT_EQ(fake_.CallCount(), 0u) << "off";
+
+  options_.load_after_submit = 2000ms;
+  cache_.reset();
+  Cache().AfterSubmission();
+  io_.restart();
+  io_.poll();
+  EXPECT_EQ(fake_.CallCount(), 0u) << "before Start";
+}
+
 TEST_F(ClusterCacheTest, DoesNotRunLsloadWithoutTheLsloadSource) {
   ASSERT_TRUE(RefreshTopology());
   ASSERT_TRUE(RefreshLoad());
