@@ -6,8 +6,9 @@
 // for exit codes: volclava's -o lacks our fields), an id submitted with
 // bsub directly is looked up once and followed, DELETE runs a real bkill,
 // state survives a restart, an Idempotency-Key never gives a second bsub, a
-// kill -9 with a bsub in flight is reconciled through LSF, and 20 polling
-// clients cost one bjobs a second.
+// kill -9 with a bsub in flight is reconciled through LSF, a retry on
+// another login node's bplaced gets the one job, and 20 polling clients
+// cost one bjobs a second.
 //
 // bplaced runs in multi-user mode, as root (this binary runs as root, so it
 // has CAP_SETUID, CAP_SETGID and CAP_KILL), with a bearer token of alice's:
@@ -843,6 +844,73 @@ TEST_F(BplacedRealSchedTest, KillNineWithABsubInFlightIsReconciledOnRestart) {
   const json done = JobWhen(id, Terminal);
   EXPECT_EQ(Status(done), "DONE") << done.dump();
   EXPECT_EQ(done["user"], kUser);
+}
+
+// (7) Several login nodes (docs/operations.md "Several login nodes"): three
+// bplaced daemons, each with its own directory and state, against the one
+// cluster. Node A is killed -9 while its (slow) bsub runs; once the
+// orphaned bsub has submitted, the client retries the same key on node B,
+// which finds A's job in LSF by its -Jd tag and answers with it; node C
+// answers the same. The cluster has one job for the key.
+TEST_F(BplacedRealSchedTest, ARetryOnAnotherLoginNodeAfterAKillNineGetsTheOneJob) {
+  const fs::path slow = dir_->path() / "slowbin";
+  const fs::path started = dir_->path() / "bsub-started";
+  fs::create_directory(started);
+  fs::permissions(started, fs::perms::all);  // alice's bsub writes here
+  ASSERT_NO_THROW(
+      MakeBinDir(slow, cluster().BinDir(),
+                 WrapperScripts({{"bsub", ": > " + (started / "$$").string() + "\nsleep " +
+                                              std::to_string(kSlowBsubSeconds) + "\nexec " +
+                                              cluster().BinDir() + "/bsub \"$@\"\n"}})));
+  // Login node `name`: its own directory and state dir.
+  const auto node = [&](const std::string& name, const std::string& bin_dir) {
+    const fs::path dir = dir_->path() / ("node-" + name);
+    fs::create_directory(dir);
+    BplacedSettings settings = Settings(bin_dir);
+    settings.state_dir = (dir / "state").string();
+    return std::make_unique<Bplaced>(dir, settings);
+  };
+  std::unique_ptr<Bplaced> a;
+  std::unique_ptr<Bplaced> b;
+  std::unique_ptr<Bplaced> c;
+  ASSERT_NO_THROW(a = node("a", slow.string()));
+  ASSERT_NO_THROW(b = node("b", ""));
+  ASSERT_NO_THROW(c = node("c", ""));
+
+  const std::string key = "nodes-" + std::to_string(getpid());
+  const std::string body = JobBody({"sleep", "1"}, {{"job_name", key}});
+  std::thread client([&] {
+    try {
+      (void)a->Call("POST", "/v1/jobs", body, {{"Idempotency-Key", key}});
+    } catch (const std::exception&) {
+      // Node A died under the request: no answer.
+    }
+  });
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (std::chrono::steady_clock::now() < deadline && fs::is_empty(started)) {
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_FALSE(fs::is_empty(started)) << "the wrapper bsub never ran\n" << a->Log();
+  a->Kill9();
+  client.join();
+  // The client retries elsewhere no sooner than command_timeout_s (the
+  // documented rule): by then the orphaned bsub has submitted.
+  const auto orphan_by = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < orphan_by && CountByName(key) == 0) {
+    std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_EQ(CountByName(key), 1) << "A's orphaned bsub submitted the job";
+
+  const HttpReply retry = b->Call("POST", "/v1/jobs", body, {{"Idempotency-Key", key}});
+  ASSERT_EQ(retry.status, 201) << retry.body << "\n" << b->Log();
+  EXPECT_TRUE(retry.Json().value("reconciled", false)) << "found in LSF, not submitted again";
+  const std::string id = retry.Json().value("job_id", "");
+  const std::string description = retry.Json().value("job_description", "");
+  const HttpReply third = c->Call("POST", "/v1/jobs", body, {{"Idempotency-Key", key}});
+  ASSERT_EQ(third.status, 201) << third.body << "\n" << c->Log();
+  EXPECT_EQ(third.Json().value("job_id", ""), id);
+  EXPECT_EQ(IdsByDescription(description), std::vector<std::string>{id}) << "one job for the key";
+  EXPECT_EQ(CountByName(key), 1);
 }
 
 // Service-account mode works against volclava too: bplaced as the system
