@@ -560,6 +560,8 @@ const KeySpec kSubmitKeys[] = {
     {"esub_refusal_memory_s",
      [](const Field& f, Config& c) { ReadSeconds(f, c.submit.esub_refusal_memory); }, kRestart,
      BPLACE_FIELD(submit.esub_refusal_memory)},
+    {"tag_in_job_name", [](const Field& f, Config& c) { ReadBool(f, c.submit.tag_in_job_name); },
+     kRestart, BPLACE_FIELD(submit.tag_in_job_name)},
 };
 
 const KeySpec kPlacementKeys[] = {

@@ -69,6 +69,10 @@ struct SubmitterOptions {
   // that user ([submit] esub_refusal_memory_s). An esub's rules are not
   // visible to bplace, so only time tells when it may say yes.
   std::chrono::seconds esub_refusal_memory{600};
+  // Also put each job's tag in its job name (TaggedJobName), for sites whose
+  // esub rewrites or drops -Jd ([submit] tag_in_job_name): the reconciler
+  // and the cross-node key check find a job by either (CarriesTag).
+  bool tag_in_job_name = false;
 };
 
 // Exactly-once submission ([submit] check_lsf_for_key).

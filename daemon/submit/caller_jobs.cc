@@ -1,5 +1,6 @@
 #include "daemon/submit/caller_jobs.h"
 
+#include <string_view>
 #include <utility>
 
 #include "daemon/submit/submitter.h"
@@ -11,8 +12,8 @@
 namespace bplace {
 namespace {
 
-// Fields enough to recognise a job by its description.
-constexpr char kFields[] = "jobid stat queue user job_description";
+// Fields enough to recognise a job by its description or its name.
+constexpr char kFields[] = "jobid stat queue user job_name job_description";
 
 // A caller's jobs from `bjobs -a -l -u CALLER`, as the records Settle reads.
 Result<std::vector<lsf::JobRecord>> LongRecords(Result<lsf::CommandResult> result) {
@@ -34,6 +35,7 @@ Result<std::vector<lsf::JobRecord>> LongRecords(Result<lsf::CommandResult> resul
     record.user = block.user;
     record.status = block.status;
     record.queue = block.queue;
+    record.job_name = block.job_name;
     record.job_description = block.job_description;
     records.push_back(std::move(record));
   }
@@ -56,10 +58,22 @@ Result<std::vector<lsf::JobRecord>> ReadCallerJobs(Result<lsf::CommandResult> re
   return long_form ? LongRecords(std::move(result)) : lsf::ReadBjobsReply(std::move(result), true);
 }
 
+bool CarriesTag(const lsf::JobRecord& job, const std::string& tag) {
+  if (job.job_description == DescriptionTag(tag)) return true;
+  std::string_view name = job.job_name;
+  if (!name.empty() && name.back() == ']') {
+    if (const std::size_t open = name.rfind('['); open != std::string_view::npos) {
+      name = name.substr(0, open);
+    }
+  }
+  const std::string alone = TaggedJobName("", tag);
+  return name == alone || (name.size() > alone.size() && name.ends_with(alone) &&
+                           name[name.size() - alone.size() - 1] == '.');
+}
+
 const lsf::JobRecord* FindTagged(const std::vector<lsf::JobRecord>& jobs, const std::string& tag) {
-  const std::string description = DescriptionTag(tag);
   for (const lsf::JobRecord& job : jobs) {
-    if (!job.not_found && job.job_description == description) return &job;
+    if (!job.not_found && CarriesTag(job, tag)) return &job;
   }
   return nullptr;
 }

@@ -148,6 +148,7 @@ void SubmissionService::Adopt(const SubmissionCall& call, const lsf::JobRecord& 
   SubmissionResult result;
   result.job_id = job.job_id;
   result.queue = job.queue;
+  result.job_name = job.job_name.empty() ? call.job.job_name.value_or("") : job.job_name;
   Follow(call, result);
   const nlohmann::json body = {{"request_id", call.context.request_id},
                                {"user", call.context.user},
@@ -224,7 +225,7 @@ void SubmissionService::Follow(const SubmissionCall& call, const SubmissionResul
   view.lsf.status = kSubmittedStatus;
   view.lsf.user = call.context.user;
   view.lsf.queue = result.queue;
-  view.lsf.job_name = call.job.job_name.value_or("");
+  view.lsf.job_name = result.job_name;
   view.lsf.job_description = DescriptionTag(call.context.tag);
   view.submitted_by_bplace = true;
   view.request_id = call.context.request_id;

@@ -12,13 +12,21 @@
 namespace bplace {
 namespace {
 
+// The job name bsub gets: the caller's, with the tag where
+// SubmitterOptions::tag_in_job_name says so.
+std::optional<std::string> JobNameFor(const JobRequest& job, const std::string& tag,
+                                      bool tag_in_job_name) {
+  if (!tag_in_job_name) return job.job_name;
+  return TaggedJobName(job.job_name.value_or(""), tag);
+}
+
 lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue, const std::string& tag,
-                            const char* ib_select) {
+                            bool tag_in_job_name, const char* ib_select) {
   lsf::BsubOptions options;
   options.queue = queue;
   options.host = job.host;
   options.description = DescriptionTag(tag);
-  options.job_name = job.job_name;
+  options.job_name = JobNameFor(job, tag, tag_in_job_name);
   options.array = job.array;
   options.slots = job.slots;
   options.resources = job.resources;
@@ -73,6 +81,10 @@ void RunIn(const std::string& dir, const JobRequest& job, lsf::CommandSpec& spec
 }  // namespace
 
 std::string DescriptionTag(const std::string& tag) { return "bplace:" + tag; }
+
+std::string TaggedJobName(const std::string& name, const std::string& tag) {
+  return (name.empty() ? "" : name + ".") + "bplace-" + tag;
+}
 
 namespace {
 
@@ -396,11 +408,14 @@ std::optional<Submitter::Choice> Submitter::Choose(Run& run) {
 }
 
 Result<lsf::CommandSpec> Submitter::BsubSpec(const Run& run, const Choice& choice) const {
-  const IbPolicy ib = policy_.load()->options.ib;
+  const std::shared_ptr<const Policy> policy = policy_.load();
+  const SubmitterOptions& submit = policy->options;
+  const IbPolicy& ib = submit.ib;
   const char* ib_select = choice.require_ib && ib.source == IbSource::kLsload
                               ? (ib.allow_unknown ? kIbSelectOrUnknown : kIbSelect)
                               : nullptr;
-  lsf::BsubOptions options = OptionsFor(run.job, choice.queue, run.context.tag, ib_select);
+  lsf::BsubOptions options =
+      OptionsFor(run.job, choice.queue, run.context.tag, submit.tag_in_job_name, ib_select);
   std::optional<std::string> run_in;
   const ClusterDialect dialect = DialectOf(*cache_.Current(), lsf_);
   if (dialect.family == lsf::LsfFamily::kOpenlava) {
@@ -442,6 +457,8 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
   lsf::CommandSpec spec = std::move(*built);
   run->result.requested_queue = choice->queue;
   run->result.bsub_argv = spec.argv;
+  run->result.job_name =
+      JobNameFor(run->job, run->context.tag, policy_.load()->options.tag_in_job_name).value_or("");
   SubmitAttempt attempt;
   attempt.queue = choice->queue;
   attempt.argv = spec.argv;

@@ -114,6 +114,7 @@ struct SubmissionResult {
   std::string requested_queue;  // what bplace passed with -q
   std::optional<std::string> host;
   std::vector<std::string> bsub_argv;  // of the successful (or last) attempt
+  std::string job_name;                // what bsub got with -J ("" without one)
   std::vector<SubmitAttempt> attempts;
   std::optional<Placement> placement;
   // kRateLimited: whole seconds until the bucket (the user's, the LSF-call
@@ -124,6 +125,13 @@ struct SubmissionResult {
 // The job description bsub gets (-Jd) for `tag`: "bplace:<tag>". Found by
 // exact comparison of the whole description, never by a prefix or grep.
 std::string DescriptionTag(const std::string& tag);
+
+// The job name bsub gets (-J) with [submit] tag_in_job_name, for sites
+// whose esub rewrites or drops -Jd: `name` (the caller's job name, without
+// an array's "[1-10]") then ".bplace-<tag>", or "bplace-<tag>" when the
+// caller named none (LSF would have named the job after its command).
+// Found by CarriesTag (daemon/submit/caller_jobs.h).
+std::string TaggedJobName(const std::string& name, const std::string& tag);
 
 // What the submitter does after one bsub call: the pure judgement of its
 // result (Judge), applied by one tail in Submitter.

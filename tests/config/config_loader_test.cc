@@ -51,6 +51,7 @@ const std::set<std::string> kAllKeys = {
     "submit.max_array_elements",
     "submit.check_lsf_for_key",
     "submit.esub_refusal_memory_s",
+    "submit.tag_in_job_name",
     "placement.exclude_queues",
     "jobs.refresh_s",
     "jobs.retention_days",
@@ -132,6 +133,7 @@ void ExpectSameConfig(const Config& actual, const Config& expected) {
   EXPECT_EQ(actual.api.request.max_array_elements, expected.api.request.max_array_elements);
   EXPECT_EQ(actual.submit.excluded_queues, expected.submit.excluded_queues);
   EXPECT_EQ(actual.submit.esub_refusal_memory, expected.submit.esub_refusal_memory);
+  EXPECT_EQ(actual.submit.tag_in_job_name, expected.submit.tag_in_job_name);
   EXPECT_EQ(actual.server.socket_mode, expected.server.socket_mode);
   EXPECT_EQ(actual.server.socket_group, expected.server.socket_group);
   EXPECT_EQ(actual.probe.devices, expected.probe.devices);
@@ -212,6 +214,7 @@ max_slots = 4096
 max_array_elements = 50
 check_lsf_for_key = false
 esub_refusal_memory_s = 90
+tag_in_job_name = true
 
 [placement]
 exclude_queues = ["admin", "interactive"]
@@ -311,6 +314,7 @@ TEST(ParseConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.api.request.max_array_elements, 50);
   EXPECT_FALSE(config.exactly_once.check_lsf_for_key);
   EXPECT_EQ(config.submit.esub_refusal_memory, std::chrono::seconds(90));
+  EXPECT_TRUE(config.submit.tag_in_job_name);
   EXPECT_EQ(config.submit.excluded_queues, (std::vector<std::string>{"admin", "interactive"}));
   EXPECT_EQ(config.probe.devices, (std::vector<std::string>{"mlx5_0", "mlx5_1:1"}));
   EXPECT_EQ(config.probe.link_layer, bplace::rdma::LinkLayerWanted::kEthernet);

@@ -333,9 +333,9 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
                    ? std::string()
                    : "\nload_refresh_after_submit_s = " +
                          std::to_string(settings.load_refresh_after_submit_s))
-           << "\n\n[submit]\nmax_attempts = " << settings.max_attempts
-           << "\n\n[jobs]\nrefresh_s = " << settings.jobs_refresh_s << "\n\n[state]\ndir = \""
-           << state_dir << "\"\n\n[auth]\nmode = \""
+           << "\n\n[submit]\nmax_attempts = " << settings.max_attempts << "\n"
+           << settings.submit_config << "\n\n[jobs]\nrefresh_s = " << settings.jobs_refresh_s
+           << "\n\n[state]\ndir = \"" << state_dir << "\"\n\n[auth]\nmode = \""
            << (settings.multi_user ? "multi-user" : "service-account") << "\"\ntokens_file = \""
            << tokens_path.string()
            << "\"\nanonymous_read = " << (settings.anonymous_read ? "true" : "false") << "\n"

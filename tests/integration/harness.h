@@ -95,6 +95,7 @@ struct DaemonSettings {
   std::string auth_config;     // TOML lines added to [auth] (job_visibility = "all", ...)
   std::string unix_socket;     // when set, also listen on unix:<this path>
   std::string server_config;   // TOML lines added to [server] (header_timeout_s = 2, ...)
+  std::string submit_config;   // TOML lines added to [submit] (tag_in_job_name = true, ...)
   // Lines added to the tokens file ("sha256:<hex> USER SCOPES").
   std::vector<std::string> token_lines;
   // Runs bplaced through this command (e.g. systemd-socket-activate -l PATH);

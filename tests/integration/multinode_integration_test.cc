@@ -24,12 +24,14 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-// The demo cluster, in `dialect` ("lsf" or "openlava").
-std::string ClusterIn(const std::string& dialect, const fs::path& dir) {
+// The demo cluster, in `dialect` ("lsf" or "openlava"), with `params` added
+// to its [cluster] table.
+std::string ClusterIn(const std::string& dialect, const fs::path& dir,
+                      const std::string& params = "") {
   std::ifstream in(DEMO_CLUSTER);
   std::string toml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string anchor = "[cluster]\n";
-  toml.insert(toml.find(anchor) + anchor.size(), "dialect = \"" + dialect + "\"\n");
+  toml.insert(toml.find(anchor) + anchor.size(), "dialect = \"" + dialect + "\"\n" + params);
   const fs::path path = dir / ("cluster-" + dialect + ".toml");
   std::ofstream(path) << toml;
   return path.string();
@@ -52,10 +54,14 @@ std::string Body(const std::string& name) {
   return json{{"command", "sleep 600"}, {"job_name", name}}.dump();
 }
 
-// One cluster and three login nodes, a, b and c.
+// One cluster and three login nodes, a, b and c. `cluster_params` go to
+// the cluster's [cluster] table, `submit_config` to every node's [submit].
 class MultiNodeTest : public ::testing::TestWithParam<std::string> {
  protected:
-  MultiNodeTest() : sim_(ClusterIn(GetParam(), definition_.path)) {
+  explicit MultiNodeTest(const std::string& cluster_params = "",
+                         const std::string& submit_config = "")
+      : sim_(ClusterIn(GetParam(), definition_.path, cluster_params)),
+        submit_config_(submit_config) {
     fs::permissions(sim_.dir(), fs::perms::all, fs::perm_options::add);
     for (int i = 0; i < 3; ++i) nodes_.push_back(Start(i));
   }
@@ -65,16 +71,21 @@ class MultiNodeTest : public ::testing::TestWithParam<std::string> {
     settings.node_dir = (sim_.dir() / ("node-" + std::string(1, char('a' + node)))).string();
     settings.unix_socket = settings.node_dir + "/bplace.sock";
     settings.jobs_refresh_s = 1;
+    settings.submit_config = submit_config_;
     return std::make_unique<DaemonProcess>(sim_, settings);
   }
 
-  // The simulator's jobs (its own table, whatever the dialect) named `name`.
+  // The simulator's jobs (its own table, whatever the dialect) named
+  // `name`, with or without the tag [submit] tag_in_job_name adds.
   std::vector<std::string> JobsNamed(const std::string& name) const {
     const ProcessOutput out = sim_.Lsf({"lsfsim", "jobs"});
     std::vector<std::string> ids;
     const json table = json::parse(out.out);
     for (const json& job : table["jobs"]) {
-      if (job.value("name", "") == name) ids.push_back(std::to_string(job["id"].get<long long>()));
+      const std::string job_name = job.value("name", "");
+      if (job_name == name || job_name.starts_with(name + ".bplace-")) {
+        ids.push_back(std::to_string(job["id"].get<long long>()));
+      }
     }
     return ids;
   }
@@ -120,7 +131,23 @@ class MultiNodeTest : public ::testing::TestWithParam<std::string> {
 
   TempDir definition_;
   SimCluster sim_;
+  std::string submit_config_;
   std::vector<std::unique_ptr<DaemonProcess>> nodes_;
+};
+
+// A site esub sets every job's description: -Jd cannot carry the tag.
+constexpr char kEsubSetsDescriptions[] = "esub_description = \"site: project chem\"\n";
+
+// On such a site, with [submit] tag_in_job_name on every node.
+class TagInJobNameTest : public MultiNodeTest {
+ protected:
+  TagInJobNameTest() : MultiNodeTest(kEsubSetsDescriptions, "tag_in_job_name = true\n") {}
+};
+
+// On such a site, without it.
+class DescriptionOnlyTest : public MultiNodeTest {
+ protected:
+  DescriptionOnlyTest() : MultiNodeTest(kEsubSetsDescriptions) {}
 };
 
 // Node A is killed -9 during bsub; the client retries the same key on node
@@ -204,7 +231,44 @@ TEST_P(MultiNodeTest, ANodeThatSubmitsSoonCountsAnotherNodesNewJobs) {
   EXPECT_EQ(nodes_[1]->Get("/v1/queues/short").Json()["inflight"], 0) << "A's job, not B's";
 }
 
+// The job name carries the tag where the description cannot: node A is
+// killed -9 during bsub, the retry on node B finds A's job by its name.
+TEST_P(TagInJobNameTest, ARetryOnAnotherNodeFindsTheJobByItsName) {
+  SubmitAndKill(0, "mn-esub-1", "mn_esub");
+  const std::vector<std::string> in_lsf = JobsNamed("mn_esub");
+  ASSERT_EQ(in_lsf.size(), 1u) << "A's orphaned bsub submitted it";
+  const json job = json::parse(sim_.Lsf({"lsfsim", "jobs"}).out)["jobs"][0];
+  EXPECT_EQ(job.value("description", ""), "site: project chem") << "the esub replaced -Jd";
+  EXPECT_THAT(job.value("name", ""), ::testing::StartsWith("mn_esub.bplace-"));
+  const HttpReply retry = Submit(1, "mn-esub-1", "mn_esub");
+  ASSERT_EQ(retry.status, 201) << retry.body;
+  EXPECT_EQ(retry.Json()["job_id"], in_lsf[0]) << retry.body;
+  EXPECT_TRUE(retry.Json().value("reconciled", false)) << "found in LSF, not submitted again";
+  EXPECT_EQ(JobsNamed("mn_esub").size(), 1u);
+  EXPECT_EQ(Submit(2, "mn-esub-1", "mn_esub").Json()["job_id"], in_lsf[0]);
+  // A job submitted without a name is tagged too, and followed by its id.
+  const HttpReply unnamed =
+      nodes_[0]->Call("POST", "/v1/jobs", json{{"command", "sleep 600"}}.dump());
+  ASSERT_EQ(unnamed.status, 201) << unnamed.body;
+  const HttpReply status =
+      nodes_[0]->Call("GET", "/v1/jobs/" + unnamed.Json()["job_id"].get<std::string>());
+  EXPECT_THAT(status.Json().value("job_name", ""), ::testing::StartsWith("bplace-")) << status.body;
+}
+
+// Why the option exists: without it, on such a site, the retry on another
+// node cannot find the job and submits a second one.
+TEST_P(DescriptionOnlyTest, ARetryOnAnotherNodeCannotFindTheJobAndMakesASecond) {
+  SubmitAndKill(0, "mn-esub-2", "mn_esub2");
+  ASSERT_EQ(JobsNamed("mn_esub2").size(), 1u);
+  ASSERT_EQ(Submit(1, "mn-esub-2", "mn_esub2").status, 201);
+  EXPECT_EQ(JobsNamed("mn_esub2").size(), 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Dialects, MultiNodeTest, ::testing::Values("lsf", "openlava"),
+                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Dialects, TagInJobNameTest, ::testing::Values("lsf", "openlava"),
+                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Dialects, DescriptionOnlyTest, ::testing::Values("lsf", "openlava"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

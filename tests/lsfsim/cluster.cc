@@ -130,6 +130,7 @@ tl::expected<void, std::string> ReadClusterParams(TableReader& reader, ClusterDe
   LSFSIM_ASSIGN(unit, reader.String("lsf_unit_for_limits"));
   LSFSIM_ASSIGN(per_task, reader.Bool("resource_reserve_per_task"));
   LSFSIM_ASSIGN(terminate, reader.Int("job_terminate_interval_s"));
+  LSFSIM_ASSIGN(esub_description, reader.String("esub_description"));
   if (dialect) {
     if (*dialect != "lsf" && *dialect != "openlava") {
       return Error(reader.Where() + "[cluster]: dialect must be \"lsf\" or \"openlava\"");
@@ -145,6 +146,7 @@ tl::expected<void, std::string> ReadClusterParams(TableReader& reader, ClusterDe
     cluster->lsf_unit_for_limits = *unit;
   }
   if (per_task) cluster->resource_reserve_per_task = *per_task;
+  if (esub_description) cluster->esub_description = *esub_description;
   if (terminate) {
     if (*terminate < 0 || *terminate > 3600) {
       return Error(reader.Where() + "[cluster]: job_terminate_interval_s must be 0-3600");

@@ -119,6 +119,9 @@ struct ClusterDef {
   // The event log mbatchd writes (lsb.events): "lsf10" (LSF 10.1's
   // layout), "openlava" (the OpenLava family's) or "none".
   std::string event_log = "lsf10";
+  // A site esub that sets every job's description to this text (it writes
+  // LSB_SUB_JOB_DESCRIPTION to $LSB_SUB_MODIFY_FILE), whatever -Jd said.
+  std::optional<std::string> esub_description;
   std::vector<HostDef> hosts;  // in definition order
   std::vector<GroupDef> host_groups;
   std::vector<GroupDef> user_groups;

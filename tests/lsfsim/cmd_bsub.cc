@@ -251,9 +251,10 @@ tl::expected<SubmitPlan, CommandResult> PlanSubmit(const ClusterDef& cluster,
 }
 
 // The site esub runs on the submission host before mbatchd sees the job:
-// it may print, reject the job (no job id is used) or rewrite -q. Returns
-// false when it rejected the job.
+// it may print, reject the job (no job id is used), rewrite -q or set the
+// job description. Returns false when it rejected the job.
 bool RunSiteEsubs(const ClusterDef& cluster, SubmitPlan* plan, CommandResult* result) {
+  if (cluster.esub_description) plan->request.options["-Jd"] = *cluster.esub_description;
   for (std::string& queue : plan->queues) {
     std::optional<size_t> q = cluster.FindQueue(queue);
     if (!q) continue;
