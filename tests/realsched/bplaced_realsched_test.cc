@@ -503,6 +503,45 @@ class BplacedRealSchedTest : public ::testing::Test {
     return {};
   }
 
+  // A bin dir of the cluster's commands whose bsub first marks that it
+  // started (a file in bsub-started/) and sleeps kSlowBsubSeconds before
+  // the real one (`sleep 4; exec REAL/bsub "$@"`), so that a kill -9 of
+  // bplaced surely lands between its intent and bsub's answer.
+  fs::path SlowBsubBinDir() const {
+    const fs::path slow = dir_->path() / "slowbin";
+    const fs::path started = dir_->path() / "bsub-started";
+    fs::create_directory(started);
+    fs::permissions(started, fs::perms::all);  // alice's bsub writes here
+    MakeBinDir(slow, cluster().BinDir(),
+               WrapperScripts({{"bsub", ": > " + (started / "$$").string() + "\nsleep " +
+                                            std::to_string(kSlowBsubSeconds) + "\nexec " +
+                                            cluster().BinDir() + "/bsub \"$@\"\n"}}));
+    return slow;
+  }
+
+  // POSTs `body` with Idempotency-Key `key` to `daemon` (started on
+  // SlowBsubBinDir) on a thread and kills the daemon -9 once its bsub has
+  // started; returns when the request has ended (unanswered). A wrapper
+  // that never ran fails the test.
+  void SubmitAndKillDuringBsub(Bplaced& daemon, const std::string& body, const std::string& key) {
+    const fs::path started = dir_->path() / "bsub-started";
+    std::thread client([&] {
+      try {
+        (void)daemon.Call("POST", "/v1/jobs", body, {{"Idempotency-Key", key}});
+      } catch (const std::exception&) {
+        // The daemon died under the request: no answer, as a crash gives.
+      }
+    });
+    // Kill once the wrapper runs (the intent is on disk before bsub starts).
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (std::chrono::steady_clock::now() < deadline && fs::is_empty(started)) {
+      std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_FALSE(fs::is_empty(started)) << "the wrapper bsub never ran\n" << daemon.Log();
+    daemon.Kill9();
+    client.join();
+  }
+
   // How many commands the bjobs wrapper of this test's bin dir logged.
   std::size_t BjobsCalls() const { return Lines(ReadAll(bjobs_log_)).size(); }
 
@@ -788,41 +827,20 @@ TEST_F(BplacedRealSchedTest, TheSameIdempotencyKeyGivesTheSameJobAndOneBsub) {
   EXPECT_EQ(Status(done), "DONE") << done.dump();
 }
 
-// (5) kill -9 of bplaced while its bsub is in flight. The bsub is made slow
-// by a wrapper in a bin dir of our own (`sleep 4; exec REAL/bsub "$@"`;
-// every other command a symlink to the cluster's), so the crash surely
-// lands between bplaced's intent and bsub's answer. The orphaned bsub goes
+// (5) kill -9 of bplaced while its bsub is in flight (SlowBsubBinDir: every
+// other command a symlink to the cluster's), so the crash surely lands
+// between bplaced's intent and bsub's answer. The orphaned bsub goes
 // on and submits; after the restart, a retry with the same key gets that
 // job (reconciled through LSF by its -Jd tag), and volclava has one job.
 TEST_F(BplacedRealSchedTest, KillNineWithABsubInFlightIsReconciledOnRestart) {
-  const fs::path slow = dir_->path() / "slowbin";
-  const fs::path started = dir_->path() / "bsub-started";
-  fs::create_directory(started);
-  fs::permissions(started, fs::perms::all);  // alice's bsub writes here
-  ASSERT_NO_THROW(
-      MakeBinDir(slow, cluster().BinDir(),
-                 WrapperScripts({{"bsub", ": > " + (started / "$$").string() + "\nsleep " +
-                                              std::to_string(kSlowBsubSeconds) + "\nexec " +
-                                              cluster().BinDir() + "/bsub \"$@\"\n"}})));
+  fs::path slow;
+  ASSERT_NO_THROW(slow = SlowBsubBinDir());
   ASSERT_NO_THROW(StartDaemon(slow.string()));
 
   const std::string key = "crash-" + std::to_string(getpid());
   const std::string body = JobBody({"sleep", "1"}, {{"job_name", key}});
-  std::thread client([&] {
-    try {
-      (void)daemon_->Call("POST", "/v1/jobs", body, {{"Idempotency-Key", key}});
-    } catch (const std::exception&) {
-      // The daemon died under the request: no answer, as a crash gives.
-    }
-  });
-  // Kill once the wrapper runs (the intent is on disk before bsub starts).
-  const auto deadline = std::chrono::steady_clock::now() + 20s;
-  while (std::chrono::steady_clock::now() < deadline && fs::is_empty(started)) {
-    std::this_thread::sleep_for(50ms);
-  }
-  ASSERT_FALSE(fs::is_empty(started)) << "the wrapper bsub never ran\n" << daemon_->Log();
-  daemon_->Kill9();
-  client.join();
+  SubmitAndKillDuringBsub(*daemon_, body, key);
+  if (HasFailure()) return;
   EXPECT_EQ(CountByName(key), 0) << "bsub was still asleep at the kill";
 
   // The restarted daemon uses the real bsub (a retry must not submit anyway).
@@ -853,15 +871,8 @@ TEST_F(BplacedRealSchedTest, KillNineWithABsubInFlightIsReconciledOnRestart) {
 // which finds A's job in LSF by its -Jd tag and answers with it; node C
 // answers the same. The cluster has one job for the key.
 TEST_F(BplacedRealSchedTest, ARetryOnAnotherLoginNodeAfterAKillNineGetsTheOneJob) {
-  const fs::path slow = dir_->path() / "slowbin";
-  const fs::path started = dir_->path() / "bsub-started";
-  fs::create_directory(started);
-  fs::permissions(started, fs::perms::all);  // alice's bsub writes here
-  ASSERT_NO_THROW(
-      MakeBinDir(slow, cluster().BinDir(),
-                 WrapperScripts({{"bsub", ": > " + (started / "$$").string() + "\nsleep " +
-                                              std::to_string(kSlowBsubSeconds) + "\nexec " +
-                                              cluster().BinDir() + "/bsub \"$@\"\n"}})));
+  fs::path slow;
+  ASSERT_NO_THROW(slow = SlowBsubBinDir());
   // Login node `name`: its own directory and state dir.
   const auto node = [&](const std::string& name, const std::string& bin_dir) {
     const fs::path dir = dir_->path() / ("node-" + name);
@@ -879,20 +890,8 @@ TEST_F(BplacedRealSchedTest, ARetryOnAnotherLoginNodeAfterAKillNineGetsTheOneJob
 
   const std::string key = "nodes-" + std::to_string(getpid());
   const std::string body = JobBody({"sleep", "1"}, {{"job_name", key}});
-  std::thread client([&] {
-    try {
-      (void)a->Call("POST", "/v1/jobs", body, {{"Idempotency-Key", key}});
-    } catch (const std::exception&) {
-      // Node A died under the request: no answer.
-    }
-  });
-  const auto deadline = std::chrono::steady_clock::now() + 20s;
-  while (std::chrono::steady_clock::now() < deadline && fs::is_empty(started)) {
-    std::this_thread::sleep_for(50ms);
-  }
-  ASSERT_FALSE(fs::is_empty(started)) << "the wrapper bsub never ran\n" << a->Log();
-  a->Kill9();
-  client.join();
+  SubmitAndKillDuringBsub(*a, body, key);
+  if (HasFailure()) return;
   // The client retries elsewhere no sooner than command_timeout_s (the
   // documented rule): by then the orphaned bsub has submitted.
   const auto orphan_by = std::chrono::steady_clock::now() + 30s;
