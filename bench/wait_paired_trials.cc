@@ -112,6 +112,7 @@ int BackgroundLoad(const SimCluster& sim, const PairedOptions& options,
 struct Pair {
   std::array<std::string, 2> queue;  // bplace's order: queue[0] ranked first
   std::array<std::int64_t, 2> bound_s{};
+  std::array<std::string, 2> method;  // expected_start.method
   std::array<std::string, 2> job_id;
   int fewer_pend = -1;       // index of the queue with fewer PEND; -1 equal
   int smaller_backlog = -1;  // index of the smaller slots_to_free / capacity; -1 equal
@@ -161,6 +162,7 @@ std::optional<Pair> TryPair(const DaemonProcess& daemon, const std::string& plac
     const json& c = (*candidates)[i];
     pair.queue[i] = c.value("queue", "");
     pair.bound_s[i] = c["expected_start"]["bound_s"].get<std::int64_t>();
+    pair.method[i] = c["expected_start"].value("method", "");
   }
   const json& a = (*candidates)[0];
   const json& b = (*candidates)[1];
@@ -218,8 +220,11 @@ void PrintTable(const std::vector<Pair>& pairs, const Sessions& sessions, int sk
   int undecided = 0;
   int equal_bounds = 0;
   std::map<std::string, int> ranked_first;
+  std::map<std::string, int> methods;
   for (const Pair& pair : pairs) {
     ++ranked_first[pair.queue[0]];
+    ++methods[pair.queue[0] + " " + pair.method[0]];
+    ++methods[pair.queue[1] + " " + pair.method[1]];
     if (pair.bound_s[0] == pair.bound_s[1]) ++equal_bounds;
     const auto s0 = sessions.started_in.find(pair.job_id[0]);
     const auto s1 = sessions.started_in.find(pair.job_id[1]);
@@ -236,10 +241,15 @@ void PrintTable(const std::vector<Pair>& pairs, const Sessions& sessions, int sk
   for (const auto& [queue, count] : ranked_first) {
     ranked += (ranked.empty() ? "" : ", ") + queue + " " + std::to_string(count);
   }
+  std::string used;
+  for (const auto& [method, count] : methods) {
+    used += (used.empty() ? "" : ", ") + method + " " + std::to_string(count);
+  }
   std::printf("| figure | value |\n|---|---|\n");
   std::printf("| pairs submitted (both queues must wait, both bounded) | %zu |\n", pairs.size());
   std::printf("| moments skipped (a queue could start it now, or had no bound) | %d |\n", skipped);
   std::printf("| bplace ranked first (smaller bound) | %s |\n", ranked.c_str());
+  std::printf("| methods of the bounds (queue, method, count) | %s |\n", used.c_str());
   std::printf("| pairs with equal bounds (bplace's other criteria ranked) | %d |\n", equal_bounds);
   std::printf("| ties: both dispatched in the same session (left out) | %d |\n", bplace.ties);
   std::printf("| undecided: not both started by the deadline | %d |\n", undecided);
