@@ -3,6 +3,8 @@
 #include <map>
 
 #include "api/json_mapping.h"
+#include "daemon/placement/job_waits.h"
+#include "daemon/placement/wait_coverage.h"
 
 namespace bplace::api {
 namespace {
@@ -24,6 +26,21 @@ std::string StatusOf(const std::string& status) {
   return status;
 }
 
+// What bplace's placement said of the job's start and how it fared: its
+// expected_start as the placement answered it (null for a job bplace did
+// not place, or a record it cannot read), the wait LSF gave it, and whether
+// that wait was within the bound.
+void AddPrediction(json& body, const JobView& job) {
+  std::optional<WaitEstimate> estimate;
+  if (job.predicted_start) estimate = FromPrediction(*job.predicted_start);
+  const std::optional<std::chrono::seconds> waited = RealisedWait(job);
+  std::optional<bool> within;
+  if (estimate && waited) within = WithinBound(waited->count(), *job.predicted_start);
+  body["expected_start"] = estimate ? ExpectedStartJson(*estimate) : json();
+  body["wait_s"] = waited ? json(waited->count()) : json();
+  body["within_bound"] = within ? json(*within) : json();
+}
+
 }  // namespace
 
 json JobJson(const JobView& job) {
@@ -34,38 +51,40 @@ json JobJson(const JobView& job) {
   }
   std::optional<int> exit_code = r.exit_code;
   if (!exit_code && r.status == "DONE") exit_code = 0;
-  return {{"id", r.IdText()},
-          {"job_id", r.job_id},
-          {"array_index", r.array_index},
-          {"user", Text(r.user)},
-          {"status", StatusOf(r.status)},
-          {"lsf_status", Text(r.status == kSubmittedStatus ? std::string() : r.status)},
-          {"terminal", job.terminal},
-          {"exit_code", exit_code ? json(*exit_code) : json()},
-          {"exit_reason", Text(r.exit_reason)},
-          {"pend_reason", Text(r.pend_reason)},
-          {"queue", Text(r.queue)},
-          {"requested_queue", Text(job.requested_queue)},
-          {"submit_time", Time(job.submit_time)},
-          {"start_time", Time(job.start_time)},
-          {"finish_time", Time(job.finish_time)},
-          {"finish_time_estimated", r.finish_time_estimated},
-          {"exec_hosts", hosts},
-          {"slots", r.slots},
-          {"job_name", Text(r.job_name)},
-          {"job_description", Text(r.job_description)},
-          {"from_host", Text(r.from_host)},
-          {"project", Text(r.project)},
-          {"submitted_by_bplace", job.submitted_by_bplace},
-          {"request_id", Text(job.request_id)},
-          {"idempotency_key", Text(job.idempotency_key)},
-          {"labels", job.labels},
-          {"submitted_at", Time(job.submitted_at)},
-          {"last_seen_in_lsf", Time(job.last_seen_in_lsf)},
-          {"missing_since", Time(job.missing_since)},
-          {"left_lsf", job.left_lsf},
-          {"left_lsf_at", Time(job.left_lsf_at)},
-          {"updated_at", FormatRfc3339(job.updated_at)}};
+  json body = {{"id", r.IdText()},
+               {"job_id", r.job_id},
+               {"array_index", r.array_index},
+               {"user", Text(r.user)},
+               {"status", StatusOf(r.status)},
+               {"lsf_status", Text(r.status == kSubmittedStatus ? std::string() : r.status)},
+               {"terminal", job.terminal},
+               {"exit_code", exit_code ? json(*exit_code) : json()},
+               {"exit_reason", Text(r.exit_reason)},
+               {"pend_reason", Text(r.pend_reason)},
+               {"queue", Text(r.queue)},
+               {"requested_queue", Text(job.requested_queue)},
+               {"submit_time", Time(job.submit_time)},
+               {"start_time", Time(job.start_time)},
+               {"finish_time", Time(job.finish_time)},
+               {"finish_time_estimated", r.finish_time_estimated},
+               {"exec_hosts", hosts},
+               {"slots", r.slots},
+               {"job_name", Text(r.job_name)},
+               {"job_description", Text(r.job_description)},
+               {"from_host", Text(r.from_host)},
+               {"project", Text(r.project)},
+               {"submitted_by_bplace", job.submitted_by_bplace},
+               {"request_id", Text(job.request_id)},
+               {"idempotency_key", Text(job.idempotency_key)},
+               {"labels", job.labels},
+               {"submitted_at", Time(job.submitted_at)},
+               {"last_seen_in_lsf", Time(job.last_seen_in_lsf)},
+               {"missing_since", Time(job.missing_since)},
+               {"left_lsf", job.left_lsf},
+               {"left_lsf_at", Time(job.left_lsf_at)},
+               {"updated_at", FormatRfc3339(job.updated_at)}};
+  AddPrediction(body, job);
+  return body;
 }
 
 json ArrayJobJson(std::int64_t job_id, const std::vector<const JobView*>& elements) {

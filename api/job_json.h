@@ -22,7 +22,11 @@ namespace bplace::api {
 // idempotency_key, labels, submitted_at, last_seen_in_lsf (when bjobs last
 // listed it: the state is LSF's as of then), missing_since (bjobs has left
 // it out since), left_lsf and left_lsf_at (LSF confirmed it no longer
-// knows the job; the state is its last), updated_at.
+// knows the job; the state is its last), updated_at; and the wait
+// (docs/api.md "Expected start"): expected_start (ExpectedStartJson of
+// the prediction its placement gave; null for a job bplace did not place),
+// wait_s (RealisedWait; null until it starts) and within_bound (null
+// unless it started with a prediction that had a bound).
 nlohmann::json JobJson(const JobView& job);
 
 // An array job asked for as a whole: the elements' JSON in `elements`, and

@@ -6,6 +6,10 @@
 //
 //   wait_live_bench run [--jobs 240] [--interval-ms 500] [--gap-ms 150] [--seed 1]
 //   wait_live_bench smoke (20 jobs: the ctest wait_live_bench_smoke)
+//   wait_live_bench paired [--pairs 100] [--warmup-s 90] [--pair-gap-ms 3000]
+//                          [--interval-ms 500] [--phase-s 20] [--seed 1]
+//     (paired trials on the same cluster under a changing background load:
+//     bench/wait_paired_trials.h)
 //
 // The cluster (written here): queue `fast` on three hosts of 2 slots,
 // queue `slow` on one host of 2 slots, one slot per job. Every
@@ -24,6 +28,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -32,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench_util.h"
+#include "bench/wait_paired_trials.h"
 #include "tests/integration/harness.h"
 
 namespace {
@@ -111,15 +117,44 @@ json Record(const DaemonProcess& daemon, int accepted) {
   return record;
 }
 
-int Run(const Options& options) {
+// The simulator with kCluster (its definition file removed once read).
+std::unique_ptr<SimCluster> MakeCluster() {
   const std::string definition = "/tmp/bplace-wait-live-" + std::to_string(::getpid()) + ".toml";
   std::ofstream(definition) << kCluster;
-  SimCluster sim(definition);
+  auto sim = std::make_unique<SimCluster>(definition);
+  std::remove(definition.c_str());
+  return sim;
+}
+
+// bplaced following the simulator every second.
+DaemonSettings Settings() {
   DaemonSettings settings;
   settings.load_refresh_s = 1;
   settings.jobs_refresh_s = 1;
   settings.topology_refresh_s = 60;
-  DaemonProcess daemon(sim, settings);
+  return settings;
+}
+
+int Paired(const std::vector<std::string>& args) {
+  Flags flags(args);
+  bplace::bench::PairedOptions options;
+  options.queues = {{"fast", 6}, {"slow", 2}};  // kCluster's
+  options.pairs = flags.Int("pairs", options.pairs);
+  options.warmup_s = flags.Int("warmup-s", options.warmup_s);
+  options.pair_gap_ms = flags.Int("pair-gap-ms", options.pair_gap_ms);
+  options.interval_ms = flags.Int("interval-ms", options.interval_ms);
+  options.phase_s = flags.Int("phase-s", options.phase_s);
+  options.seed = flags.Int("seed", options.seed);
+  flags.CheckAllKnown();
+  const auto sim = MakeCluster();
+  DaemonProcess daemon(*sim, Settings());
+  return bplace::bench::RunPairedTrials(*sim, daemon, options);
+}
+
+int Run(const Options& options) {
+  const auto cluster = MakeCluster();
+  const SimCluster& sim = *cluster;
+  DaemonProcess daemon(sim, Settings());
   std::atomic<bool> stop{false};
   std::thread clock([&] { SchedulingClock(sim, options.interval_ms, stop); });
   const auto start = std::chrono::steady_clock::now();
@@ -127,7 +162,6 @@ int Run(const Options& options) {
   const json record = Record(daemon, accepted);
   stop = true;
   clock.join();
-  std::remove(definition.c_str());
   const double elapsed = SecondsSince(start);
   std::string per_queue;
   const std::string metrics = daemon.Get("/metrics").body;
@@ -151,11 +185,13 @@ int Run(const Options& options) {
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || (args[0] != "run" && args[0] != "smoke")) {
+  if (args.empty() || (args[0] != "run" && args[0] != "smoke" && args[0] != "paired")) {
     std::fprintf(stderr,
-                 "usage: wait_live_bench run|smoke [--flag value ...] (see bench/README.md)\n");
+                 "usage: wait_live_bench run|smoke|paired [--flag value ...] (see "
+                 "bench/README.md)\n");
     return 2;
   }
+  if (args[0] == "paired") return Paired({args.begin() + 1, args.end()});
   Flags flags({args.begin() + 1, args.end()});
   Options options;
   options.jobs = flags.Int("jobs", args[0] == "smoke" ? 20 : options.jobs);

@@ -101,6 +101,20 @@ std::string LsfStatus(const json& job) {
   return status == "SUBMITTED" ? "PEND" : status;
 }
 
+// What bplace's placement said of a job's start, in the daemon's words, and
+// the wait LSF gave it against that bound.
+void AddWaitRows(Table& table, const json& job) {
+  const std::string expected = Text(job.value("expected_start", json()), "summary");
+  if (expected != "-") table.rows.push_back({"expected_start", expected});
+  const json wait_s = job.value("wait_s", json());
+  if (!wait_s.is_number()) return;
+  std::string wait = FormatAge(wait_s);
+  const json within = job.value("within_bound", json());
+  if (within.is_boolean())
+    wait += within.get<bool>() ? " (within the bound)" : " (beyond the bound)";
+  table.rows.push_back({"wait", wait});
+}
+
 }  // namespace
 
 std::string FormatAge(const json& age_s) {
@@ -300,6 +314,7 @@ std::string RenderJob(const json& job, std::size_t width) {
     if (value != "-") table.rows.push_back({field, value});
   }
   table.rows.push_back({"exec_hosts", ExecHosts(job)});
+  AddWaitRows(table, job);
   if (job.contains("labels") && job["labels"].is_object() && !job["labels"].empty()) {
     std::string labels;
     for (const auto& [key, value] : job["labels"].items()) {

@@ -43,8 +43,9 @@ std::string RenderQueueWaits(const nlohmann::json& waits, std::size_t width);
 
 std::string RenderJobs(const nlohmann::json& jobs, std::size_t width);
 
-// GET /v1/jobs/{id}: one "name: value" line per field that has a value
-// (an array job: its counts per state, then each element's row).
+// GET /v1/jobs/{id}: one "name: value" line per field that has a value,
+// with its expected start in words and its wait against the bound (an array
+// job: its counts per state, then each element's row).
 std::string RenderJob(const nlohmann::json& job, std::size_t width);
 
 // The 201 of POST /v1/jobs in bsub's words: "Job <123> is submitted to

@@ -4,6 +4,13 @@
 
 namespace bplace {
 
+std::optional<std::chrono::seconds> RealisedWait(const JobView& job) {
+  if (!job.start_time || !job.submit_time || *job.start_time < *job.submit_time) {
+    return std::nullopt;
+  }
+  return std::chrono::duration_cast<std::chrono::seconds>(*job.start_time - *job.submit_time);
+}
+
 std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& after) {
   std::vector<StartedJob> started;
   for (const auto& [key, view] : after.jobs) {
@@ -20,6 +27,7 @@ std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& aft
     job.wait.started = *view->start_time;
     job.submitted_by_bplace = view->submitted_by_bplace;
     job.prediction = view->predicted_start;
+    job.waited = RealisedWait(*view);
     job.wait.could_start_at_submit =
         view->predicted_start && view->predicted_start->method == "starts_now";
     started.push_back(std::move(job));
@@ -38,10 +46,8 @@ std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapsho
   const std::vector<StartedJob> started = NewlyStarted(before.jobs.get(), *after.jobs);
   for (const StartedJob& job : started) {
     if (jobs_teach) model.Observe(job.wait);
-    if (job.submitted_by_bplace && job.prediction) {
-      const auto wait =
-          std::chrono::duration_cast<std::chrono::seconds>(job.wait.started - job.wait.submitted);
-      coverage.Record(job.wait.queue, wait.count(), *job.prediction);
+    if (job.submitted_by_bplace && job.prediction && job.waited) {
+      coverage.Record(job.wait.queue, job.waited->count(), *job.prediction);
     }
   }
   return started.size();
@@ -56,6 +62,19 @@ StartPrediction ToPrediction(const WaitEstimate& estimate) {
   prediction.confidence = estimate.confidence;
   prediction.samples = static_cast<std::int64_t>(estimate.samples);
   return prediction;
+}
+
+std::optional<WaitEstimate> FromPrediction(const StartPrediction& prediction) {
+  const std::optional<WaitMethod> method = WaitMethodOfName(prediction.method);
+  if (!method) return std::nullopt;
+  WaitEstimate estimate;
+  estimate.method = *method;
+  if (prediction.p50_s) estimate.p50 = std::chrono::seconds(*prediction.p50_s);
+  if (prediction.bound_s) estimate.bound = std::chrono::seconds(*prediction.bound_s);
+  estimate.quantile = prediction.quantile;
+  estimate.confidence = prediction.confidence;
+  estimate.samples = static_cast<std::size_t>(std::max<std::int64_t>(0, prediction.samples));
+  return estimate;
 }
 
 }  // namespace bplace

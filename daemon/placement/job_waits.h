@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <vector>
 
@@ -16,8 +17,16 @@ struct StartedJob {
   JobKey key;
   WaitObservation wait;  // queue, slots, LSF's submit and start times
   bool submitted_by_bplace = false;
-  std::optional<StartPrediction> prediction;  // what its placement said
+  std::optional<StartPrediction> prediction;   // what its placement said
+  std::optional<std::chrono::seconds> waited;  // RealisedWait
 };
+
+// The wait LSF gave `job`: its start time less its submit time (bjobs
+// START_TIME and SUBMIT_TIME, with the year), in whole seconds. None until
+// it has started, when its submit time is not known, and when it started
+// before it was submitted (inconsistent times, which the predictor leaves
+// out too). What a job's wait_s shows and its prediction is judged on.
+std::optional<std::chrono::seconds> RealisedWait(const JobView& job);
 
 // The jobs of `after` that have a start time (bjobs START_TIME) which they
 // did not have in `before` (null: no table before), with LSF's submit and
@@ -41,5 +50,10 @@ std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapsho
 // The record kept with a job of what its placement said (the chosen
 // candidate's expected_start). Pure.
 StartPrediction ToPrediction(const WaitEstimate& estimate);
+
+// The estimate a kept record stands for (ToPrediction's inverse), to show
+// a job's prediction as its placement showed it; none when the record's
+// method is not one WaitMethodName gives (a damaged or foreign row). Pure.
+std::optional<WaitEstimate> FromPrediction(const StartPrediction& prediction);
 
 }  // namespace bplace

@@ -2,13 +2,19 @@
 
 namespace bplace {
 
+std::optional<bool> WithinBound(std::int64_t wait_s, const StartPrediction& prediction) {
+  if (!prediction.bound_s) return std::nullopt;
+  return wait_s <= *prediction.bound_s;
+}
+
 bool WaitCoverage::Record(const std::string& queue, std::int64_t wait_s,
                           const StartPrediction& prediction) {
-  if (!prediction.bound_s) return false;
+  const std::optional<bool> within = WithinBound(wait_s, prediction);
+  if (!within) return false;
   std::lock_guard lock(mutex_);
   QueueCoverage& counts = by_queue_[queue];
   ++counts.predictions;
-  if (wait_s <= *prediction.bound_s) ++counts.within_bound;
+  if (*within) ++counts.within_bound;
   return true;
 }
 

@@ -3,11 +3,17 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "daemon/cluster/job_table.h"
 
 namespace bplace {
+
+// Whether a job that waited `wait_s` seconds started within the bound of
+// `prediction` (wait_s <= bound_s); none when the prediction gave no
+// bound (no history, queue not dispatching): it promised nothing.
+std::optional<bool> WithinBound(std::int64_t wait_s, const StartPrediction& prediction);
 
 // How the predictions made for bplace's own jobs fared, per queue.
 struct QueueCoverage {
@@ -23,9 +29,8 @@ struct QueueCoverage {
 class WaitCoverage {
  public:
   // Counts a started job of `queue` that waited `wait_s` seconds against
-  // its prediction; a prediction without a bound (no history, queue not
-  // dispatching) promised nothing and is not counted. Returns whether it
-  // was counted.
+  // its prediction (WithinBound); a prediction without a bound promised
+  // nothing and is not counted. Returns whether it was counted.
   bool Record(const std::string& queue, std::int64_t wait_s, const StartPrediction& prediction);
 
   // The counters by queue.

@@ -39,6 +39,16 @@ const char* WaitMethodName(WaitMethod method) {
   return "unknown";
 }
 
+std::optional<WaitMethod> WaitMethodOfName(std::string_view name) {
+  for (WaitMethod method :
+       {WaitMethod::kStartsNow, WaitMethod::kClassBacklogHistory, WaitMethod::kBacklogHistory,
+        WaitMethod::kBacklogScaled, WaitMethod::kClassHistory, WaitMethod::kQueueHistory,
+        WaitMethod::kFewSamples, WaitMethod::kNoHistory, WaitMethod::kQueueInactive}) {
+    if (name == WaitMethodName(method)) return method;
+  }
+  return std::nullopt;
+}
+
 WaitPredictor::QueueState::QueueState(const WaitSeriesParams& params)
     : all(params), per_backlog_all(params), starts_now(params) {}
 

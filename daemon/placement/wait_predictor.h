@@ -84,6 +84,10 @@ enum class WaitMethod {
 // Short stable name of a method ("starts_now", "class_history", ...), for JSON.
 const char* WaitMethodName(WaitMethod method);
 
+// The method WaitMethodName calls `name`; none for any other word (a record
+// written by another version of bplace, or damaged).
+std::optional<WaitMethod> WaitMethodOfName(std::string_view name);
+
 // When a job can expect to start: a point estimate and an upper bound on
 // the `quantile` of its wait, holding with probability `confidence`.
 struct WaitEstimate {

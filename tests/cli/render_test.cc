@@ -122,6 +122,26 @@ TEST(RenderPlacement, SaysWhenTheChosenQueueStartsTheJobInWords) {
   EXPECT_NE(out.find("EXPECTED_START"), std::string::npos) << out;
 }
 
+TEST(RenderJob, SaysWhatItsPlacementExpectedAndHowLongItWaited) {
+  json job = {
+      {"id", "42"},
+      {"status", "RUN"},
+      {"expected_start", {{"summary", "~4 min, 95% bound 20 min"}, {"method", "class_history"}}},
+      {"wait_s", 310},
+      {"within_bound", true}};
+  std::string out = RenderJob(job, 200);
+  EXPECT_NE(out.find("expected_start  ~4 min, 95% bound 20 min\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("wait            5m10s (within the bound)\n"), std::string::npos) << out;
+  job["within_bound"] = false;
+  EXPECT_NE(RenderJob(job, 200).find("(beyond the bound)"), std::string::npos);
+  // A job bplace did not place: neither a prediction nor a verdict.
+  job["expected_start"] = nullptr;
+  job["within_bound"] = nullptr;
+  out = RenderJob(job, 200);
+  EXPECT_EQ(out.find("expected_start"), std::string::npos) << out;
+  EXPECT_NE(out.find("wait        5m10s\n"), std::string::npos) << out;
+}
+
 TEST(RenderQueueWaits, ListsEachSizeInWordsThenTheRecentWaits) {
   const json waits = {
       {"queue", "normal"},

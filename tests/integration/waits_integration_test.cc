@@ -44,6 +44,14 @@ json Until(const std::function<HttpReply()>& get, const std::function<bool(const
   return body;
 }
 
+// The id of bsub's "Job <N> is submitted to queue <q>." line; empty if none.
+std::string JobIdOf(const std::string& bsub_out) {
+  const auto open = bsub_out.find("Job <");
+  const auto close = bsub_out.find('>', open);
+  if (open == std::string::npos || close == std::string::npos) return "";
+  return bsub_out.substr(open + 5, close - open - 5);
+}
+
 TEST(WaitsIntegrationTest, LearnsFromTheEventLogAndCountsCoverageOfItsOwnJobs) {
   SimCluster sim(DEMO_CLUSTER);
   DaemonProcess daemon(sim, FastTiers());
@@ -71,11 +79,30 @@ TEST(WaitsIntegrationTest, LearnsFromTheEventLogAndCountsCoverageOfItsOwnJobs) {
   EXPECT_EQ(waits["estimates"][0]["slots"], "1");
   EXPECT_NE(waits["estimates"][0]["expected_start"]["method"], "no_history") << waits.dump();
 
+  // A job bplace did not place, looked up by id: its wait, no prediction.
+  const ProcessOutput straight = sim.Lsf({"bsub", "-q", "normal", "sleep 30"});
+  ASSERT_EQ(straight.exit_code, 0);
+  const std::string straight_id = JobIdOf(straight.out);
+  ASSERT_EQ(sim.Lsf({"lsfsim", "schedule"}).exit_code, 0);
+  const json looked_up = Until([&] { return daemon.Call("GET", "/v1/jobs/" + straight_id); },
+                               [](const json& job) { return job["wait_s"].is_number(); });
+  EXPECT_TRUE(looked_up["wait_s"].is_number()) << looked_up.dump();
+  ASSERT_TRUE(looked_up.contains("expected_start")) << looked_up.dump();
+  EXPECT_TRUE(looked_up["expected_start"].is_null()) << looked_up.dump();
+  EXPECT_TRUE(looked_up["within_bound"].is_null()) << looked_up.dump();
+
   // A job bplace submits where it starts now: the prediction is kept with
   // the job and compared with its wait once it starts.
   const HttpReply submitted =
       daemon.Post("/v1/jobs", R"({"host": "node007", "queues": ["short"], "command": "sleep 30"})");
   ASSERT_EQ(submitted.status, 201) << submitted.body;
+  const std::string job_id = submitted.Json().value("job_id", "");
+  // As its placement gave it, before it starts.
+  const json pending = daemon.Call("GET", "/v1/jobs/" + job_id).Json();
+  EXPECT_EQ(pending["expected_start"]["method"], "starts_now") << pending.dump();
+  EXPECT_FALSE(pending["expected_start"].value("summary", "").empty()) << pending.dump();
+  EXPECT_TRUE(pending["expected_start"]["bound_s"].is_number()) << pending.dump();
+  EXPECT_TRUE(pending["within_bound"].is_null()) << pending.dump();
   ASSERT_EQ(sim.Lsf({"lsfsim", "schedule"}).exit_code, 0);
   const json cluster =
       Until([&] { return daemon.Get("/v1/cluster"); },
@@ -87,6 +114,18 @@ TEST(WaitsIntegrationTest, LearnsFromTheEventLogAndCountsCoverageOfItsOwnJobs) {
   EXPECT_THAT(metrics, HasSubstr("bplace_wait_predictions_total{queue=\"short\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("bplace_wait_within_bound_total{queue=\"short\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("bplace_wait_coverage_ratio 1"));
+
+  // The job says the same: its wait, within the bound it was given; so do
+  // the items of the list.
+  const json started = daemon.Call("GET", "/v1/jobs/" + job_id).Json();
+  EXPECT_TRUE(started["wait_s"].is_number()) << started.dump();
+  EXPECT_LE(started.value("wait_s", 1 << 30), started["expected_start"].value("bound_s", 0))
+      << started.dump();
+  EXPECT_EQ(started["within_bound"], true) << started.dump();
+  const json list = daemon.Call("GET", "/v1/jobs").Json();
+  ASSERT_EQ(list.value("jobs", json::array()).size(), 1u) << list.dump();
+  EXPECT_EQ(list["jobs"][0]["expected_start"], started["expected_start"]) << list.dump();
+  EXPECT_EQ(list["jobs"][0]["within_bound"], true) << list.dump();
 }
 
 }  // namespace

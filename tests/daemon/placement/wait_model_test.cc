@@ -166,6 +166,57 @@ TEST(JobWaitsTest, TheRecordOfAnEstimateKeepsItsNumbers) {
   EXPECT_DOUBLE_EQ(record.confidence, 0.9);
 }
 
+TEST(JobWaitsTest, TheRecordStandsForTheEstimateItWasMadeFrom) {
+  WaitEstimate estimate;
+  estimate.method = WaitMethod::kBacklogScaled;
+  estimate.p50 = 240s;
+  estimate.bound = 1200s;
+  estimate.quantile = 0.95;
+  estimate.confidence = 0.95;
+  estimate.samples = 180;
+  const std::optional<WaitEstimate> back = FromPrediction(ToPrediction(estimate));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->method, WaitMethod::kBacklogScaled);
+  EXPECT_EQ(back->p50, 240s);
+  EXPECT_EQ(back->bound, 1200s);
+  EXPECT_EQ(back->samples, 180u);
+  EXPECT_EQ(DescribeWait(*back), DescribeWait(estimate));
+  StartPrediction foreign = ToPrediction(estimate);
+  foreign.method = "oracle";
+  EXPECT_FALSE(FromPrediction(foreign).has_value());
+}
+
+TEST(JobWaitsTest, EveryMethodNameReadsBack) {
+  for (WaitMethod method :
+       {WaitMethod::kStartsNow, WaitMethod::kClassBacklogHistory, WaitMethod::kBacklogHistory,
+        WaitMethod::kBacklogScaled, WaitMethod::kClassHistory, WaitMethod::kQueueHistory,
+        WaitMethod::kFewSamples, WaitMethod::kNoHistory, WaitMethod::kQueueInactive}) {
+    EXPECT_EQ(WaitMethodOfName(WaitMethodName(method)), method) << WaitMethodName(method);
+  }
+  EXPECT_FALSE(WaitMethodOfName("unknown").has_value());
+  EXPECT_FALSE(WaitMethodOfName("").has_value());
+}
+
+TEST(JobWaitsTest, TheRealisedWaitIsStartLessSubmitOnceStarted) {
+  JobView job;
+  EXPECT_FALSE(RealisedWait(job).has_value());
+  job.submit_time = At(1000);
+  EXPECT_FALSE(RealisedWait(job).has_value()) << "not started";
+  job.start_time = At(1300);
+  EXPECT_EQ(RealisedWait(job), 300s);
+  job.start_time = At(999);
+  EXPECT_FALSE(RealisedWait(job).has_value()) << "started before submitted: inconsistent";
+}
+
+TEST(JobWaitsTest, WithinTheBoundIncludesTheBoundAndNeedsOne) {
+  StartPrediction prediction;
+  prediction.method = "class_history";
+  EXPECT_FALSE(WithinBound(5, prediction).has_value());
+  prediction.bound_s = 60;
+  EXPECT_EQ(WithinBound(60, prediction), true);
+  EXPECT_EQ(WithinBound(61, prediction), false);
+}
+
 TEST(EventLogFeedTest, ReadsLsbSharedirFromLsfConf) {
   EXPECT_EQ(*LsbSharedirOf("# LSB_SHAREDIR=/no\nLSF_TOP=/opt\nLSB_SHAREDIR=/opt/lsf/work\n"),
             "/opt/lsf/work");

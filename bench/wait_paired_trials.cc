@@ -1,0 +1,320 @@
+#include "bench/wait_paired_trials.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/bench_util.h"
+
+namespace bplace::bench {
+namespace {
+
+using nlohmann::json;
+using testing::DaemonProcess;
+using testing::SimCluster;
+using SteadyClock = std::chrono::steady_clock;
+
+// The dispatch sessions, and in which one each trial job started. The
+// mutex is held for a session and the reading of the job table after it,
+// and for a trial's placement and submissions: a pair is always submitted
+// between two sessions, and a job seen started after session n and not
+// after n-1 was dispatched by session n.
+struct Sessions {
+  std::mutex mutex;
+  int count = 0;
+  std::set<std::string> waiting;          // trial job ids not seen started
+  std::map<std::string, int> started_in;  // trial job id -> its session
+  int unreadable_tables = 0;              // `lsfsim jobs` answers not read
+};
+
+// One dispatch session, then the trial jobs it started.
+void Dispatch(const SimCluster& sim, Sessions& sessions) {
+  std::lock_guard lock(sessions.mutex);
+  sim.Lsf({"lsfsim", "schedule", "--run"});
+  ++sessions.count;
+  if (sessions.waiting.empty()) return;
+  const json table = json::parse(sim.Lsf({"lsfsim", "jobs"}).out, nullptr, false);
+  if (!table.is_object() || !table.contains("jobs")) {
+    ++sessions.unreadable_tables;  // a start would be put one session late: reported
+    return;
+  }
+  for (const json& job : table["jobs"]) {
+    const std::string id = std::to_string(job.value("id", 0LL));
+    if (sessions.waiting.contains(id) && job.value("start_time", 0LL) > 0) {
+      sessions.started_in[id] = sessions.count;
+      sessions.waiting.erase(id);
+    }
+  }
+}
+
+// Runs a dispatch session every interval until `stop`.
+void SchedulingClock(const SimCluster& sim, int interval_ms, Sessions& sessions,
+                     const std::atomic<bool>& stop) {
+  while (!stop) {
+    Dispatch(sim, sessions);
+    std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms));
+  }
+}
+
+SteadyClock::duration Seconds(double s) {
+  return std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(s));
+}
+
+// Submits `sleep 2..6` jobs straight to LSF until `stop`, each queue at a
+// load drawn every phase (PairedOptions). Returns the jobs submitted.
+int BackgroundLoad(const SimCluster& sim, const PairedOptions& options,
+                   const std::atomic<bool>& stop) {
+  constexpr double kMeanRunS = 4.0;  // of sleep 2..6
+  constexpr std::array<double, 4> kLoads{0.3, 0.6, 1.0, 1.4};
+  std::mt19937 random(static_cast<unsigned>(options.seed) + 1000);
+  std::uniform_int_distribution<int> run_s(2, 6);
+  std::uniform_int_distribution<std::size_t> pick(0, kLoads.size() - 1);
+  const std::size_t n = options.queues.size();
+  std::vector<std::exponential_distribution<double>> gap(n);
+  std::vector<SteadyClock::time_point> next(n);
+  SteadyClock::time_point phase_end{};
+  int submitted = 0;
+  while (!stop) {
+    const auto now = SteadyClock::now();
+    if (now >= phase_end) {
+      for (std::size_t q = 0; q < n; ++q) {
+        const double rate = kLoads[pick(random)] * options.queues[q].slots / kMeanRunS;
+        gap[q] = std::exponential_distribution<double>(rate);
+        next[q] = now + Seconds(gap[q](random));
+      }
+      phase_end = now + std::chrono::seconds(options.phase_s);
+    }
+    const auto q =
+        static_cast<std::size_t>(std::min_element(next.begin(), next.end()) - next.begin());
+    if (next[q] > now) {
+      // Short naps: `stop` and the phase's end are seen in time.
+      std::this_thread::sleep_for(std::min<SteadyClock::duration>(next[q] - now, Seconds(0.1)));
+      continue;
+    }
+    sim.Lsf({"bsub", "-q", options.queues[q].name, "sleep " + std::to_string(run_s(random))});
+    ++submitted;
+    next[q] += Seconds(gap[q](random));
+  }
+  return submitted;
+}
+
+// One trial: bplace's order of the two queues and what each judge picked.
+struct Pair {
+  std::array<std::string, 2> queue;  // bplace's order: queue[0] ranked first
+  std::array<std::int64_t, 2> bound_s{};
+  std::array<std::string, 2> method;  // expected_start.method
+  std::array<std::string, 2> job_id;
+  int fewer_pend = -1;       // index of the queue with fewer PEND; -1 equal
+  int smaller_backlog = -1;  // index of the smaller slots_to_free / capacity; -1 equal
+  int smaller_p50 = -1;      // index of the smaller expected_start.p50_s; -1 equal or unknown
+};
+
+// bplace's two candidates, in its order, when both must wait and have a
+// bound; none otherwise (a queue could start the job now, had no bound,
+// or was not a candidate).
+std::optional<std::array<json, 2>> WaitingCandidates(const json& placement) {
+  const json list = placement.value("candidates", json::array());
+  if (list.size() != 2) return std::nullopt;
+  for (const json& candidate : list) {
+    if (candidate.value("starts_now", true)) return std::nullopt;
+    if (!candidate.value("expected_start", json::object()).value("bound_s", json()).is_number()) {
+      return std::nullopt;
+    }
+  }
+  return std::array<json, 2>{list[0], list[1]};
+}
+
+// The index of the smaller of two values; -1 when equal.
+int Smaller(double a, double b) { return a < b ? 0 : (b < a ? 1 : -1); }
+
+double Backlog(const json& candidate) {
+  const double capacity = std::max(1.0, candidate.value("capacity", 1.0));
+  return candidate.value("slots_to_free", 0.0) / capacity;
+}
+
+// The job id of a `sleep 1` submitted through bplace to `queue` alone;
+// empty when bplace refused it.
+std::string SubmitPinned(const DaemonProcess& daemon, const std::string& queue) {
+  const json body{{"queues", {queue}}, {"command", "sleep 1"}};
+  const testing::HttpReply reply = daemon.Post("/v1/jobs", body.dump());
+  return reply.status == 201 ? reply.Json().value("job_id", "") : "";
+}
+
+// At this moment, between two sessions: a pair when both queues must wait
+// with a bound (both submitted, in alternating order), else none.
+std::optional<Pair> TryPair(const DaemonProcess& daemon, const std::string& placement_target,
+                            bool reversed, Sessions& sessions) {
+  std::lock_guard lock(sessions.mutex);
+  const auto candidates = WaitingCandidates(daemon.Get(placement_target).Json());
+  if (!candidates) return std::nullopt;
+  Pair pair;
+  for (int i = 0; i < 2; ++i) {
+    const json& c = (*candidates)[i];
+    pair.queue[i] = c.value("queue", "");
+    pair.bound_s[i] = c["expected_start"]["bound_s"].get<std::int64_t>();
+    pair.method[i] = c["expected_start"].value("method", "");
+  }
+  const json& a = (*candidates)[0];
+  const json& b = (*candidates)[1];
+  pair.fewer_pend = Smaller(a.value("pend", 0.0), b.value("pend", 0.0));
+  pair.smaller_backlog = Smaller(Backlog(a), Backlog(b));
+  const json p50_a = a["expected_start"].value("p50_s", json());
+  const json p50_b = b["expected_start"].value("p50_s", json());
+  if (p50_a.is_number() && p50_b.is_number()) {
+    pair.smaller_p50 = Smaller(p50_a.get<double>(), p50_b.get<double>());
+  }
+  // Who is submitted first alternates: no queue gains from it.
+  for (int k = 0; k < 2; ++k) {
+    const int i = reversed ? 1 - k : k;
+    pair.job_id[i] = SubmitPinned(daemon, pair.queue[i]);
+  }
+  if (pair.job_id[0].empty() || pair.job_id[1].empty()) return std::nullopt;
+  sessions.waiting.insert(pair.job_id.begin(), pair.job_id.end());
+  return pair;
+}
+
+// How the pairs came out for one way of choosing the first queue.
+struct Tally {
+  int first = 0;   // the chosen queue's job started first
+  int second = 0;  // the other's did
+  int ties = 0;    // same session
+  int equal = 0;   // the judge could not choose (equal values)
+  std::string Ratio() const {
+    if (first + second == 0) return "-";
+    char text[64];
+    std::snprintf(text, sizeof text, "%.3f (%d of %d)",
+                  static_cast<double>(first) / (first + second), first, first + second);
+    return text;
+  }
+};
+
+// Counts a decided pair for a judge that picked index `pick` (-1: none).
+void Count(Tally& tally, int pick, int session0, int session1) {
+  if (session0 == session1) {
+    ++tally.ties;
+  } else if (pick < 0) {
+    ++tally.equal;
+  } else if ((pick == 0) == (session0 < session1)) {
+    ++tally.first;
+  } else {
+    ++tally.second;
+  }
+}
+
+void PrintTable(const std::vector<Pair>& pairs, const Sessions& sessions, int skipped,
+                const PairedOptions& options) {
+  Tally bplace;
+  Tally pend;
+  Tally backlog;
+  Tally p50;
+  int undecided = 0;
+  int equal_bounds = 0;
+  std::map<std::string, int> ranked_first;
+  std::map<std::string, int> methods;
+  for (const Pair& pair : pairs) {
+    ++ranked_first[pair.queue[0]];
+    ++methods[pair.queue[0] + " " + pair.method[0]];
+    ++methods[pair.queue[1] + " " + pair.method[1]];
+    if (pair.bound_s[0] == pair.bound_s[1]) ++equal_bounds;
+    const auto s0 = sessions.started_in.find(pair.job_id[0]);
+    const auto s1 = sessions.started_in.find(pair.job_id[1]);
+    if (s0 == sessions.started_in.end() || s1 == sessions.started_in.end()) {
+      ++undecided;
+      continue;
+    }
+    Count(bplace, 0, s0->second, s1->second);
+    Count(pend, pair.fewer_pend, s0->second, s1->second);
+    Count(backlog, pair.smaller_backlog, s0->second, s1->second);
+    Count(p50, pair.smaller_p50, s0->second, s1->second);
+  }
+  std::string ranked;
+  for (const auto& [queue, count] : ranked_first) {
+    ranked += (ranked.empty() ? "" : ", ") + queue + " " + std::to_string(count);
+  }
+  std::string used;
+  for (const auto& [method, count] : methods) {
+    used += (used.empty() ? "" : ", ") + method + " " + std::to_string(count);
+  }
+  std::printf("| figure | value |\n|---|---|\n");
+  std::printf("| pairs submitted (both queues must wait, both bounded) | %zu |\n", pairs.size());
+  std::printf("| moments skipped (a queue could start it now, or had no bound) | %d |\n", skipped);
+  std::printf("| bplace ranked first (smaller bound) | %s |\n", ranked.c_str());
+  std::printf("| methods of the bounds (queue, method, count) | %s |\n", used.c_str());
+  std::printf("| pairs with equal bounds (bplace's other criteria ranked) | %d |\n", equal_bounds);
+  std::printf("| ties: both dispatched in the same session (left out) | %d |\n", bplace.ties);
+  std::printf("| undecided: not both started by the deadline | %d |\n", undecided);
+  std::printf("| **job in bplace's first queue started first** | **%s** |\n",
+              bplace.Ratio().c_str());
+  std::printf("| baseline: the queue with fewer PEND jobs | %s, %d equal |\n", pend.Ratio().c_str(),
+              pend.equal);
+  std::printf("| baseline: smaller backlog (slots_to_free / capacity) | %s, %d equal |\n",
+              backlog.Ratio().c_str(), backlog.equal);
+  std::printf("| the same predictions ranked by p50_s instead of bound_s | %s, %d equal |\n",
+              p50.Ratio().c_str(), p50.equal);
+  std::printf("| dispatch sessions (every %d ms); job tables not read | %d; %d |\n",
+              options.interval_ms, sessions.count, sessions.unreadable_tables);
+}
+
+}  // namespace
+
+int RunPairedTrials(const SimCluster& sim, const DaemonProcess& daemon,
+                    const PairedOptions& options) {
+  const auto start = SteadyClock::now();
+  const std::string load_at_start = LoadAverage();
+  Sessions sessions;
+  std::atomic<bool> stop{false};
+  std::thread clock([&] { SchedulingClock(sim, options.interval_ms, sessions, stop); });
+  int background = 0;
+  std::thread load([&] { background = BackgroundLoad(sim, options, stop); });
+  std::this_thread::sleep_for(std::chrono::seconds(options.warmup_s));
+  const std::string target =
+      "/v1/placement?queue=" + options.queues.at(0).name + "," + options.queues.at(1).name;
+  std::vector<Pair> pairs;
+  int skipped = 0;
+  // Bounded: a cluster that never makes both queues wait ends the run.
+  const auto deadline = SteadyClock::now() +
+                        std::chrono::milliseconds(options.pairs * options.pair_gap_ms * 4) +
+                        std::chrono::minutes(5);
+  while (static_cast<int>(pairs.size()) < options.pairs && SteadyClock::now() < deadline) {
+    if (auto pair = TryPair(daemon, target, pairs.size() % 2 == 1, sessions)) {
+      pairs.push_back(std::move(*pair));
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.pair_gap_ms));
+    } else {
+      ++skipped;
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
+  const auto settle = SteadyClock::now() + std::chrono::minutes(5);
+  while (SteadyClock::now() < settle) {
+    {
+      std::lock_guard lock(sessions.mutex);
+      if (sessions.waiting.empty()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  stop = true;
+  clock.join();
+  load.join();
+  std::lock_guard lock(sessions.mutex);
+  std::printf(
+      "wait_live_bench paired %s, load %s at the start, %s at the end, %.0f s "
+      "(warm-up %d s), seed %d\n",
+      Timestamp().c_str(), load_at_start.c_str(), LoadAverage().c_str(), SecondsSince(start),
+      options.warmup_s, options.seed);
+  std::printf("background jobs straight to LSF: %d (load per queue redrawn every %d s)\n",
+              background, options.phase_s);
+  PrintTable(pairs, sessions, skipped, options);
+  return sessions.started_in.empty() ? 1 : 0;
+}
+
+}  // namespace bplace::bench
