@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "config/config_diff.h"
+
 namespace bplace {
 namespace {
 

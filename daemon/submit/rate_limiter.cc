@@ -6,7 +6,7 @@
 namespace bplace {
 namespace {
 
-// The ranges ParseConfig enforces (config/config_loader.cc, [limits]). With
+// The ranges ParseConfig enforces (config/config_schema.cc, [limits]). With
 // them the largest tolerance, (1e6 - 1) x 6000 s, still fits the clock's
 // 64-bit nanoseconds (about 292 years).
 constexpr double kMinPerMinute = 0.01;

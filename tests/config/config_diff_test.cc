@@ -1,4 +1,4 @@
-// DiffConfigs, MergeReloadable and ReloadOf (config/config.h): which keys a
+// DiffConfigs, MergeReloadable and ReloadOf (config/config_diff.h): which keys a
 // re-read file changes and which of them SIGHUP applies.
 
 #include <fstream>
@@ -9,7 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "config/config.h"
+#include "config/config_diff.h"
 
 namespace bplace::config {
 namespace {
