@@ -36,7 +36,7 @@ class WatchdogPinger {
   using Notify = std::function<void(const std::string& state)>;
 
   // `period` > 0: the time between pings, on `clock` (half of systemd's
-  // WATCHDOG_USEC, see WatchdogPeriod in bplaced/daemon.cc). `watched`: the
+  // WATCHDOG_USEC, see WatchdogPeriod in bplaced/systemd_notify.cc). `watched`: the
   // other event loops a ping vouches for (may be empty). Nothing runs until
   // Start.
   WatchdogPinger(boost::asio::any_io_executor executor, Clock& clock,
