@@ -2,9 +2,9 @@
 
 // A daemon without sockets for tests of the route functions: a ClusterCache
 // and a Submitter over a FakeCommandRunner that answers canned LSF 10.1
-// output (formats of docs/lsf-formats.md, as in
-// tests/daemon/submit/submitter_test.cc), a ManualClock, the routes registered
-// on a Router, and helpers to call a route directly or through the router.
+// output (tests/fakes/canned_cluster.h; formats of docs/lsf-formats.md), a
+// ManualClock, the routes registered on a Router, and helpers to call a route
+// directly or through the router.
 
 #include <chrono>
 #include <functional>
@@ -33,46 +33,23 @@
 #include "daemon/submit/rate_limiter.h"
 #include "daemon/submit/submitter.h"
 #include "lsf_adapter/lsf_invoker.h"
+#include "tests/fakes/canned_cluster.h"
 #include "tests/fakes/fake_command_runner.h"
 
 namespace bplace::api::testing {
 
-// Three open queues with PEND 0, 4 and 10: qa and qb on all hosts, qc on
-// hg_two. hg_two names node009, which bhosts does not list.
-inline constexpr char kBqueuesW[] =
-    "QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP \n"
-    "qa               30  Open:Active       -    -    -    -     0     0     0     0\n"
-    "qb               30  Open:Active       -    -    -    -     4     4     0     0\n"
-    "qc               30  Open:Active       -    -    -    -    10    10     0     0\n";
+// The canned cluster of tests/fakes/canned_cluster.h: three open queues with
+// PEND 0, 4 and 10, qa and qb on all hosts, qc on hg_two.
+using bplace::testing::kBhostsW;
+using bplace::testing::kBqueuesW;
+using bplace::testing::kBugroupW;
+using bplace::testing::kLsid;
+using bplace::testing::QueueBlock;
 
-inline constexpr char kBhostsW[] =
-    "HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV\n"
-    "node001            ok              -     48      0      0      0      0      0\n"
-    "node002            ok              -     48      0      0      0      0      0\n";
-
-inline std::string QueueBlock(const std::string& name, const std::string& hosts) {
-  return "\nQUEUE: " + name +
-         "\n  -- Test queue.\n\nPARAMETERS/STATISTICS\n"
-         "PRIO NICE STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN SSUSP USUSP  RSV\n"
-         " 30   20  Open:Active       -    -    -    -     0     0     0     0     0    0\n"
-         "Interval for a host to accept two jobs is 0 seconds\n\nUSERS: all\nHOSTS:  " +
-         hosts +
-         "\n-------------------------------------------------------------------------------\n";
-}
-
+// hg_two names node009, which bhosts does not list.
 inline constexpr char kBmgroupW[] =
     "GROUP_NAME    HOSTS\n"
     "hg_two       node001 node002 node009 \n";
-
-inline constexpr char kBugroupW[] =
-    "GROUP_NAME    USERS\n"
-    "grp_chem     alice bob carol \n";
-
-inline constexpr char kLsid[] =
-    "IBM Spectrum LSF Standard 10.1.0.13, Jun 03 2022\n"
-    "\n"
-    "My cluster name is cluster1\n"
-    "My master name is lsfmaster01\n";
 
 inline constexpr char kLsclustersL[] =
     "CLUSTER_NAME   STATUS   MASTER_HOST               ADMIN    HOSTS  SERVERS\n"
