@@ -16,7 +16,9 @@
 # (`ccache -k cache_dir`; the root's compiler is the same Debian package, so
 # its entries match), bind-mounted, written by root's builds and read-only
 # for the ordinary user's; FRESH_CHECK_CCACHE=DIR names another,
-# FRESH_CHECK_CCACHE=none keeps a cache inside the root.
+# FRESH_CHECK_CCACHE=none keeps a cache inside the root;
+# FRESH_CHECK_CCACHE_SIZE its size (default 20G). Run it on an idle machine:
+# it builds everything from scratch as root, then as the ordinary user.
 # The summary goes to stdout and to build/fresh-check/result.txt; the full
 # log to build/fresh-check/log.txt.
 # Exit status: 0 when every check passed, 1 otherwise, 2 on bad usage.
@@ -161,7 +163,10 @@ else
   say "compiler cache: inside the root only"
   user_cache_env="CCACHE_UMASK=000"
 fi
+# The root's ccache has its own config: without a size it keeps 5 GB and
+# evicts what a full build and this machine's builds share.
 cache_env="CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR=/var/cache/fresh-ccache CCACHE_NOHASHDIR=1"
+cache_env="$cache_env CCACHE_MAXSIZE=${FRESH_CHECK_CCACHE_SIZE:-20G}"
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
