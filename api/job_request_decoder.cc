@@ -816,6 +816,7 @@ Result<void> CheckScript(const JobRequestLimits& limits, JobRequest& job) {
                                               "` field both set it; give one"));
     }
     if (option.flag == "-R") job.script_resources.push_back(option.value);
+    if (option.flag == "-J") job.script_job_name = option.value;
   }
   job.script_slots = found->slots;
   return {};

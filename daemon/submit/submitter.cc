@@ -12,12 +12,13 @@
 namespace bplace {
 namespace {
 
-// The job name bsub gets: the caller's, with the tag where
+// The job name bsub gets: the caller's (the field, else the script's
+// `#BSUB -J`, which the command line's -J replaces), with the tag where
 // SubmitterOptions::tag_in_job_name says so.
 std::optional<std::string> JobNameFor(const JobRequest& job, const std::string& tag,
                                       bool tag_in_job_name) {
   if (!tag_in_job_name) return job.job_name;
-  return TaggedJobName(job.job_name.value_or(""), tag);
+  return TaggedJobName(job.job_name.value_or(job.script_job_name.value_or("")), tag);
 }
 
 lsf::BsubOptions OptionsFor(const JobRequest& job, const std::string& queue, const std::string& tag,

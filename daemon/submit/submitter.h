@@ -52,6 +52,10 @@ struct JobRequest {
   // bsub would drop the script's -R for it; these then go on the command
   // line too, where LSF merges several -R.
   std::vector<std::string> script_resources;
+  // The value of the script's `#BSUB -J` line. With [submit]
+  // tag_in_job_name bplace puts -J on the command line, which bsub lets
+  // replace the line: the tagged name keeps this one.
+  std::optional<std::string> script_job_name;
   std::optional<std::string> output;
   std::optional<std::string> error;
   std::optional<std::string> cwd;

@@ -253,6 +253,11 @@ TEST_P(TagInJobNameTest, ARetryOnAnotherNodeFindsTheJobByItsName) {
   const HttpReply status =
       nodes_[0]->Call("GET", "/v1/jobs/" + unnamed.Json()["job_id"].get<std::string>());
   EXPECT_THAT(status.Json().value("job_name", ""), ::testing::StartsWith("bplace-")) << status.body;
+  // A name given by the script's #BSUB -J is kept, with the tag.
+  const HttpReply scripted = nodes_[0]->Call(
+      "POST", "/v1/jobs", json{{"script", "#!/bin/sh\n#BSUB -J from_script\nsleep 600\n"}}.dump());
+  ASSERT_EQ(scripted.status, 201) << scripted.body;
+  EXPECT_EQ(JobsNamed("from_script").size(), 1u) << sim_.Lsf({"lsfsim", "jobs"}).out;
 }
 
 // Why the option exists: without it, on such a site, the retry on another
