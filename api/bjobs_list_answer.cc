@@ -53,7 +53,7 @@ tl::expected<std::vector<lsf::JobRecord>, std::string> FreshJobs(const JobList& 
     if (view->lsf.status != kSubmittedStatus || list.Holds(key.job_id, key.array_index)) continue;
     if (owner.user && view->lsf.user != *owner.user) continue;
     lsf::JobRecord record = view->lsf;
-    record.status = "PEND";
+    record.status = PrintedStatus(*view);
     if (line.job_name && record.job_name.empty()) {
       return tl::unexpected("job " + record.job_id + " was just submitted without a -J name");
     }

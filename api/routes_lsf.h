@@ -42,18 +42,22 @@ void PostLsfBsub(const Services& services, const Caller& caller, Request&& req,
 // FrontDoorMaxAge old. Ids the tier does not follow are looked up first,
 // within the caller's budget of lookups (JobLookups, as GET /v1/jobs/{id}),
 // and answered once the tier has asked LSF: the job, or LSF's "not found".
-// Lists (no ids) are answered from the view of every job of the cluster
+// `-l ID...` is answered with the tier's copies of LSF's own blocks
+// (LongForms); a job without a current copy is fetched in the tier's next
+// cycle, and answered then. Lists (no ids) are answered from the view of every job of the cluster
 // (AnswerBjobsList, api/bjobs_list_answer.h). Everything else is answered
 // with the real bjobs to run.
 void PostLsfBjobs(const Services& services, const Caller& caller, Request&& req,
                   const RequestContext& ctx, const RouteParams& params, Responder respond);
 
-// POST /v1/lsf/bkill {"argv"}: `bkill [-s SIGNAL] [-r] ID...` for followed
-// jobs of the caller: all finished gives LSF's "Job <N>: Job has already
-// finished" lines without any LSF call; otherwise one bkill with the same
-// words runs as the caller (multi-user mode; else as the daemon's user) and
-// its output is the answer, and the jobs tier refreshes soon. Other forms,
-// and jobs bplace does not follow, are answered with the real bkill to run.
+// POST /v1/lsf/bkill {"argv"}: `bkill [-s SIGNAL] [-r | -d] ID...` for
+// followed jobs of the caller: all finished gives LSF's "Job <N>: Job has
+// already finished" lines without any LSF call; otherwise one bkill with
+// the same words runs as the caller (multi-user mode; else as the daemon's
+// user) and its output is the answer, and the jobs tier refreshes soon.
+// `bkill [-s SIGNAL] 0` and `-J NAME` likewise, in multi-user mode only.
+// Other forms, and jobs bplace does not follow, are answered with the real
+// bkill to run.
 void PostLsfBkill(const Services& services, const Caller& caller, Request&& req,
                   const RequestContext& ctx, const RouteParams& params, Responder respond);
 

@@ -15,6 +15,7 @@
 #include "api/routes_lsf.h"
 #include "daemon/cluster/job_table.h"
 #include "daemon/jobs/job_lookups.h"
+#include "daemon/jobs/long_forms.h"
 #include "lsf_adapter/bjobs_command_line.h"
 #include "lsf_adapter/bjobs_writer.h"
 
@@ -32,11 +33,10 @@ std::vector<const JobView*> ViewsFor(const JobTable& table, const lsf::JobId& id
   return {};
 }
 
-// LSF's record of a followed job as bjobs prints it now. A job LSF accepted
-// is PEND in LSF's vocabulary until bjobs shows it (bplace's SUBMITTED).
+// LSF's record of a followed job as bjobs prints it now (PrintedStatus).
 lsf::JobRecord AsLsfPrintsIt(const JobView& view) {
   lsf::JobRecord record = view.lsf;
-  if (record.status == kSubmittedStatus) record.status = "PEND";
+  record.status = PrintedStatus(view);
   return record;
 }
 
@@ -97,12 +97,37 @@ std::string IdText(const lsf::JobId& id) {
   return id.array_index == 0 ? id.job_id : id.job_id + "[" + std::to_string(id.array_index) + "]";
 }
 
+// The jobs tier's copies of the `bjobs -l` blocks of `records` (LongForms),
+// in order, or the keys of those it lacks (asked for, so that the tier's
+// next cycle fetches them).
+tl::expected<std::vector<std::string>, std::vector<JobKey>> LongBlocks(
+    const Services& services, const std::vector<lsf::JobRecord>& records) {
+  LongForms& forms = services.tracker->long_forms();
+  const SystemTime now = services.clock->SystemNow();
+  std::vector<std::string> blocks;
+  std::vector<JobKey> lacking;
+  for (const lsf::JobRecord& record : records) {
+    const JobKey key{std::stoll(record.job_id), record.array_index};
+    if (auto block = forms.Find(key, record.status, now)) {
+      blocks.push_back(std::move(*block));
+    } else {
+      lacking.push_back(key);
+    }
+  }
+  if (lacking.empty()) return blocks;
+  forms.Ask(lacking, now);
+  return tl::unexpected(std::move(lacking));
+}
+
 // The answer to `line`: from the jobs tier, or the real bjobs to run.
 // `not_found`: ids LSF told this caller's lookups it does not know
-// (JobLookups' negative cache), answered as bjobs answers them.
+// (JobLookups' negative cache), answered as bjobs answers them. For -l,
+// `lacking` (when given) receives the jobs whose `bjobs -l` block the tier
+// has not read yet; the answer is then the real bjobs.
 Response Answer(const Services& services, const Caller& caller,
                 const std::vector<std::string>& argv, const lsf::BjobsCommandLine& line,
-                const lsf::BjobsFormat* format, const std::vector<lsf::JobId>& not_found = {}) {
+                const lsf::BjobsFormat* format, const std::vector<lsf::JobId>& not_found = {},
+                std::vector<JobKey>* lacking = nullptr) {
   const auto snapshot = services.cache->Current();
   if (auto old = TooOld(services, *snapshot)) return RunRealLsf(argv, *old);
   auto chosen = ChooseByIds(services, caller, *snapshot, line);
@@ -121,8 +146,35 @@ Response Answer(const Services& services, const Caller& caller,
   lsf::BjobsSelection selection;
   for (const lsf::JobRecord& record : chosen->records) selection.jobs.push_back(&record);
   selection.missing = chosen->missing;
+  std::vector<std::string> blocks;
+  if (line.long_form) {
+    auto read = LongBlocks(services, chosen->records);
+    if (!read) {
+      if (lacking != nullptr) *lacking = read.error();
+      return RunRealLsf(argv, "bplace has not read LSF's bjobs -l of job " +
+                                  std::to_string(read.error().front().job_id) + " yet");
+    }
+    blocks = std::move(*read);
+    selection.long_blocks.assign(blocks.begin(), blocks.end());
+  }
   const lsf::BjobsOutput output = lsf::WriteBjobs(line, format, selection);
   return AnswerAsLsf({output.out, output.err, output.exit_code});
+}
+
+// Answers `line` (Answer); for -l, when the tier lacks a job's `bjobs -l`
+// block, waits once for the tier's next cycle, which fetches it, then
+// answers from it or runs the real bjobs.
+void Reply(const Services& services, const Caller& caller, const std::vector<std::string>& argv,
+           const lsf::BjobsCommandLine& line, const std::optional<lsf::BjobsFormat>& format,
+           const std::vector<lsf::JobId>& not_found, Responder respond) {
+  std::vector<JobKey> lacking;
+  Response response =
+      Answer(services, caller, argv, line, format ? &*format : nullptr, not_found, &lacking);
+  if (lacking.empty()) return respond(std::move(response));
+  services.tracker->RefreshSoon([s = &services, caller, argv, line, format, not_found,
+                                 respond = std::move(respond)](Result<void>) {
+    respond(Answer(*s, caller, argv, line, format ? &*format : nullptr, not_found));
+  });
 }
 
 // Looks `ids` up within the caller's budget of lookups (JobLookups, as GET
@@ -194,7 +246,7 @@ void PostLsfBjobs(const Services& services, const Caller& caller, Request&& req,
   if (auto old = TooOld(services, *snapshot)) return respond(RunRealLsf(*argv, *old));
   auto chosen = ChooseByIds(services, caller, *snapshot, *line);
   if (!chosen || chosen->unknown.empty()) {
-    return respond(Answer(services, caller, *argv, *line, format ? &*format : nullptr));
+    return Reply(services, caller, *argv, *line, format, {}, std::move(respond));
   }
   // Ids bplace does not follow (a job submitted without it): looked up once,
   // then answered like the others; an engine polling them is answered from
@@ -203,7 +255,7 @@ void PostLsfBjobs(const Services& services, const Caller& caller, Request&& req,
          [s = &services, caller, argv = *argv, line = *line, format, respond = std::move(respond)](
              std::optional<std::string> refused, std::vector<lsf::JobId> not_found) {
            if (refused) return respond(RunRealLsf(argv, *refused));
-           respond(Answer(*s, caller, argv, line, format ? &*format : nullptr, not_found));
+           Reply(*s, caller, argv, line, format, not_found, std::move(respond));
          });
 }
 

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/http/problem.h"
 #include "api/job_access.h"
 #include "api/lsf_answer.h"
-#include "api/http/problem.h"
 #include "api/routes_lsf.h"
 #include "daemon/cluster/job_table.h"
 #include "lsf_adapter/bkill_command_line.h"
@@ -66,12 +66,21 @@ void PostLsfBkill(const Services& services, const Caller& caller, Request&& req,
   auto line = lsf::ParseBkillCommandLine(*argv);
   if (!line) return respond(RunRealLsf(*argv, line.error().message));
   if (CancelRefusal(caller)) return respond(RunRealLsf(*argv, "the caller may not cancel here"));
-  const std::string self = caller.user.empty() ? services.user : caller.user;
-  const auto snapshot = services.cache->Current();
-  if (!snapshot->jobs) return respond(RunRealLsf(*argv, "the jobs tier has not answered yet"));
-  auto known = Check(*snapshot->jobs, line->ids, self, caller.is_admin);
-  if (!known) return respond(RunRealLsf(*argv, known.error()));
-  if (known->all_finished) return respond(AnswerAsLsf(AllFinished(line->ids)));
+  if (line->ids.empty() && !services.multi_user()) {
+    // bkill 0 and -J act on every job of the LSF user, which is the service
+    // account's for all callers here: LSF's bkill, run by the caller as
+    // their own user, decides.
+    return respond(
+        RunRealLsf(*argv, "bkill 0 and -J are answered by bplace only in multi-user mode"));
+  }
+  if (!line->ids.empty()) {
+    const std::string self = caller.user.empty() ? services.user : caller.user;
+    const auto snapshot = services.cache->Current();
+    if (!snapshot->jobs) return respond(RunRealLsf(*argv, "the jobs tier has not answered yet"));
+    auto known = Check(*snapshot->jobs, line->ids, self, caller.is_admin);
+    if (!known) return respond(RunRealLsf(*argv, known.error()));
+    if (known->all_finished) return respond(AnswerAsLsf(AllFinished(line->ids)));
+  }
   auto killer = KillerIdentity(services, caller);
   if (!killer) return respond(RunRealLsf(*argv, killer.error().message));
   services.canceller->RunBkill(

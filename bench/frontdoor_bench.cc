@@ -8,7 +8,10 @@
 //   lists     the same for engines that poll with bjobs lists (Nextflow's
 //             `bjobs -w -q short`, Galaxy's `bjobs -a -o "id stat" -noheader`,
 //             Snakemake 8's `bjobs -noheader -o "jobid stat" -a -J '*'`, in turn).
-// Usage: frontdoor_bench latency|polling|lists|smoke [--runs N] [--engines 1,3,10]
+//   toil      the same for engines that poll each job as Toil 5.9.2 does:
+//             `bjobs -l ID`, then `bjobs -json -o "user exit_code stat
+//             exit_reason pend_reason" ID` (docs/lsf-front-door.md "bjobs -l").
+// Usage: frontdoor_bench latency|polling|lists|toil|smoke [--runs N] [--engines 1,3,10]
 //        [--jobs N] [--poll-ms N] [--seconds N]
 // It prints a table to paste into bench/README.md, with the machine's load.
 // smoke: tiny sizes; fails only when a command fails or a figure is missing.
@@ -129,29 +132,55 @@ int Latency(int runs) {
   return 0;
 }
 
-// The bjobs argv engine `e` polls `job` with: its own `bjobs -o stat
-// -noheader ID` (Snakemake 7's profile), or, with `lists`, one of the list
-// forms of Nextflow, Galaxy and Snakemake 8 (docs/lsf-front-door.md "Decisions").
-std::vector<std::string> PollArgs(bool lists, int e, const std::string& job) {
-  if (!lists) return {"-o", "stat", "-noheader", job};
+// How engines poll.
+enum class PollForm {
+  kById,   // Snakemake 7's profile: `bjobs -o stat -noheader ID` per job
+  kLists,  // one list per poll: Nextflow, Galaxy, Snakemake 8 forms in turn
+  kToil,   // Toil 5.9.2: `bjobs -l ID` and `bjobs -json -o ... ID` per job
+};
+
+// The bjobs calls (argv after "bjobs") engine `e` polls `job` with, in
+// `form` (docs/lsf-front-door.md "Decisions" for the lists).
+std::vector<std::vector<std::string>> PollCalls(PollForm form, int e, const std::string& job) {
+  switch (form) {
+    case PollForm::kById:
+      return {{"-o", "stat", "-noheader", job}};
+    case PollForm::kToil:
+      return {{"-l", job}, {"-json", "-o", "user exit_code stat exit_reason pend_reason", job}};
+    case PollForm::kLists:
+      break;
+  }
   switch (e % 3) {
     case 0:
-      return {"-w", "-q", "short"};
+      return {{"-w", "-q", "short"}};
     case 1:
-      return {"-a", "-o", "id stat", "-noheader"};
+      return {{"-a", "-o", "id stat", "-noheader"}};
     default:
-      return {"-noheader", "-o", "jobid stat", "-a", "-J", "*"};
+      return {{"-noheader", "-o", "jobid stat", "-a", "-J", "*"}};
   }
 }
 
+const char* PollFormName(PollForm form) {
+  switch (form) {
+    case PollForm::kById:
+      return "each polled with bjobs -o stat";
+    case PollForm::kToil:
+      return "each polled as Toil 5.9.2 does (bjobs -l, bjobs -json -o)";
+    case PollForm::kLists:
+      break;
+  }
+  return "one list (Nextflow, Galaxy, Snakemake 8 forms in turn)";
+}
+
 // `engines` pollers, each with `jobs` jobs, polling every `poll_ms`: each
-// job with its own bjobs, or (`lists`) all of them with one list.
-int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int seconds, bool lists) {
+// job with its own bjobs calls, or (kLists) all of them with one list.
+int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int seconds,
+            PollForm form) {
+  const bool lists = form == PollForm::kLists;
   std::printf(
       "bjobs calls reaching the simulator per minute: %d jobs an engine, %s every %d ms, %d s "
       "a run, load %s, %s\n\n",
-      jobs, lists ? "one list (Nextflow, Galaxy, Snakemake 8 forms in turn)" : "each polled",
-      poll_ms, seconds, LoadAverage().c_str(), Timestamp().c_str());
+      jobs, PollFormName(form), poll_ms, seconds, LoadAverage().c_str(), Timestamp().c_str());
   std::printf("| engines | through the front door | straight to the simulator |\n|---|---|---|\n");
   for (int engines : engine_counts) {
     std::vector<double> per_minute;
@@ -159,12 +188,14 @@ int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int se
       Setup setup;
       std::vector<std::string> ids;
       for (int i = 0; i < engines * jobs; ++i) ids.push_back(setup.Submit(door));
-      if (lists) {
-        // One poll of each engine first: the first list requests start the
-        // view (a refresh each, the first time only); the steady state is
-        // measured.
-        for (int e = 0; e < engines; ++e) {
-          (void)setup.Run(door, "bjobs", PollArgs(lists, e, ids[static_cast<std::size_t>(e)]));
+      // One poll of each engine first: the first list requests start the
+      // view, the first bjobs -l of a job fetches its long form (a refresh
+      // each, the first time only); the steady state is measured.
+      for (int e = 0; e < engines; ++e) {
+        for (int j = 0; j < (lists ? 1 : jobs); ++j) {
+          for (const auto& call : PollCalls(form, e, ids[static_cast<std::size_t>(e * jobs + j)])) {
+            (void)setup.Run(door, "bjobs", call);
+          }
         }
       }
       const long long before = setup.sim.Counts().value("bjobs", 0LL);
@@ -175,9 +206,10 @@ int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int se
         pollers.emplace_back([&, e] {
           while (SecondsSince(start) < seconds && !failed) {
             for (int j = 0; j < (lists ? 1 : jobs); ++j) {
-              const ProcessOutput out = setup.Run(
-                  door, "bjobs", PollArgs(lists, e, ids[static_cast<std::size_t>(e * jobs + j)]));
-              if (out.exit_code != 0) failed = true;
+              for (const auto& call :
+                   PollCalls(form, e, ids[static_cast<std::size_t>(e * jobs + j)])) {
+                if (setup.Run(door, "bjobs", call).exit_code != 0) failed = true;
+              }
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
           }
@@ -196,7 +228,7 @@ int Polling(const std::vector<int>& engine_counts, int jobs, int poll_ms, int se
 
 int Main(const std::vector<std::string>& args) {
   if (args.empty()) {
-    std::cerr << "usage: frontdoor_bench latency|polling|lists|smoke [--runs N] "
+    std::cerr << "usage: frontdoor_bench latency|polling|lists|toil|smoke [--runs N] "
                  "[--engines 1,3,10] "
                  "[--jobs N] [--poll-ms N] [--seconds N]\n";
     return 2;
@@ -210,11 +242,13 @@ int Main(const std::vector<std::string>& args) {
   const int seconds = flags.Int("seconds", smoke ? 2 : 60);
   flags.CheckAllKnown();
   if (args[0] == "latency") return Latency(runs);
-  if (args[0] == "polling") return Polling(engines, jobs, poll_ms, seconds, false);
-  if (args[0] == "lists") return Polling(engines, jobs, poll_ms, seconds, true);
+  if (args[0] == "polling") return Polling(engines, jobs, poll_ms, seconds, PollForm::kById);
+  if (args[0] == "lists") return Polling(engines, jobs, poll_ms, seconds, PollForm::kLists);
+  if (args[0] == "toil") return Polling(engines, jobs, poll_ms, seconds, PollForm::kToil);
   if (smoke) {
-    return Latency(runs) | Polling(engines, jobs, poll_ms, seconds, false) |
-           Polling(engines, jobs, poll_ms, seconds, true);
+    return Latency(runs) | Polling(engines, jobs, poll_ms, seconds, PollForm::kById) |
+           Polling(engines, jobs, poll_ms, seconds, PollForm::kLists) |
+           Polling(engines, jobs, poll_ms, seconds, PollForm::kToil);
   }
   std::cerr << "frontdoor_bench: unknown mode " << args[0] << "\n";
   return 2;

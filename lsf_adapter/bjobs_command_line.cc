@@ -17,9 +17,9 @@ struct Letter {
   char letter;
   bool takes_value;
 };
-constexpr Letter kLetters[] = {{'w', false}, {'a', false}, {'d', false}, {'p', false},
-                               {'r', false}, {'s', false}, {'u', true},  {'q', true},
-                               {'J', true},  {'o', true}};
+constexpr Letter kLetters[] = {{'w', false}, {'l', false}, {'a', false}, {'d', false},
+                               {'p', false}, {'r', false}, {'s', false}, {'u', true},
+                               {'q', true},  {'J', true},  {'o', true}};
 
 const Letter* FindLetter(char c) {
   for (const Letter& letter : kLetters) {
@@ -31,6 +31,8 @@ const Letter* FindLetter(char c) {
 void SetFlag(char letter, BjobsCommandLine& line) {
   if (letter == 'w') {
     line.wide = true;
+  } else if (letter == 'l') {
+    line.long_form = true;
   } else {
     line.state_filter = letter;  // a d p r s
   }
@@ -142,6 +144,12 @@ Result<BjobsCommandLine> ParseBjobsCommandLine(const std::vector<std::string>& a
   }
   if (line.json && !line.format) {
     return tl::unexpected(Unanswered("-json", "needs -o (LSF refuses it alone)"));
+  }
+  const bool only_ids = !line.ids.empty() && !line.wide && !line.json && !line.noheader &&
+                        !line.format && !line.user && !line.queue && !line.job_name &&
+                        (line.state_filter == '\0' || line.state_filter == 'a');
+  if (line.long_form && !only_ids) {
+    return tl::unexpected(Unanswered("-l", "answered only for job ids (bjobs [-a] -l ID...)"));
   }
   return line;
 }

@@ -16,9 +16,10 @@ namespace bplace::lsf {
 
 // The words of a bjobs command line after "bjobs".
 struct BjobsCommandLine {
-  bool wide = false;      // -w: names and hosts not cut
-  bool json = false;      // -json (with -o)
-  bool noheader = false;  // -noheader
+  bool wide = false;                  // -w: names and hosts not cut
+  bool long_form = false;             // -l: LSF's long form (job ids only, with or without -a)
+  bool json = false;                  // -json (with -o)
+  bool noheader = false;              // -noheader
   std::optional<std::string> format;  // -o "fields", as given
   // -a (all states), -d (DONE/EXIT), -p (PEND), -r (RUN), -s (suspended);
   // '\0': unfinished jobs. The last one given counts, as in bjobs.
@@ -33,9 +34,10 @@ struct BjobsCommandLine {
 // the last of a bundle may take its value from the next word or glued on,
 // as getopt reads them ("-aw", "-aJ '*x*'", "-uall"); -noheader, -json and
 // -o are words of their own. Returns kInvalidArgument naming the word for
-// an option the front door does not answer (-l, -X, -UF, -m, -G, -P, -app,
-// -Jd, ...), a flag without its value, and -json without -o: the caller
-// runs the real bjobs for all of them, which answers in LSF's own words.
+// an option the front door does not answer (-X, -UF, -m, -G, -P, -app,
+// -Jd, ...), -l with anything but job ids and -a, a flag without its
+// value, and -json without -o: the caller runs the real bjobs for all of
+// them, which answers in LSF's own words.
 Result<BjobsCommandLine> ParseBjobsCommandLine(const std::vector<std::string>& args);
 
 // One column of `bjobs -o`: the field, its header and how it is laid out.

@@ -16,6 +16,8 @@ namespace {
 constexpr std::string_view kCommand = "bjobs -l";
 constexpr std::string_view kHeaderStart = "Job <";
 constexpr std::string_view kPendingHeading = "PENDING REASONS:";
+// The line of dashes between two job blocks (LSF 10.1 and volclava 2.2).
+constexpr std::size_t kBlockSeparatorWidth = 78;
 
 // The width of "Tue Dec  1 11:00:59: ", and of "Tue Dec  1 11:00:59 2026: "
 // with LSB_DISPLAY_YEAR: Platform's line printer indents a continuation so
@@ -326,6 +328,37 @@ bool IsUserNameChar(char c) {
   return byte > 0x20 && byte != 0x7f;
 }
 
+// The lines where job blocks start: "Job <" in column 0, first or after a
+// blank line (ParseBjobsLong).
+std::vector<std::size_t> BlockStarts(const std::vector<RawLine>& lines) {
+  std::vector<std::size_t> starts;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (StartsWith(lines[i].text, kHeaderStart) && (i == 0 || IsBlankLine(lines[i - 1].text))) {
+      starts.push_back(i);
+    }
+  }
+  return starts;
+}
+
+// The bytes of lines [begin, end) of `text`, each with its line end, without
+// the blank lines and the dash line that close a block.
+std::string BlockBytes(std::string_view text, const std::vector<RawLine>& lines, std::size_t begin,
+                       std::size_t end) {
+  while (end > begin &&
+         (IsBlankLine(lines[end - 1].text) || IsDashLine(Trim(lines[end - 1].text)))) {
+    --end;
+  }
+  if (end == begin) return {};
+  const std::size_t first = static_cast<std::size_t>(lines[begin].text.data() - text.data());
+  const std::string_view last = lines[end - 1].text;
+  std::size_t stop = static_cast<std::size_t>(last.data() - text.data()) + last.size();
+  if (stop < text.size() && text[stop] == '\r') ++stop;
+  if (stop < text.size() && text[stop] == '\n') ++stop;
+  std::string bytes(text.substr(first, stop - first));
+  if (bytes.back() != '\n') bytes.push_back('\n');
+  return bytes;
+}
+
 }  // namespace
 
 std::string JobLongRecord::IdText() const {
@@ -334,29 +367,12 @@ std::string JobLongRecord::IdText() const {
 }
 
 Result<std::vector<JobLongRecord>> ParseBjobsLong(std::string_view text) {
-  const std::vector<RawLine> lines = SplitRawLines(text);
-  std::vector<std::size_t> starts;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (StartsWith(lines[i].text, kHeaderStart) && (i == 0 || IsBlankLine(lines[i - 1].text))) {
-      starts.push_back(i);
-    }
-  }
+  auto blocks = SplitBjobsLong(text);
+  if (!blocks) return tl::unexpected(blocks.error());
   std::vector<JobLongRecord> jobs;
-  for (std::size_t b = 0; b < starts.size(); ++b) {
-    const std::size_t end = b + 1 < starts.size() ? starts[b + 1] : lines.size();
-    if (std::optional<JobLongRecord> job = ReadBlock(lines, starts[b], end)) {
-      jobs.push_back(std::move(*job));
-    }
-  }
-  if (!jobs.empty() || Trim(text).empty()) return jobs;
-  for (const RawLine& line : lines) {
-    if (SaysNoJobFound(line.text)) return jobs;
-  }
-  const auto first = std::find_if(lines.begin(), lines.end(),
-                                  [](const RawLine& line) { return !IsBlankLine(line.text); });
-  return Fail(ErrorCode::kParseError,
-              std::string(kCommand) + ": no job block (no line \"Job <ID>, ...\" after a blank " +
-                  "line); " + Where(kCommand, first->number) + ": " + Quoted(Trim(first->text)));
+  jobs.reserve(blocks->size());
+  for (BjobsLongBlock& block : *blocks) jobs.push_back(std::move(block.job));
+  return jobs;
 }
 
 std::vector<std::string> BjobsLongArgv(const std::string& bjobs_path, const std::string& user) {
@@ -365,6 +381,38 @@ std::vector<std::string> BjobsLongArgv(const std::string& bjobs_path, const std:
     return {};
   }
   return {bjobs_path, "-a", "-l", "-u", user};
+}
+
+Result<std::vector<BjobsLongBlock>> SplitBjobsLong(std::string_view text) {
+  const std::vector<RawLine> lines = SplitRawLines(text);
+  const std::vector<std::size_t> starts = BlockStarts(lines);
+  std::vector<BjobsLongBlock> blocks;
+  for (std::size_t b = 0; b < starts.size(); ++b) {
+    const std::size_t end = b + 1 < starts.size() ? starts[b + 1] : lines.size();
+    if (std::optional<JobLongRecord> job = ReadBlock(lines, starts[b], end)) {
+      blocks.push_back({std::move(*job), BlockBytes(text, lines, starts[b], end)});
+    }
+  }
+  if (!blocks.empty() || Trim(text).empty()) return blocks;
+  for (const RawLine& line : lines) {
+    if (SaysNoJobFound(line.text)) return blocks;
+  }
+  const auto first = std::find_if(lines.begin(), lines.end(),
+                                  [](const RawLine& line) { return !IsBlankLine(line.text); });
+  return Fail(ErrorCode::kParseError,
+              std::string(kCommand) + ": no job block (no line \"Job <ID>, ...\" after a blank " +
+                  "line); " + Where(kCommand, first->number) + ": " + Quoted(Trim(first->text)));
+}
+
+std::string JoinBjobsLong(const std::vector<std::string_view>& blocks) {
+  std::string out;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (i > 0) out.append(kBlockSeparatorWidth, '-').push_back('\n');
+    out.push_back('\n');
+    out.append(blocks[i]);
+  }
+  if (!blocks.empty()) out.push_back('\n');
+  return out;
 }
 
 }  // namespace bplace::lsf

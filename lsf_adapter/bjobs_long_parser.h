@@ -110,6 +110,27 @@ struct JobLongRecord {
 // the first line. Never throws.
 Result<std::vector<JobLongRecord>> ParseBjobsLong(std::string_view text);
 
+// One job's block of `bjobs -l` output, as LSF printed it, and what it says.
+struct BjobsLongBlock {
+  JobLongRecord job;
+  // The block's bytes from its "Job <" line to its last line that is not
+  // blank, each line with its end as printed (a last line without one
+  // gets "\n"); without the blank line that opens the block and the dash
+  // line that closes it.
+  std::string text;
+};
+
+// Splits `bjobs -l` output into its job blocks, in the order printed, by
+// the rules of ParseBjobsLong (a block whose header cannot be read is left
+// out). Errors: those of ParseBjobsLong. Never throws.
+Result<std::vector<BjobsLongBlock>> SplitBjobsLong(std::string_view text);
+
+// The `bjobs -l` output of `blocks` (BjobsLongBlock::text), framed as LSF
+// 10.1 and volclava 2.2 frame them: a blank line before each block, a line
+// of 78 dashes between two, a blank line after the last; "" for no block.
+// JoinBjobsLong of SplitBjobsLong gives back what bjobs printed.
+std::string JoinBjobsLong(const std::vector<std::string_view>& blocks);
+
 // The argv that lists `user`'s jobs in the long form, finished ones too
 // until CLEAN_PERIOD: {bjobs_path, "-a", "-l", "-u", user}. `user` is an LSF
 // user name or "all": not empty, not starting with '-' (bjobs would read an

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "lsf_adapter/bjobs_long_parser.h"
+
 namespace bplace::lsf {
 namespace {
 
@@ -85,8 +87,8 @@ BjobsOutput WriteJson(const BjobsFormat& format, const BjobsSelection& selection
   }
   for (const std::string& id : selection.missing) {
     // JOBID of an error record is the id without its index.
-    records.push_back({{"JOBID", id.substr(0, id.find('['))},
-                       {"ERROR", "Job <" + id + "> is not found"}});
+    records.push_back(
+        {{"JOBID", id.substr(0, id.find('['))}, {"ERROR", "Job <" + id + "> is not found"}});
   }
   BjobsOutput output;
   output.out = "{\n  \"COMMAND\":\"bjobs\",\n  \"JOBS\":" + std::to_string(records.size()) +
@@ -128,8 +130,7 @@ std::string Row(const BjobsFormat& format, const std::vector<std::string>& cells
   return line + "\n";
 }
 
-std::string WriteColumns(const BjobsFormat& format, const BjobsSelection& selection,
-                         bool header) {
+std::string WriteColumns(const BjobsFormat& format, const BjobsSelection& selection, bool header) {
   std::string out;
   if (header) {
     std::vector<std::string> cells;
@@ -168,8 +169,8 @@ std::string HostCell(const ExecHost& host) {
 // execution host goes on a line of its own under EXEC_HOST; with -w
 // nothing is cut and the hosts are joined by ':'.
 std::string TableRow(const JobRecord& job, bool wide) {
-  std::string host = wide ? ExecHostText(job)
-                          : (job.exec_hosts.empty() ? "" : HostCell(job.exec_hosts.front()));
+  std::string host =
+      wide ? ExecHostText(job) : (job.exec_hosts.empty() ? "" : HostCell(job.exec_hosts.front()));
   // A pending job's EXEC_HOST is blank, except with -w (and for finished
   // jobs that never ran), where LSF prints "   -".
   if (host.empty() && (wide || IsFinished(job))) host = "   -";
@@ -239,12 +240,17 @@ BjobsOutput WriteBjobs(const BjobsCommandLine& line, const BjobsFormat* format,
     }
     return output;
   }
+  if (line.long_form) {
+    output.out = JoinBjobsLong(selection.long_blocks);
+    return output;
+  }
   if (format != nullptr) {
     output.out = WriteColumns(*format, selection, !line.noheader);
     return output;
   }
   if (!line.noheader) {
-    output.out = "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n";
+    output.out =
+        "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n";
   }
   for (const JobRecord* job : selection.jobs) output.out += TableRow(*job, line.wide);
   return output;

@@ -42,6 +42,9 @@ struct BjobsSelection {
   std::vector<const JobRecord*> jobs;  // in the order bjobs lists them
   // Ids asked for (as given: "12", "12[3]") that LSF does not know.
   std::vector<std::string> missing;
+  // For -l: the `bjobs -l` block of each of `jobs`, in the same order, as
+  // LSF printed it (lsf::SplitBjobsLong).
+  std::vector<std::string_view> long_blocks;
 };
 
 // The output of `line` for `selection`, as LSF 10.1's bjobs prints it:
@@ -50,6 +53,8 @@ struct BjobsSelection {
 //    missing (nothing on stderr);
 //  - `-o` without -json: a header line unless -noheader, then a line per
 //    job, cells joined by the delimiter, "-" for an empty value;
+//  - -l: selection.long_blocks framed as bjobs -l frames them
+//    (lsf::JoinBjobsLong);
 //  - otherwise the default table (-w: nothing cut), -noheader dropping the
 //    header;
 //  - every missing id gives `Job <ID> is not found` on stderr and exit

@@ -124,7 +124,7 @@ Result<std::vector<EmbeddedOptionLine>> ParseEmbeddedOptions(std::string_view sc
     if (!body) continue;
     auto words = SplitWords(*body, first_line);
     if (!words) return tl::unexpected(words.error());
-    directives.push_back({first_line, std::move(*words)});
+    directives.push_back({first_line, std::move(*words), number});
   }
   return directives;
 }
@@ -147,16 +147,6 @@ std::optional<std::int64_t> ParseSlotRange(std::string_view value) {
   const auto high = read(value.substr(comma + 1));
   if (!high || *high < *low) return std::nullopt;
   return high;
-}
-
-// The rule for `word`, splitting a value glued to a one-letter option.
-BsubOptionRule RuleFor(const std::string& word, std::optional<std::string>& glued) {
-  BsubOptionRule rule = FindBsubOption(word);
-  if (rule.use != BsubOptionUse::kUnknown || word.size() <= 2) return rule;
-  const BsubOptionRule one_letter = FindBsubOption(std::string_view(word).substr(0, 2));
-  if (one_letter.use == BsubOptionUse::kUnknown || !one_letter.takes_value) return rule;
-  glued = word.substr(2);
-  return one_letter;
 }
 
 // Checks one option and its value against its field's rules.
@@ -189,6 +179,15 @@ Result<void> CheckField(const BsubOptionRule& rule, const std::string& value, in
 
 }  // namespace
 
+BsubOptionRule DirectiveOptionRule(const std::string& word, std::optional<std::string>& glued) {
+  BsubOptionRule rule = FindBsubOption(word);
+  if (rule.use != BsubOptionUse::kUnknown || word.size() <= 2) return rule;
+  const BsubOptionRule one_letter = FindBsubOption(std::string_view(word).substr(0, 2));
+  if (one_letter.use == BsubOptionUse::kUnknown || !one_letter.takes_value) return rule;
+  glued = word.substr(2);
+  return one_letter;
+}
+
 Result<ScriptDirectives> CheckEmbeddedOptions(const std::vector<EmbeddedOptionLine>& lines,
                                               std::int64_t max_slots) {
   ScriptDirectives found;
@@ -203,7 +202,7 @@ Result<ScriptDirectives> CheckEmbeddedOptions(const std::vector<EmbeddedOptionLi
                       ": not a bsub option (put the job's commands below the #BSUB lines)"));
       }
       std::optional<std::string> value;
-      const BsubOptionRule rule = RuleFor(word, value);
+      const BsubOptionRule rule = DirectiveOptionRule(word, value);
       const std::string flag = "#BSUB " + std::string(rule.flag);
       switch (rule.use) {
         case BsubOptionUse::kDaemon:

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "lsf_adapter/bsub_command.h"
 
 namespace bplace::lsf {
 
@@ -14,6 +15,7 @@ namespace bplace::lsf {
 struct EmbeddedOptionLine {
   int line = 0;                    // 1-based line of the script where it starts
   std::vector<std::string> words;  // the words after "#BSUB", quotes removed
+  int last_line = 0;               // where it ends (after continuation lines)
 };
 
 // Reads the `#BSUB` lines of a job script that bsub reads on stdin, as
@@ -78,6 +80,11 @@ struct ScriptDirectives {
 // may carry its value glued on, as bsub allows ("-n4", "-qnormal" is -q).
 // The options with a request field (-J -n -R -o -e -cwd -W -M -P -app) are
 // allowed. Pure.
+// The rule of the option word `word` of a #BSUB line (FindBsubOption),
+// splitting a value glued to a one-letter option as bsub does: "-n4" is -n
+// with `glued` "4", "-qnormal" is -q. kUnknown for any other word.
+BsubOptionRule DirectiveOptionRule(const std::string& word, std::optional<std::string>& glued);
+
 Result<ScriptDirectives> CheckEmbeddedOptions(const std::vector<EmbeddedOptionLine>& lines,
                                               std::int64_t max_slots);
 

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 #include "lsf_adapter/bsub_command.h"
@@ -38,5 +39,27 @@ struct OpenlavaBsub {
 // takes `-oo f` as `-o o` followed by the command `f`); kInvalidArgument
 // naming the value for a memory amount that cannot be converted.
 Result<OpenlavaBsub> RespellBsubForOpenlava(BsubOptions options, const LimitUnits& units);
+
+// The job script bsub reads on stdin with its #BSUB lines respelled as
+// RespellBsubForOpenlava respells the command line (`respelled`, its
+// result, which this completes):
+//  - `#BSUB -cwd DIR` is taken out of the line; DIR (the last one, as bsub
+//    reads the lines in order) becomes respelled.run_in unless the command
+//    line gave -cwd (bsub lets the command line's option replace the
+//    script's);
+//  - -M values with a unit become whole numbers in `units.limits`, and mem,
+//    swp, swap and tmp values with a unit in -R values whole numbers in
+//    `units.resources`;
+//  - a line that changes is written again as "#BSUB" and its words, each
+//    double-quoted when it holds a blank, '#' or a quote (single-quoted when
+//    it holds a double quote), and its continuation lines become "#"
+//    lines, so that the script keeps its line count; a line left with no
+//    option becomes a comment; every other line stays byte for byte.
+// Errors: kRejected naming the option, for an option volclava's bsub lacks
+// (as RespellBsubForOpenlava); kInvalidArgument for a script
+// ParseEmbeddedOptions refuses, a memory amount that cannot be converted,
+// and a word holding both kinds of quotes. Pure.
+Result<std::string> RespellScriptForOpenlava(std::string_view script, const LimitUnits& units,
+                                             OpenlavaBsub& respelled);
 
 }  // namespace bplace::lsf

@@ -171,6 +171,10 @@ std::shared_ptr<const JobTable> WithExitCodes(const JobTable& before, const Exit
   return after;
 }
 
+std::string PrintedStatus(const JobView& job) {
+  return job.lsf.status == kSubmittedStatus ? std::string("PEND") : job.lsf.status;
+}
+
 std::optional<JobKey> KeyOf(const lsf::JobRecord& record) {
   const auto id = Digits(record.job_id);
   if (!id || record.array_index < 0) return std::nullopt;

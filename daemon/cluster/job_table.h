@@ -117,6 +117,10 @@ struct JobTable {
   std::vector<std::string> IdsNeedingExitCode() const;
 };
 
+// The STAT of `job` as bjobs prints it: "PEND" for bplace's SUBMITTED (a
+// job LSF accepted is PEND in LSF's vocabulary), else LSF's word.
+std::string PrintedStatus(const JobView& job);
+
 // The key of `record` (job_id must be digits: lsf::ParseJobId).
 std::optional<JobKey> KeyOf(const lsf::JobRecord& record);
 

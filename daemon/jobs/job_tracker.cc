@@ -1,5 +1,6 @@
 #include "daemon/jobs/job_tracker.h"
 
+#include <algorithm>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -23,25 +24,37 @@ std::shared_ptr<const JobTable> TableOf(const ClusterSnapshot& snapshot) {
   return snapshot.jobs ? snapshot.jobs : std::make_shared<const JobTable>();
 }
 
-// The exit codes of one `bjobs -a -l` of `exits`; none (and nothing marked
-// looked up) when the call failed: it is asked again next time.
-ExitCodes ReadExitCodes(const std::vector<std::string>& exits,
-                        std::optional<Result<lsf::CommandResult>>& long_form) {
-  ExitCodes codes;
-  if (!long_form) return codes;
-  auto text = lsf::QueryOutput("bjobs -a -l", std::move(*long_form));
+// The job blocks of the cycle's `bjobs -a -l`; nullopt when the call failed
+// (what it was for is asked again next time). A job LSF no longer knows
+// has no block: bjobs says "Job <N> is not found" on stderr and exits 255
+// while printing the others, so that exit is read as an answer.
+std::optional<std::vector<lsf::BjobsLongBlock>> ReadLongForm(Result<lsf::CommandResult> result) {
+  if (result && result->exit_code == 255 && !result->timed_out && !result->out.empty()) {
+    result->exit_code = 0;
+  }
+  auto text = lsf::QueryOutput("bjobs -a -l", std::move(result));
   if (!text) {
-    spdlog::warn("jobs: exit codes: {}", text.error().message);
-    return codes;
+    spdlog::warn("jobs: bjobs -a -l: {}", text.error().message);
+    return std::nullopt;
   }
-  auto records = lsf::ParseBjobsLong(*text);
-  if (!records) {
-    spdlog::warn("jobs: exit codes: {}", records.error().message);
-    return codes;
+  auto blocks = lsf::SplitBjobsLong(*text);
+  if (!blocks) {
+    spdlog::warn("jobs: bjobs -a -l: {}", blocks.error().message);
+    return std::nullopt;
   }
+  return std::move(*blocks);
+}
+
+// The exit codes of `exits` in `blocks`, each marked looked up (a job LSF
+// printed no code for keeps none); nothing when the call failed: they are
+// asked again next time.
+ExitCodes ExitCodesIn(const std::vector<std::string>& exits,
+                      const std::optional<std::vector<lsf::BjobsLongBlock>>& blocks) {
+  ExitCodes codes;
+  if (exits.empty() || !blocks) return codes;
   codes.asked = exits;
-  for (const lsf::JobLongRecord& record : *records) {
-    codes.codes[JobKey{std::stoll(record.job_id), record.array_index}] = record.exit_code;
+  for (const lsf::BjobsLongBlock& block : *blocks) {
+    codes.codes[JobKey{std::stoll(block.job.job_id), block.job.array_index}] = block.job.exit_code;
   }
   return codes;
 }
@@ -184,9 +197,16 @@ TierCycle JobTracker::Cycle() {
   // The table has no exit codes: ask `bjobs -l` once for jobs that ended EXIT.
   if (table_form) queries.exits = table->IdsNeedingExitCode();
   if (queries.exits.size() > kMaxExitLookups) queries.exits.resize(kMaxExitLookups);
-  if (!queries.exits.empty()) {
+  // The long forms the front door's callers wait for, in the same bjobs.
+  queries.long_forms = long_forms_.ToFetch(*table, clock_.SystemNow());
+  if (queries.long_query()) {
     std::vector<std::string> args = {"-a", "-l"};
     args.insert(args.end(), queries.exits.begin(), queries.exits.end());
+    for (const std::string& id : queries.long_forms) {
+      if (std::find(queries.exits.begin(), queries.exits.end(), id) == queries.exits.end()) {
+        args.push_back(id);
+      }
+    }
     cycle.queries.push_back({"bjobs -a -l", lsf_.Spec("bjobs", std::move(args))});
   }
   // A job missing from several answers is asked about alone before bplace
@@ -234,10 +254,15 @@ Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandR
     if (!records) return tl::unexpected(records.error());
     for (auto& record : *records) answer.records.push_back(std::move(record));
   }
-  std::optional<Result<lsf::CommandResult>> long_form;
-  if (!queries.exits.empty()) long_form = std::move(results[queries.chunks]);
-  ExitCodes exit_codes = ReadExitCodes(queries.exits, long_form);
-  const std::size_t first_confirmation = queries.chunks + (queries.exits.empty() ? 0 : 1);
+  ExitCodes exit_codes;
+  if (queries.long_query()) {
+    auto blocks = ReadLongForm(std::move(results[queries.chunks]));
+    exit_codes = ExitCodesIn(queries.exits, blocks);
+    if (blocks && !queries.long_forms.empty()) {
+      long_forms_.Store(std::move(*blocks), times.started_wall);
+    }
+  }
+  const std::size_t first_confirmation = queries.chunks + (queries.long_query() ? 1 : 0);
   ReadConfirmations(results, first_confirmation, queries.confirm, !table_form, answer);
   // Once an hour, forget the rows whose lifetime ended, here and on disk.
   const bool prune = !last_prune_ || times.started_wall - *last_prune_ > std::chrono::hours(1);

@@ -16,6 +16,7 @@
 #include "daemon/cluster/snapshot_store.h"
 #include "daemon/jobs/job_list_view.h"
 #include "daemon/jobs/job_lookups.h"
+#include "daemon/jobs/long_forms.h"
 #include "daemon/options.h"
 #include "daemon/state/job_journal.h"
 #include "lsf_adapter/command_runner.h"
@@ -75,6 +76,11 @@ class JobTracker {
   // RefreshSoon after JobListView::Ask.
   JobListView& list_view() { return list_view_; }
 
+  // The copies of `bjobs -l` blocks for the front door's `bjobs -l ID`,
+  // fetched by this tier's cycles (one `bjobs -a -l` with the exit-code
+  // lookups). A caller that lacks one calls LongForms::Ask, then
+  // RefreshSoon.
+  LongForms& long_forms() { return long_forms_; }
   // Runs the tier now (or joins the run in progress).
   void Refresh(Done done = {}) { tier_.Refresh(std::move(done)); }
   // A refresh soon (at most one a second), e.g. after a bkill.
@@ -96,12 +102,14 @@ class JobTracker {
 
  private:
   // The queries of one cycle, in the order of its results: `chunks`
-  // bjobs of the `asked` ids, one `bjobs -l` of `exits` when there are
-  // any, then one bjobs per id of `confirm`.
+  // bjobs of the `asked` ids, one `bjobs -a -l` of `exits` and `long_forms`
+  // when there are any, then one bjobs per id of `confirm`.
   struct CycleQueries {
     std::vector<std::string> asked;
     std::size_t chunks = 0;
     std::vector<std::string> exits;
+    std::vector<std::string> long_forms;  // LongForms::ToFetch
+    bool long_query() const { return !exits.empty() || !long_forms.empty(); }
     std::vector<std::string> confirm;
     // The view's `bjobs -u all` (last of the cycle) and whether with -a.
     std::optional<bool> list_with_finished;
@@ -133,6 +141,7 @@ class JobTracker {
   std::optional<SystemTime> last_prune_;  // on the tier's strand
   JobLookups lookups_;
   JobListView list_view_;
+  LongForms long_forms_;
   RefreshTier tier_;
 };
 

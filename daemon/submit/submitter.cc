@@ -418,17 +418,25 @@ Result<lsf::CommandSpec> Submitter::BsubSpec(const Run& run, const Choice& choic
   lsf::BsubOptions options =
       OptionsFor(run.job, choice.queue, run.context.tag, submit.tag_in_job_name, ib_select);
   std::optional<std::string> run_in;
+  std::optional<std::string> script = run.job.script;
   const ClusterDialect dialect = DialectOf(*cache_.Current(), lsf_);
   if (dialect.family == lsf::LsfFamily::kOpenlava) {
     if (!dialect.units) return tl::unexpected(dialect.units.error());
     auto respelled = lsf::RespellBsubForOpenlava(std::move(options), *dialect.units);
     if (!respelled) return tl::unexpected(respelled.error());
+    if (script) {
+      // Its #BSUB lines reach volclava's bsub as well (docs/lsf-front-door.md
+      // "OpenLava-family clusters").
+      auto respelled_script = lsf::RespellScriptForOpenlava(*script, *dialect.units, *respelled);
+      if (!respelled_script) return tl::unexpected(respelled_script.error());
+      script = std::move(*respelled_script);
+    }
     options = std::move(respelled->options);
     run_in = std::move(respelled->run_in);
   }
   lsf::CommandSpec spec = run.context.run_as
-                              ? lsf_.SpecAs(*run.context.run_as, "bsub", {}, run.job.script)
-                              : lsf_.Spec("bsub", {}, run.job.script);
+                              ? lsf_.SpecAs(*run.context.run_as, "bsub", {}, std::move(script))
+                              : lsf_.Spec("bsub", {}, std::move(script));
   spec.argv = lsf::BuildBsubArgv(lsf_.Path("bsub"), options);
   WithSubmitterContext(run.job, lsf_, spec);
   if (run_in) RunIn(*run_in, run.job, spec);

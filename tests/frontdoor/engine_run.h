@@ -1,9 +1,10 @@
 #pragma once
 
 // What the engine tests share (engines_integration_test.cc,
-// openlava_integration_test.cc): the simulator's sbatchd, a work directory
-// every user may use, and Toil's workflow of a root job, ten children and a
-// follow-on. Test-only; not thread-safe.
+// openlava_integration_test.cc, and the realsched tier's engine runs): the
+// simulator's sbatchd, a work directory every user may use, Toil's workflow
+// of a root job, ten children and a follow-on, and Snakemake's workflow of
+// three rules with its LSF status script. Test-only; not thread-safe.
 
 #include <signal.h>
 #include <spawn.h>
@@ -89,6 +90,45 @@ if __name__ == "__main__":
     options = Job.Runner.getDefaultArgumentParser().parse_args()
     with Toil(options) as toil:
         print("workflow result:", toil.start(Job.wrapJobFn(root)))
+)";
+
+inline constexpr char kSnakefile[] = R"(rule all:
+    input: "c.txt"
+
+rule a:
+    output: "a.txt"
+    shell: "echo a > {output}"
+
+rule b:
+    input: "a.txt"
+    output: "b.txt"
+    shell: "cat {input} > {output}; echo b >> {output}"
+
+rule c:
+    input: "b.txt"
+    output: "c.txt"
+    shell: "cat {input} > {output}; echo c >> {output}"
+)";
+
+// The status script in the style of the public Snakemake LSF profile
+// (docs/lsf-front-door.md "bjobs"): bjobs -o stat,
+// then the -o file's job report once LSF no longer knows the job.
+inline constexpr char kStatusScript[] = R"(#!/bin/sh
+id=$(printf '%s\n' "$1" | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
+[ -n "$id" ] || id=$1
+stat=$(bjobs -o stat -noheader "$id" 2>/dev/null)
+case "$stat" in
+  PEND|RUN|PSUSP|USUSP|SSUSP|WAIT|UNKWN) echo running; exit 0 ;;
+  DONE|POST_DONE) echo success; exit 0 ;;
+  EXIT|POST_ERR|ZOMBI) echo failed; exit 0 ;;
+esac
+log=$(grep -l "^Subject: Job $id:" logs/*.out 2>/dev/null | head -1)
+[ -n "$log" ] || { echo failed; exit 0; }
+line=$(grep -B2 '^Resource usage summary:' "$log" | tail -3 | head -1)
+case "$line" in
+  "Successfully completed.") echo success ;;
+  *) echo failed ;;
+esac
 )";
 
 }  // namespace bplace::testing

@@ -24,45 +24,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-constexpr char kSnakefile[] = R"(rule all:
-    input: "c.txt"
-
-rule a:
-    output: "a.txt"
-    shell: "echo a > {output}"
-
-rule b:
-    input: "a.txt"
-    output: "b.txt"
-    shell: "cat {input} > {output}; echo b >> {output}"
-
-rule c:
-    input: "b.txt"
-    output: "c.txt"
-    shell: "cat {input} > {output}; echo c >> {output}"
-)";
-
-// The status script in the style of the public Snakemake LSF profile
-// (docs/lsf-front-door.md "bjobs"): bjobs -o stat,
-// then the -o file's job report once LSF no longer knows the job.
-constexpr char kStatusScript[] = R"(#!/bin/sh
-id=$(printf '%s\n' "$1" | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
-[ -n "$id" ] || id=$1
-stat=$(bjobs -o stat -noheader "$id" 2>/dev/null)
-case "$stat" in
-  PEND|RUN|PSUSP|USUSP|SSUSP|WAIT|UNKWN) echo running; exit 0 ;;
-  DONE|POST_DONE) echo success; exit 0 ;;
-  EXIT|POST_ERR|ZOMBI) echo failed; exit 0 ;;
-esac
-log=$(grep -l "^Subject: Job $id:" logs/*.out 2>/dev/null | head -1)
-[ -n "$log" ] || { echo failed; exit 0; }
-line=$(grep -B2 '^Resource usage summary:' "$log" | tail -3 | head -1)
-case "$line" in
-  "Successfully completed.") echo success ;;
-  *) echo failed ;;
-esac
-)";
-
 class EnginesTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
@@ -119,9 +80,13 @@ class EnginesTest : public ::testing::TestWithParam<bool> {
     }
   }
 
+  // Prints the LSF commands of the run at the LSF side, and how many of
+  // its bjobs were bplaced's own (the rest: LSF's bjobs run by the front
+  // door or the engine).
   void Report(const std::string& engine, const json& counts) const {
     std::cout << engine << (through_front_door() ? " through the front door" : " stock")
-              << ": LSF commands at the LSF side " << counts.dump() << "\n";
+              << ": LSF commands at the LSF side " << counts.dump() << ", of which bplaced's bjobs "
+              << daemon_->LsfCommandsRun("bjobs") << "\n";
   }
 
   std::unique_ptr<SimCluster> sim_;

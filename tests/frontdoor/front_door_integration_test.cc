@@ -165,6 +165,66 @@ TEST_F(FrontDoorTest, AnsweredBjobsCostsMbatchdNothing) {
   EXPECT_LT(sim_->Counts().value("bjobs", 0LL) - before, 20);
 }
 
+TEST_F(FrontDoorTest, BjobsLongIsLsfsOwnBlocksByteForByte) {
+  std::vector<std::string> ids;
+  for (const char* name : {"fd_long_exit", "fd_long_done"}) {
+    const ProcessOutput out = Door("bsub", {"-J", name, "sleep", "600"});
+    ids.push_back(JobIdOf(out.out));
+    ASSERT_FALSE(ids.back().empty()) << out.out << out.err;
+  }
+  ASSERT_EQ(sim_->Lsf({"lsfsim", "schedule"}).exit_code, 0);
+  ASSERT_EQ(sim_->Lsf({"lsfsim", "finish", ids[0], "--exit", "3"}).exit_code, 0);
+  ASSERT_EQ(sim_->Lsf({"lsfsim", "finish", ids[1]}).exit_code, 0);
+  WaitForStatus(ids[0], "EXIT");
+  WaitForStatus(ids[1], "DONE");
+  const std::string pending = JobIdOf(Door("bsub", {"-J", "fd_long_pend", "sleep", "600"}).out);
+  ASSERT_FALSE(pending.empty());
+  WaitForStatus(pending, "PEND");
+  const std::vector<std::vector<std::string>> forms = {
+      {"-l", ids[0]},           {"-l", ids[1]},
+      {"-l", pending},          {"-a", "-l", ids[0], ids[1], pending},
+      {"-l", ids[0], "999999"},
+  };
+  for (const auto& form : forms) {
+    std::vector<std::string> lsf = {"bjobs"};
+    lsf.insert(lsf.end(), form.begin(), form.end());
+    const json answer = RouteAfterRefresh("bjobs", form);
+    const ProcessOutput real = sim_->Lsf(lsf);
+    ASSERT_TRUE(answer.contains("stdout")) << ::testing::PrintToString(form) << answer.dump();
+    EXPECT_EQ(answer["stdout"], real.out) << ::testing::PrintToString(form);
+    EXPECT_EQ(answer["stderr"], real.err) << ::testing::PrintToString(form);
+    EXPECT_EQ(answer["exit_code"], real.exit_code) << ::testing::PrintToString(form);
+  }
+  // What Toil reads in it (the simulator's jobs here never ran for real, so
+  // there is no MAX MEM line; openlava_integration_test.cc runs one).
+  const std::string exited = Door("bjobs", {"-l", ids[0]}).out;
+  EXPECT_THAT(exited, ::testing::HasSubstr("Status <EXIT>"));
+  EXPECT_THAT(exited, ::testing::HasSubstr("Exited with exit code 3."));
+}
+
+TEST_F(FrontDoorTest, PollingBjobsLongCostsMbatchdOneFetchPerStateNotOnePerPoll) {
+  const std::string id = JobIdOf(Door("bsub", {"-J", "fd_long_poll", "sleep", "600"}).out);
+  ASSERT_FALSE(id.empty());
+  WaitForStatus(id, "PEND");
+  // The first -l of the job: fetched by the tier, then answered.
+  ASSERT_EQ(Door("bjobs", {"-l", id}).exit_code, 0);
+  const long long lsf_before = sim_->Counts().value("bjobs", 0LL);
+  const long long daemon_before = daemon_->LsfCommandsRun("bjobs");
+  for (int i = 0; i < 20; ++i) {
+    const ProcessOutput out = Door("bjobs", {"-l", id});
+    ASSERT_EQ(out.exit_code, 0) << out.err;
+    ASSERT_THAT(out.out, ::testing::HasSubstr("Status <PEND>"));
+  }
+  const long long daemon_after = daemon_->LsfCommandsRun("bjobs");
+  const long long lsf_after = sim_->Counts().value("bjobs", 0LL);
+  // The bjobs mbatchd saw meanwhile were bplaced's own (its tier's cycles),
+  // give or take those of one cycle in flight when a count was read (the
+  // simulator counts a bjobs when it starts, bplaced when it ends; a cycle
+  // runs at most three). Had the front door run LSF's bjobs -l, the
+  // difference would be 20.
+  EXPECT_LE((lsf_after - lsf_before) - (daemon_after - daemon_before), 3);
+}
+
 TEST_F(FrontDoorTest, BkillKillsOnceAndAFinishedJobIsAnsweredWithoutLsf) {
   const std::string id = JobIdOf(Door("bsub", {"sleep", "600"}).out);
   ASSERT_FALSE(id.empty());
@@ -181,7 +241,7 @@ TEST_F(FrontDoorTest, BkillKillsOnceAndAFinishedJobIsAnsweredWithoutLsf) {
 }
 
 TEST_F(FrontDoorTest, FormsBplaceDoesNotAnswerRunTheRealCommand) {
-  EXPECT_TRUE(Route("bjobs", {"-l", "1"}).contains("run_lsf"));
+  EXPECT_TRUE(Route("bjobs", {"-l", "-u", "all"}).contains("run_lsf"));
   // Lists are answered from the view (bjobs_list_integration_test.cc),
   // except another user's (or a user group's).
   EXPECT_TRUE(Route("bjobs", {"-u", "another_user"}).contains("run_lsf"));
@@ -193,6 +253,62 @@ TEST_F(FrontDoorTest, FormsBplaceDoesNotAnswerRunTheRealCommand) {
   ASSERT_EQ(args.size(), 4u);
   EXPECT_EQ(args[0], "-q");
   EXPECT_EQ(args[2], "-Is");
+}
+
+// In multi-user mode `bkill 0` and `bkill -J` go through bplaced as the
+// caller: LSF's own answer, only the caller's jobs, one bkill.
+TEST(FrontDoorMultiUser, BkillZeroAndByNameKillOnlyTheCallersJobsThroughBplaced) {
+  if (geteuid() != 0 || !CanRunAs("alice") || !CanRunAs("bob")) {
+    GTEST_SKIP() << "needs root and the users alice and bob (tools/test-users.sh)";
+  }
+  SimCluster sim(DEMO_CLUSTER);
+  fs::permissions(sim.dir(), fs::perms::all, fs::perm_options::add);
+  DaemonSettings settings;
+  settings.multi_user = true;
+  settings.jobs_refresh_s = 1;
+  settings.unix_socket = (sim.dir() / "bplace.sock").string();
+  DaemonProcess daemon(sim, settings);
+  const auto door = [&](const std::string& user, const std::vector<std::string>& words) {
+    std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"",
+                                     sim.dir().string(),
+                                     std::string(FRONTDOOR_DIR) + "/" + words.front()};
+    argv.insert(argv.end(), words.begin() + 1, words.end());
+    return RunProcessAs(user, argv,
+                        {{"BPLACE_URL", "unix:" + settings.unix_socket},
+                         {"BPLACE_TOKEN", ""},
+                         {"LSF_BINDIR", LSFSIM_BIN_DIR},
+                         {"LSF_ENVDIR", (sim.dir() / "lsf").string()}});
+  };
+  const auto status = [&](const std::string& id) {
+    const ProcessOutput out = sim.Lsf({"bjobs", "-o", "stat", "-noheader", id});
+    return out.out.substr(0, out.out.find('\n'));
+  };
+  std::vector<std::string> alice;
+  for (const char* name : {"one", "two", "named"}) {
+    const ProcessOutput out = door("alice", {"bsub", "-J", name, "sleep", "600"});
+    ASSERT_EQ(out.exit_code, 0) << out.err;
+    alice.push_back(out.out.substr(5, out.out.find('>') - 5));
+  }
+  const ProcessOutput bob = door("bob", {"bsub", "-J", "named", "sleep", "600"});
+  ASSERT_EQ(bob.exit_code, 0) << bob.err;
+  const std::string bobs = bob.out.substr(5, bob.out.find('>') - 5);
+
+  ProcessOutput kill = door("alice", {"bkill", "-J", "named"});
+  EXPECT_EQ(kill.exit_code, 0) << kill.err;
+  EXPECT_EQ(kill.out, "Job <" + alice[2] + "> is being terminated\n");
+  EXPECT_EQ(status(alice[2]), "EXIT");
+  EXPECT_EQ(status(bobs), "PEND") << "bob's job of the same name";
+
+  kill = door("alice", {"bkill", "0"});
+  EXPECT_EQ(kill.exit_code, 0) << kill.err;
+  EXPECT_THAT(kill.out, ::testing::HasSubstr("Job <" + alice[0] + "> is being terminated\n"));
+  EXPECT_THAT(kill.out, ::testing::HasSubstr("Job <" + alice[1] + "> is being terminated\n"));
+  EXPECT_EQ(status(alice[0]), "EXIT");
+  EXPECT_EQ(status(alice[1]), "EXIT");
+  EXPECT_EQ(status(bobs), "PEND");
+  // Both went through bplaced: every bkill LSF saw was bplaced's.
+  EXPECT_EQ(sim.Counts().value("bkill", 0LL), 2);
+  EXPECT_EQ(daemon.LsfCommandsRun("bkill"), 2);
 }
 
 // bplaced killed -9 while the front door's bsub waits for it, and started

@@ -118,6 +118,26 @@ TEST_F(OpenlavaClusterTest, BsubRunsInItsCwdWithMemoryInTheClustersUnits) {
   EXPECT_EQ(sim_->Counts().value("bsub", 0), 2) << sim_->Counts().dump();  // stock's, bplaced's
 }
 
+TEST_F(OpenlavaClusterTest, AStdinScriptsBsubLinesAreRespelledToo) {
+  fs::create_directory(work_ / "sub");
+  fs::permissions(work_ / "sub", fs::perms::all);
+  std::ofstream(work_ / "job.sh") << "#!/bin/sh\n"
+                                     "#BSUB -cwd sub\n"
+                                     "#BSUB -M 100MB -R \"rusage[mem=1GB]\"\n"
+                                     "#BSUB -o out.%J\n"
+                                     "pwd\n";
+  fs::permissions(work_ / "job.sh", fs::perms::all);
+  const ProcessOutput stock = Run("bsub < job.sh", false);
+  EXPECT_EQ(stock.exit_code, 255) << stock.out << stock.err;
+
+  const ProcessOutput out = Run("bsub < job.sh", true);
+  ASSERT_EQ(out.exit_code, 0) << out.out << out.err;
+  ASSERT_THAT(out.out, ::testing::MatchesRegex("Job <[0-9]+> is submitted to queue <.*>\\.\n"));
+  const std::string id = out.out.substr(5, out.out.find('>') - 5);
+  EXPECT_THAT(WaitForText(work_ / "sub" / ("out." + id), "sub\n"),
+              HasSubstr((work_ / "sub").string() + "\n"));
+}
+
 TEST_F(OpenlavaClusterTest, AnOptionVolclavaWouldMisreadIsRefusedInBsubsWords) {
   const ProcessOutput out = Run("bsub -oo log.txt true", true);
   EXPECT_EQ(out.exit_code, 255);
@@ -139,6 +159,25 @@ TEST_F(OpenlavaClusterTest, AnEmptyJsonListExitsZeroAsLsf10Does) {
   ASSERT_TRUE(answer.is_object()) << out.out;
   EXPECT_EQ(answer.value("JOBS", -1), 0) << out.out;
   EXPECT_EQ(answer.value("RECORDS", nlohmann::json()), nlohmann::json::array()) << out.out;
+}
+
+TEST_F(OpenlavaClusterTest, BjobsLongIsVolclavasOwnBlock) {
+  const ProcessOutput out = Run("bsub sh -c 'exit 3'", true);
+  ASSERT_EQ(out.exit_code, 0) << out.out << out.err;
+  const std::string id = out.out.substr(5, out.out.find('>') - 5);
+  std::string status;
+  for (int i = 0; i < 30 && status != "EXIT"; ++i) {  // long polls, no sleep
+    status = daemon_->Call("GET", "/v1/jobs/" + id + "?wait_s=5").Json().value("status", "");
+  }
+  ASSERT_EQ(status, "EXIT");
+  const ProcessOutput door = Run("bjobs -l " + id, true);
+  const ProcessOutput stock = Run("bjobs -l " + id, false);
+  EXPECT_EQ(door.exit_code, stock.exit_code) << door.err;
+  EXPECT_EQ(door.out, stock.out);
+  EXPECT_EQ(door.err, stock.err);
+  EXPECT_THAT(door.out, HasSubstr("Exited with exit code 3."));
+  EXPECT_THAT(door.out, ::testing::Not(HasSubstr("Completed <exit>")))
+      << "volclava's layout, not LSF 10.1's";
 }
 
 class OpenlavaToilTest : public OpenlavaClusterTest, public ::testing::WithParamInterface<bool> {

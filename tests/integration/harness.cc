@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -401,6 +402,21 @@ int DaemonProcess::Terminate(std::chrono::seconds timeout) {
 }
 
 DaemonProcess::~DaemonProcess() { Terminate(); }
+
+long long LsfCommandsIn(const std::string& metrics_text, const std::string& command) {
+  const std::regex sample("bplace_lsf_commands_total\\{command=\"" + command +
+                          "\",outcome=\"[a-z_]+\"\\} (\\d+)");
+  long long total = 0;
+  for (auto it = std::sregex_iterator(metrics_text.begin(), metrics_text.end(), sample);
+       it != std::sregex_iterator(); ++it) {
+    total += std::stoll((*it)[1].str());
+  }
+  return total;
+}
+
+long long DaemonProcess::LsfCommandsRun(const std::string& command) const {
+  return LsfCommandsIn(Get("/metrics").body, command);
+}
 
 void DaemonProcess::Kill9() {
   if (pid_ <= 0) return;

@@ -107,6 +107,11 @@ struct DaemonSettings {
       "lsf_calls_per_minute = 6000";
 };
 
+// The LSF commands named `command` ("bjobs") a bplaced ran, whatever their
+// outcome: the sum of bplace_lsf_commands_total{command=...} in
+// `metrics_text` (its GET /metrics).
+long long LsfCommandsIn(const std::string& metrics_text, const std::string& command);
+
 // "sha256:<hex>" of `token`, as the tokens file holds it.
 std::string TokenHash(const std::string& token);
 
@@ -131,6 +136,9 @@ class DaemonProcess {
     return Http(port_, method, target, body, "application/json", "Bearer " + token_, headers);
   }
   const std::string& token() const { return token_; }
+  // How many times bplaced ran LSF's `command` ("bjobs"), whatever the
+  // outcome (bplace_lsf_commands_total of its /metrics).
+  long long LsfCommandsRun(const std::string& command) const;
   // SIGKILL, as a crash would: nothing is flushed, nothing answered.
   void Kill9();
   const std::string& service_user() const { return service_user_; }

@@ -37,8 +37,20 @@ TEST(ParseBjobsCommandLineTest, ReadsTheEnginesForms) {
   EXPECT_EQ(line.format, " exit_code");
 }
 
+TEST(ParseBjobsCommandLineTest, ReadsTheLongFormOfJobIds) {
+  BjobsCommandLine line = Parse({"-l", "12"});
+  EXPECT_TRUE(line.long_form);
+  EXPECT_EQ(line.ids, std::vector<std::string>{"12"});
+  line = Parse({"-al", "12", "13[2]"});  // Toil and Galaxy: bjobs -l ID
+  EXPECT_TRUE(line.long_form);
+  EXPECT_EQ(line.ids.size(), 2u);
+}
+
 TEST(ParseBjobsCommandLineTest, LeavesOtherFormsToTheRealBjobs) {
-  EXPECT_FALSE(ParseBjobsCommandLine({"-l", "12"}));
+  EXPECT_FALSE(ParseBjobsCommandLine({"-l"}));  // a list in the long form
+  EXPECT_FALSE(ParseBjobsCommandLine({"-l", "-u", "all"}));
+  EXPECT_FALSE(ParseBjobsCommandLine({"-l", "-o", "stat", "12"}));
+  EXPECT_FALSE(ParseBjobsCommandLine({"-lw", "12"}));
   EXPECT_FALSE(ParseBjobsCommandLine({"-UF"}));
   EXPECT_FALSE(ParseBjobsCommandLine({"-m", "host1"}));
   EXPECT_FALSE(ParseBjobsCommandLine({"-json"}));  // LSF refuses -json without -o

@@ -50,6 +50,44 @@ JobLongRecord OnlyJob(std::string_view file) {
   return jobs.empty() ? JobLongRecord{} : jobs.front();
 }
 
+TEST(SplitBjobsLongTest, JoiningTheBlocksGivesBackWhatBjobsPrinted) {
+  for (const std::string& file : SampleFiles()) {
+    const std::string text = ReadTestdata(file);
+    auto blocks = SplitBjobsLong(text);
+    ASSERT_TRUE(blocks.has_value()) << file << ": " << blocks.error().message;
+    std::vector<std::string_view> texts;
+    for (const BjobsLongBlock& block : *blocks) texts.push_back(block.text);
+    EXPECT_EQ(JoinBjobsLong(texts), text) << file;
+  }
+}
+
+TEST(SplitBjobsLongTest, EachBlockIsOneJobsLinesAndSaysWhichJob) {
+  auto blocks = SplitBjobsLong(ReadTestdata("lsf/lsf10/bjobs_l.txt"));
+  ASSERT_TRUE(blocks.has_value()) << blocks.error().message;
+  ASSERT_EQ(blocks->size(), 5u);
+  EXPECT_EQ((*blocks)[0].job.IdText(), "3101");
+  EXPECT_EQ((*blocks)[0].job.status, "DONE");
+  EXPECT_EQ((*blocks)[3].job.IdText(), "3104[7]");
+  EXPECT_TRUE((*blocks)[1].text.starts_with("Job <3102>, User <alice>"));
+  EXPECT_TRUE(
+      (*blocks)[1].text.ends_with(" Effective: select[type == local && (hname != "
+                                  "login1)] order[-slots:-maxslots:-\n"
+                                  "                     mem] rusage[mem=1024.00]\n"));
+  // One block alone is framed as bjobs -l of that one job prints it.
+  EXPECT_EQ(JoinBjobsLong({(*blocks)[1].text}), "\n" + (*blocks)[1].text + "\n");
+}
+
+TEST(SplitBjobsLongTest, CrlfLineEndsAreKeptAndNoJobIsNoBlock) {
+  const std::string crlf = WithCrlf(ReadTestdata("lsf/openlava/bjobs_l_done.txt"));
+  auto blocks = SplitBjobsLong(crlf);
+  ASSERT_TRUE(blocks.has_value());
+  ASSERT_EQ(blocks->size(), 1u);
+  EXPECT_TRUE(blocks->front().text.ends_with("\r\n"));
+  EXPECT_EQ(SplitBjobsLong("No matching job found\n").value().size(), 0u);
+  EXPECT_FALSE(SplitBjobsLong("garbage\n").has_value());
+  EXPECT_EQ(JoinBjobsLong({}), "");
+}
+
 // Platform's prtLine (openlava lsbatch/cmd/cmd.misc.c), through which LSF
 // 10.1's bjobs -l prints its long lines: 79 characters, then a line end and
 // `indent` blanks; a blank that would open the new line is dropped.

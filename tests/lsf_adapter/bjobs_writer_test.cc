@@ -41,7 +41,7 @@ BjobsCommandLine Line(const std::vector<std::string>& args) {
 TEST(WriteBjobsTest, DefaultTableAsFormatsMdShowsIt) {
   const JobRecord run = Running();
   const JobRecord pend = Pending();
-  const BjobsOutput out = WriteBjobs(Line({}), nullptr, {{&run, &pend}, {}});
+  const BjobsOutput out = WriteBjobs(Line({}), nullptr, {{&run, &pend}, {}, {}});
   EXPECT_EQ(out.out,
             "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n"
             "5183028 alice   RUN   normal     login01     node001     align.sh   Nov 19 13:22\n"
@@ -52,7 +52,7 @@ TEST(WriteBjobsTest, DefaultTableAsFormatsMdShowsIt) {
 
 TEST(WriteBjobsTest, WideTableCutsNothing) {
   const JobRecord pend = Pending();
-  const BjobsOutput out = WriteBjobs(Line({"-w", "-noheader"}), nullptr, {{&pend}, {}});
+  const BjobsOutput out = WriteBjobs(Line({"-w", "-noheader"}), nullptr, {{&pend}, {}, {}});
   EXPECT_EQ(out.out,
             "5183029 alice   PEND  short      login01        -        a_very_long_name_ Nov 19 "
             "13:23\n");
@@ -61,11 +61,11 @@ TEST(WriteBjobsTest, WideTableCutsNothing) {
 TEST(WriteBjobsTest, FurtherExecutionHostsGoUnderExecHost) {
   JobRecord run = Running();
   run.exec_hosts = {{"node001", 4}, {"node002", 2}};
-  const BjobsOutput narrow = WriteBjobs(Line({"-noheader"}), nullptr, {{&run}, {}});
+  const BjobsOutput narrow = WriteBjobs(Line({"-noheader"}), nullptr, {{&run}, {}, {}});
   EXPECT_EQ(narrow.out,
             "5183028 alice   RUN   normal     login01     4*node001   align.sh   Nov 19 13:22\n" +
                 std::string(45, ' ') + "2*node002\n");
-  const BjobsOutput wide = WriteBjobs(Line({"-noheader", "-w"}), nullptr, {{&run}, {}});
+  const BjobsOutput wide = WriteBjobs(Line({"-noheader", "-w"}), nullptr, {{&run}, {}, {}});
   EXPECT_NE(wide.out.find(" 4*node001:2*node002 "), std::string::npos);
 }
 
@@ -74,14 +74,14 @@ TEST(WriteBjobsTest, ColumnsWithDelimiterAndDashForEmpty) {
   const BjobsCommandLine line = Line({"-noheader", "-o", "jobid stat exec_host delimiter='^'"});
   const auto format = ParseBjobsFormat(*line.format);
   ASSERT_TRUE(format);
-  EXPECT_EQ(WriteBjobs(line, &*format, {{&pend}, {}}).out, "5183029^PEND^-\n");
+  EXPECT_EQ(WriteBjobs(line, &*format, {{&pend}, {}, {}}).out, "5183029^PEND^-\n");
 }
 
 TEST(WriteBjobsTest, PartialAnswerPrintsFoundJobsAndNotFoundLines) {
   const JobRecord run = Running();
   const BjobsCommandLine line = Line({"-o", "stat", "-noheader", "5183028", "77"});
   const auto format = ParseBjobsFormat(*line.format);
-  const BjobsOutput out = WriteBjobs(line, &*format, {{&run}, {"77"}});
+  const BjobsOutput out = WriteBjobs(line, &*format, {{&run}, {"77"}, {}});
   EXPECT_EQ(out.out, "RUN\n");
   EXPECT_EQ(out.err, "Job <77> is not found\n");
   EXPECT_EQ(out.exit_code, 255);
@@ -94,7 +94,7 @@ TEST(WriteBjobsTest, JsonHasStringValuesAndErrorRecords) {
   done.exit_reason = "TERM_MEMLIMIT: \"x\"";
   const BjobsCommandLine line = Line({"-json", "-o", "jobid stat exit_code exit_reason", "1"});
   const auto format = ParseBjobsFormat(*line.format);
-  const BjobsOutput out = WriteBjobs(line, &*format, {{&done}, {"9[2]"}});
+  const BjobsOutput out = WriteBjobs(line, &*format, {{&done}, {"9[2]"}, {}});
   EXPECT_EQ(out.out,
             "{\n"
             "  \"COMMAND\":\"bjobs\",\n"
@@ -128,7 +128,7 @@ TEST(WriteBjobsTest, WidthCutsJobNameAtTheFront) {
   const JobRecord pend = Pending();
   const BjobsCommandLine line = Line({"-noheader", "-o", "job_name:8 stat:-6"});
   const auto format = ParseBjobsFormat(*line.format);
-  EXPECT_EQ(WriteBjobs(line, &*format, {{&pend}, {}}).out, "*g_name_   PEND\n");
+  EXPECT_EQ(WriteBjobs(line, &*format, {{&pend}, {}, {}}).out, "*g_name_   PEND\n");
 }
 
 }  // namespace

@@ -165,5 +165,59 @@ TEST(RespellBsubForOpenlava, ABadMemoryLimitIsNamed) {
   EXPECT_NE(respelled.error().message.find("-M: memory amount 'lots'"), std::string::npos);
 }
 
+// A stdin script in the style of Nextflow's (#BSUB lines, units as
+// Nextflow >= 26.02 writes them).
+constexpr char kScript[] =
+    "#!/bin/bash\n"
+    "#BSUB -o /w/.command.log\n"
+    "#BSUB -n 2 -M 2048MB\n"
+    "#BSUB -R \"select[mem>=2048MB] rusage[mem=2048MB]\"\n"
+    "#BSUB -cwd /w/work\n"
+    "#BSUB -W 60 \\\n"
+    "  -cwd /w/other\n"
+    "echo -M 5GB\n";
+
+TEST(RespellScriptForOpenlava, UnitsAreRespelledAndCwdMovesOutOfTheScript) {
+  OpenlavaBsub respelled;
+  auto script = RespellScriptForOpenlava(kScript, LimitUnits{}, respelled);
+  ASSERT_TRUE(script) << script.error().message;
+  EXPECT_EQ(*script,
+            "#!/bin/bash\n"
+            "#BSUB -o /w/.command.log\n"
+            "#BSUB -n 2 -M 2097152\n"
+            "#BSUB -R \"select[mem>=2048] rusage[mem=2048]\"\n"
+            "# bplace: #BSUB -cwd moved to bsub's working directory\n"
+            "#BSUB -W 60\n"
+            "#\n"
+            "echo -M 5GB\n");
+  // bsub reads the lines in order: the last -cwd counts.
+  EXPECT_EQ(respelled.run_in, "/w/other");
+}
+
+TEST(RespellScriptForOpenlava, TheCommandLinesCwdWinsAndPlainScriptsStayAsTheyAre) {
+  OpenlavaBsub respelled;
+  respelled.run_in = "/from/the/command/line";
+  auto script =
+      RespellScriptForOpenlava("#BSUB -cwd /w\n#BSUB -q x\nrun\r\n", LimitUnits{}, respelled);
+  ASSERT_TRUE(script) << script.error().message;
+  EXPECT_EQ(respelled.run_in, "/from/the/command/line");
+  EXPECT_EQ(*script, "# bplace: #BSUB -cwd moved to bsub's working directory\n#BSUB -q x\nrun\r\n");
+  const std::string plain = "#!/bin/sh\n#BSUB -n 4\n#BSUB -M 2048\ntrue";
+  script = RespellScriptForOpenlava(plain, LimitUnits{}, respelled);
+  ASSERT_TRUE(script);
+  EXPECT_EQ(*script, plain);
+}
+
+TEST(RespellScriptForOpenlava, OptionsVolclavaLacksAreRefusedByName) {
+  OpenlavaBsub respelled;
+  auto script = RespellScriptForOpenlava("#BSUB -G grp\ntrue\n", LimitUnits{}, respelled);
+  ASSERT_FALSE(script);
+  EXPECT_EQ(script.error().code, ErrorCode::kRejected);
+  EXPECT_NE(script.error().message.find("bsub -G:"), std::string::npos);
+  script = RespellScriptForOpenlava("#BSUB -M lots\n", LimitUnits{}, respelled);
+  ASSERT_FALSE(script);
+  EXPECT_NE(script.error().message.find("#BSUB -M: memory amount 'lots'"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace bplace::lsf

@@ -36,18 +36,6 @@ struct BjobsArgs {
   std::vector<std::string> ids;
 };
 
-// Matches LSF's -J / -Jd patterns: '*' stands for any run of characters.
-bool GlobMatch(std::string_view pattern, std::string_view text) {
-  if (pattern.empty()) return text.empty();
-  if (pattern[0] == '*') {
-    for (size_t skip = 0; skip <= text.size(); ++skip) {
-      if (GlobMatch(pattern.substr(1), text.substr(skip))) return true;
-    }
-    return false;
-  }
-  return !text.empty() && pattern[0] == text[0] && GlobMatch(pattern.substr(1), text.substr(1));
-}
-
 // Reads one option at args[*i] into `out`. Returns false on bad usage.
 bool TakeValueOption(const std::vector<std::string>& args, size_t* i, BjobsArgs* out) {
   static const std::pair<const char*, std::optional<std::string> BjobsArgs::*> kOptions[] = {
@@ -86,8 +74,42 @@ std::optional<CommandResult> OpenlavaRefusal(const BjobsArgs& parsed,
   return std::nullopt;
 }
 
+// Splits bundled one-letter flags as getopt reads them: "-aw" is -a -w,
+// "-aJ" takes the next word as the -J pattern, "-aJ*x*" holds it. A word
+// that opens with a letter taking a value ("-uall", "-Jd") is left whole
+// (TakeOptionValue reads it), and so is any word with a letter bjobs lacks.
+std::vector<std::string> SplitBundles(const std::vector<std::string>& args) {
+  constexpr std::string_view kFlags = "wadprslX";
+  constexpr std::string_view kValued = "uqJo";
+  std::vector<std::string> out;
+  for (const std::string& arg : args) {
+    const bool bundle = arg.size() > 2 && arg[0] == '-' && kFlags.find(arg[1]) != std::string::npos;
+    std::vector<std::string> words;
+    bool known = bundle;
+    for (size_t at = 1; bundle && at < arg.size(); ++at) {
+      if (kFlags.find(arg[at]) != std::string::npos) {
+        words.push_back(std::string("-") + arg[at]);
+      } else if (kValued.find(arg[at]) != std::string::npos) {
+        words.push_back(std::string("-") + arg[at]);
+        if (at + 1 < arg.size()) words.push_back(arg.substr(at + 1));
+        break;
+      } else {
+        known = false;
+        break;
+      }
+    }
+    if (known) {
+      out.insert(out.end(), words.begin(), words.end());
+    } else {
+      out.push_back(arg);
+    }
+  }
+  return out;
+}
+
 tl::expected<BjobsArgs, CommandResult> ParseArgs(const ClusterDef& cluster,
-                                                 const std::vector<std::string>& args) {
+                                                 const std::vector<std::string>& given) {
+  const std::vector<std::string> args = SplitBundles(given);
   BjobsArgs out;
   CommandResult usage{.exit_code = 255, .out = "", .err = kUsage};
   for (size_t i = 0; i < args.size(); ++i) {

@@ -14,7 +14,8 @@
 namespace bplace::lsfsim {
 namespace {
 
-constexpr const char* kUsage = "Usage: bkill [-h] [-V] [-s signal_value] [jobId ...]";
+constexpr const char* kUsage =
+    "Usage: bkill [-h] [-V] [-r | -d] [-s signal_value] [-J job_name] [jobId ...]";
 
 // By default bkill sends SIGINT, then SIGTERM, then SIGKILL; a job that
 // ends on the first one exits with 128 + SIGINT.
@@ -39,6 +40,7 @@ int SignalNumber(const std::string& text) {
 struct Killer {
   const Context& ctx;
   int signal = kDefaultSignal;
+  bool as_done = false;  // -d: recorded DONE (exit 0) instead of EXIT
   // Process groups of killed jobs that run for real; signalled once the
   // table is saved (sbatchd's part of the kill).
   std::vector<int>* groups = nullptr;
@@ -67,8 +69,8 @@ struct Killer {
     }
     if (job->status == "ZOMBI") return;
     if (job->pgid > 0 && groups != nullptr) groups->push_back(job->pgid);
-    job->exit_code = HoldsSlots(*job) ? 128 + signal : 0;
-    job->status = "EXIT";
+    job->exit_code = HoldsSlots(*job) && !as_done ? 128 + signal : 0;
+    job->status = as_done ? "DONE" : "EXIT";
     job->end_time = ctx.now;
     job->exit_reason = job->user == ctx.user
                            ? "TERM_OWNER: job killed by owner"
@@ -76,11 +78,14 @@ struct Killer {
   }
 };
 
-// `bkill 0`: every unfinished job of the caller, one line each.
-void KillAllOfCaller(const Killer& killer, JobTable* table, CommandResult* result) {
+// `bkill 0` (and `bkill -J NAME`, `name` set): every unfinished job of the
+// caller (of that name), one line each.
+void KillAllOfCaller(const Killer& killer, const std::optional<std::string>& name, JobTable* table,
+                     CommandResult* result) {
   int killed = 0;
   for (Job& job : table->jobs) {
     if (job.user != killer.ctx.user || IsFinished(job)) continue;
+    if (name && !GlobMatch(*name, DisplayName(job)) && !GlobMatch(*name, job.name)) continue;
     killer.Kill(&job);
     result->out += "Job <" + JobIdText(job) + "> is being terminated\n";
     ++killed;
@@ -132,17 +137,29 @@ CommandResult RunBkill(const Context& ctx, const std::vector<std::string>& args)
   std::vector<int> groups;
   Killer killer{.ctx = ctx, .groups = &groups};
   std::vector<std::string> ids;
+  std::optional<std::string> name;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "-s" && i + 1 < args.size()) {
-      killer.signal = SignalNumber(args[++i]);
-      if (killer.signal == 0) return Fail(args[i] + ": Illegal signal value");
+    bool missing = false;
+    if (auto value = TakeOptionValue(args, &i, "-s", &missing)) {
+      if (missing) return Fail(kUsage);
+      killer.signal = SignalNumber(*value);
+      if (killer.signal == 0) return Fail(*value + ": Illegal signal value");
+    } else if (auto pattern = TakeOptionValue(args, &i, "-J", &missing)) {
+      if (missing) return Fail(kUsage);
+      name = *pattern;
+    } else if (arg == "-d") {
+      killer.as_done = true;
+    } else if (arg == "-r") {
+      // Forced removal: recorded as killed at once, as here anyway.
     } else if (!arg.empty() && arg[0] == '-') {
       return Fail(kUsage);
     } else {
       ids.push_back(arg);
     }
   }
+  // -J alone names jobs among all of the caller's, as `bkill 0 -J NAME`.
+  if (name && ids.empty()) ids.push_back("0");
   if (ids.empty()) return Fail(kUsage);
 
   StateLock lock(*ctx.state);
@@ -153,7 +170,7 @@ CommandResult RunBkill(const Context& ctx, const std::vector<std::string>& args)
   CommandResult result;
   for (const std::string& text : ids) {
     if (text == "0") {
-      KillAllOfCaller(killer, &table, &result);
+      KillAllOfCaller(killer, name, &table, &result);
     } else if (!KillRef(killer, text, &table, &result)) {
       result.exit_code = 255;
     }

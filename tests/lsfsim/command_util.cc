@@ -34,6 +34,17 @@ std::string VersionBanner(Dialect dialect) {
          "GSA ADP Schedule Contract with IBM Corp.\n";
 }
 
+bool GlobMatch(std::string_view pattern, std::string_view text) {
+  if (pattern.empty()) return text.empty();
+  if (pattern[0] == '*') {
+    for (size_t skip = 0; skip <= text.size(); ++skip) {
+      if (GlobMatch(pattern.substr(1), text.substr(skip))) return true;
+    }
+    return false;
+  }
+  return !text.empty() && pattern[0] == text[0] && GlobMatch(pattern.substr(1), text.substr(1));
+}
+
 std::optional<std::string> TakeOptionValue(const std::vector<std::string>& args, size_t* i,
                                            const std::string& flag, bool* missing) {
   const std::string& arg = args[*i];

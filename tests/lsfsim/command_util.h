@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tests/lsfsim/commands.h"
@@ -31,6 +32,10 @@ CommandResult Fail(const std::string& message);
 // Version banner LSF commands print for -V (and lsid prints first); the
 // OpenLava dialect's is volclava's one line.
 std::string VersionBanner(Dialect dialect = Dialect::kLsf);
+
+// Matches LSF's -J / -Jd patterns (bjobs, bkill): '*' stands for any run
+// of characters, nothing else is special.
+bool GlobMatch(std::string_view pattern, std::string_view text);
 
 // Returns the value of option `flag` at args[*i] (either the next argument
 // or, for single-letter options, glued like `-uUSER`), advancing *i. Returns

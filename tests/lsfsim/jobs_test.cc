@@ -277,6 +277,33 @@ TEST_F(JobsTest, BkillTerminatesOnce) {
             std::string::npos);
 }
 
+TEST_F(JobsTest, BkillByNameAllOfMineAndAsDone) {
+  for (const char* name : {"align_1", "align_2", "sort"}) {
+    ASSERT_EQ(Lsf("bsub", {"-q", "short", "-J", name, "true"}).exit_code, 0);
+  }
+  ProcessResult r = Lsf("bkill", {"-J", "align_*"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Job <1> is being terminated\nJob <2> is being terminated\n");
+  r = Lsf("bkill", {"-d", "3"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Lsf("bjobs", {"-o", "stat", "-noheader", "3"}).out, "DONE\n");
+  r = Lsf("bkill", {"0"});
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_EQ(r.err, "No unfinished job found\n");
+}
+
+TEST_F(JobsTest, BjobsReadsBundledFlagsAsGetoptDoes) {
+  ASSERT_EQ(Lsf("bsub", {"-q", "short", "-J", "wf_abc_1", "true"}).exit_code, 0);
+  ASSERT_EQ(Lsf("bsub", {"-q", "short", "-J", "other", "true"}).exit_code, 0);
+  // Snakemake 8's status query.
+  ProcessResult r = Lsf("bjobs", {"-noheader", "-o", "jobid stat", "-aJ", "*abc*"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "1 PEND\n");
+  EXPECT_EQ(Lsf("bjobs", {"-noheader", "-o", "jobid", "-aJ*abc*"}).out, "1\n");
+  EXPECT_EQ(Lsf("bjobs", {"-aw"}).out, Lsf("bjobs", {"-a", "-w"}).out);
+  EXPECT_EQ(Lsf("bjobs", {"-az"}).exit_code, 255) << "a letter bjobs lacks";
+}
+
 TEST_F(JobsTest, CountsEveryInvocation) {
   ASSERT_EQ(Lsf("bqueues", {}).exit_code, 0);
   ASSERT_EQ(Lsf("bqueues", {"-l"}).exit_code, 0);

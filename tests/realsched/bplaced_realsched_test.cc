@@ -46,6 +46,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/frontdoor/engine_run.h"
 #include "tests/integration/harness.h"
 #include "tests/realsched/lsf_cluster.h"
 
@@ -296,6 +297,7 @@ class Bplaced {
 
   std::string Log() const { return ReadAll(log_); }
   int port() const { return port_; }
+  const std::string& token() const { return token_; }
 
  private:
   fs::path dir_;
@@ -931,6 +933,76 @@ TEST_F(BplacedRealSchedTest, InServiceAccountModeJobsAreTheServiceUsers) {
   EXPECT_EQ(Status(done), "DONE") << done.dump();
   EXPECT_EQ(done["user"], service);
   EXPECT_EQ(LsfUser(id), service);
+}
+
+// Real engines, unmodified, through the front door against the real
+// cluster (docs/lsf-front-door.md): Toil 5.9.2 and Snakemake 7.21 run as
+// alice with the front door first on PATH and this test's bin dir as LSF's
+// (so the front door's own fallbacks are logged too). Each run prints the
+// bjobs mbatchd saw and how many of them were bplaced's own.
+class EngineRealSchedTest : public BplacedRealSchedTest {
+ protected:
+  void SetUp() override {
+    BplacedRealSchedTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (!fs::exists("/usr/bin/toil") || !fs::exists("/usr/bin/snakemake")) {
+      GTEST_SKIP() << "Debian's toil and snakemake are not installed (tools/install-deps.sh)";
+    }
+    StartDaemon();
+    work_ = dir_->path() / "work";
+    fs::create_directory(work_);
+    fs::permissions(work_, fs::perms::all);
+  }
+
+  // Runs `command` in the work directory as alice through the front door.
+  testing::ProcessOutput Run(const std::string& command) const {
+    const std::string bin = (dir_->path() / "bin").string();
+    return testing::RunProcessAs(
+        kUser, {"/bin/sh", "-c", "cd \"$0\" && " + command, work_.string()},
+        {{"PATH", std::string(FRONTDOOR_DIR) + ":" + bin + ":/usr/bin:/bin"},
+         {"HOME", work_.string()},
+         {"LSF_BINDIR", bin},
+         {"LSF_ENVDIR", cluster().Env().at("LSF_ENVDIR")},
+         {"BPLACE_URL", "http://127.0.0.1:" + std::to_string(daemon_->port())},
+         {"BPLACE_TOKEN", daemon_->token()}},
+        std::chrono::seconds(900));
+  }
+
+  std::size_t BjobsSeen() const { return Lines(ReadAll(bjobs_log_)).size(); }
+
+  void Report(const std::string& engine, std::size_t bjobs_before) const {
+    const long long own =
+        testing::LsfCommandsIn(Http(daemon_->port(), "GET", "/metrics").body, "bjobs");
+    std::cout << engine << " through the front door: " << BjobsSeen() - bjobs_before
+              << " bjobs at mbatchd, bplaced's own in all " << own << "\n";
+  }
+
+  fs::path work_;
+};
+
+TEST_F(EngineRealSchedTest, ToilRunsARootTenChildrenAndAFollowOnToTheEnd) {
+  testing::Write(work_ / "wf.py", testing::kToilWorkflow);
+  const std::size_t before = BjobsSeen();
+  const testing::ProcessOutput out =
+      Run("/usr/bin/python3 wf.py --batchSystem lsf --statePollingWait 5 --workDir \"$PWD\" "
+          "\"file:$PWD/jobstore\"");
+  ASSERT_EQ(out.exit_code, 0) << out.out << out.err << daemon_->Log();
+  EXPECT_NE(out.out.find("workflow result: 30"), std::string::npos) << out.out;
+  Report("Toil 5.9.2", before);
+}
+
+TEST_F(EngineRealSchedTest, SnakemakeRunsThreeRulesWithItsLsfStatusScript) {
+  fs::create_directory(work_ / "logs");
+  fs::permissions(work_ / "logs", fs::perms::all);
+  testing::Write(work_ / "Snakefile", testing::kSnakefile);
+  testing::Write(work_ / "status.sh", testing::kStatusScript, true);
+  const std::size_t before = BjobsSeen();
+  const testing::ProcessOutput out =
+      Run("snakemake --jobs 2 --cluster \"bsub -o logs/{rule}.out -e logs/{rule}.err\" "
+          "--cluster-status ./status.sh --cluster-cancel bkill --latency-wait 30");
+  ASSERT_EQ(out.exit_code, 0) << out.out << out.err << daemon_->Log();
+  EXPECT_EQ(ReadAll(work_ / "c.txt"), "a\nb\nc\n");
+  Report("Snakemake 7.21", before);
 }
 
 }  // namespace
