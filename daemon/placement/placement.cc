@@ -355,8 +355,7 @@ WaitEstimate ExpectedStart(const PlacementContext& context, const Candidate& can
   query.queue = candidate.lands_in.empty() ? candidate.queue : candidate.lands_in;
   query.slots = candidate.slots;
   query.starts_now = candidate.starts_now;
-  query.backlog = static_cast<double>(candidate.slots_to_free()) /
-                  static_cast<double>(std::max<std::int64_t>(1, candidate.capacity));
+  query.backlog = BacklogShare(candidate);
   return context.waits->Predict(query);
 }
 
@@ -490,6 +489,28 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
   }
   std::sort(placement.candidates.begin(), placement.candidates.end(), RanksBefore);
   return placement;
+}
+
+std::vector<std::pair<std::string, double>> QueueBacklogs(const ClusterSnapshot& snapshot) {
+  std::vector<std::pair<std::string, double>> shares;
+  if (!snapshot.complete()) return shares;
+  PlacementRequest request;  // one slot, no host, no user's usage
+  const PlacementContext context;
+  for (const QueueTopology& queue : snapshot.topology->queues()) {
+    const std::string& name = queue.definition.name;
+    const lsf::QueueLoad* counters = Lookup(&snapshot.load->queues, name);
+    if (counters == nullptr) continue;
+    const QueueHostCounts* counts = Lookup(&snapshot.host_counts, name);
+    const Candidate candidate = MakeCandidate(snapshot, context, request, queue, counters->status,
+                                              counters, counts, HostFacts{}, std::nullopt);
+    shares.emplace_back(name, BacklogShare(candidate));
+  }
+  return shares;
+}
+
+double BacklogShare(const Candidate& candidate) {
+  return static_cast<double>(candidate.slots_to_free()) /
+         static_cast<double>(std::max<std::int64_t>(1, candidate.capacity));
 }
 
 std::int64_t Candidate::slots_to_free() const {

@@ -1108,6 +1108,38 @@ TEST(PlaceStartTest, AmongQueuesThatMustWaitTheSmallerLearnedBoundWins) {
   EXPECT_THAT(CandidateNames(*plain), ElementsAre("wide", "narrow", "unknown"));
 }
 
+TEST(PlaceStartTest, QueueBacklogsAreTheSharesOfAOneSlotJobInEveryListedQueue) {
+  const ClusterSnapshot snapshot =
+      SnapshotBuilder()
+          .Queue("wide", {"hg_wide/"}, {"all"}, "Open:Active", 50, 200)
+          .Queue("narrow", {"node09"}, {"bob"}, "Open:Active", 10, 10)
+          .Queue("idle", {"node10"}, {"all"}, "Open:Active", 0, 0)
+          .DefinitionOnly("unlisted", {"node10"}, 5, 30)
+          .HostGroup("hg_wide", {"node01", "node02", "node03", "node04"})
+          .Host("node01")
+          .Slots(50, 50)
+          .Host("node02")
+          .Slots(50, 50)
+          .Host("node03")
+          .Slots(50, 50)
+          .Host("node04")
+          .Slots(50, 50)
+          .Host("node09")
+          .Slots(10, 10)
+          .Host("node10")
+          .Slots(4, 0)
+          .Build();
+  // Whoever may use the queue: `narrow` is bob's only, and still counted.
+  using Shares = std::vector<std::pair<std::string, double>>;
+  EXPECT_EQ(QueueBacklogs(snapshot),
+            (Shares{{"wide", 51.0 / 200}, {"narrow", 11.0 / 10}, {"idle", 0.0}}));
+  // The shares Place gives a one-slot job.
+  const auto placement = Place(snapshot, {}, Request(std::nullopt, {"wide"}));
+  ASSERT_TRUE(placement) << placement.error().message;
+  EXPECT_EQ(BacklogShare(placement->candidates[0]), 51.0 / 200);
+  EXPECT_THAT(QueueBacklogs(ClusterSnapshot{}), IsEmpty());
+}
+
 TEST(PlaceStartTest, AJobThatStartsNowIsToldSoWhateverTheHistory) {
   const ClusterSnapshot snapshot = SnapshotBuilder()
                                        .Queue("qa", {"node01"}, {"all"}, "Open:Active", 0, 0)
