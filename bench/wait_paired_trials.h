@@ -41,9 +41,11 @@ struct PairedOptions {
 // (starts_now false) and have a bound, two identical jobs (`sleep 1`) are
 // submitted through POST /v1/jobs, one pinned to each queue, before the
 // next session. The pair counts for bplace when the job in the queue
-// bplace ranked first (the smaller bound) is dispatched in an earlier
-// session than the other; in the same session it is a tie, counted apart
-// and left out of the ratio. A moment where a queue could start the job
+// bplace ranked first (RanksBefore: the smaller backlog share, then the
+// smaller bound) is dispatched in an earlier session than the other; in
+// the same session it is a tie, counted apart and left out of the ratio.
+// Other ways of choosing (fewer PEND, smaller backlog share, smaller
+// bound_s, smaller p50_s) are judged on the same pairs. A moment where a queue could start the job
 // now, or has no bound, is skipped (counted) and tried again a second
 // later. Returns 0 when at least one pair was decided, 1 otherwise; judges
 // no figure.

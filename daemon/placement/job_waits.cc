@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "daemon/placement/placement.h"
+
 namespace bplace {
 
 std::optional<std::chrono::seconds> RealisedWait(const JobView& job) {
@@ -40,6 +42,9 @@ std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapsho
   if (after.load && after.load != before.load) {
     for (const auto& [name, queue] : after.load->queues) {
       model.SetQueueDispatching(name, queue.status.active, after.load_as_of);
+    }
+    for (const auto& [name, share] : QueueBacklogs(after)) {
+      model.RecordBacklog(name, after.load_as_of, share);
     }
   }
   if (!after.jobs || after.jobs == before.jobs) return 0;

@@ -39,7 +39,10 @@ std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& aft
 
 // What a snapshot publish teaches (called with each publish, on the
 // refresh thread): each queue whose bqueues status changed between
-// dispatching (Active) and not tells the model (as of the load's time);
+// dispatching (Active) and not tells the model (as of the load's time),
+// and with each new load every queue's backlog share (QueueBacklogs) is
+// recorded in the model (WaitModel::RecordBacklog), for the waits learned
+// later of jobs submitted meanwhile;
 // each job newly started (NewlyStarted) teaches the model its wait when
 // `jobs_teach` (the event log is not read: docs/design.md "Wait
 // prediction"), and a job bplace submitted with a prediction is counted

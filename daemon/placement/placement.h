@@ -170,15 +170,31 @@ struct Placement {
 Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext& context,
                         const PlacementRequest& request);
 
+// The share of the candidate's queue that must turn over before the job
+// can start: slots_to_free() / capacity (capacity taken as at least 1); 0
+// when it starts now. What the wait predictor's backlog classes are on
+// (WaitQuery::backlog, WaitObservation::backlog_at_submit) and what ranks
+// queues where the job must wait (RanksBefore). Pure.
+double BacklogShare(const Candidate& candidate);
+
+// Each queue's BacklogShare for a one-slot job submitted now with no host
+// asked for, no InfiniBand requirement, nothing in flight and no slots of
+// its user's held (a JL/U counts none): the candidate Place would make for
+// such a job, whatever the user's permissions. Every queue of the topology
+// that the load tier lists, in the topology's order; empty when the
+// snapshot has no topology or load yet. What the wait model records at
+// each load refresh (WaitModel::RecordBacklog), so that waits learned from
+// other users' jobs carry the backlog they were submitted behind. Pure.
+std::vector<std::pair<std::string, double>> QueueBacklogs(const ClusterSnapshot& snapshot);
+
 // The ranking of Place: true when `a` goes before `b`. In order: a queue
 // that dispatches (Active) first; then one where the job starts now; among
 // those that start now, fewest slots waiting (pend + inflight), most free
 // slots (no known limit counts as most), fewest running; among those that
-// must wait, one whose expected start has a bound before one without (a
-// known time before an unknown one), the smaller bound first, then the
-// smallest share of the queue's capacity that must free up first
-// (slots_to_free / capacity), then fewest waiting, fewest running; then
-// higher PRIO, then name. A strict weak order; pure.
+// must wait, the smallest BacklogShare (the share of the queue's capacity
+// that must free up first), then one whose expected start has a bound
+// before one without, the smaller bound first, then fewest waiting, fewest
+// running; then higher PRIO, then name. A strict weak order; pure.
 bool RanksBefore(const Candidate& a, const Candidate& b);
 
 }  // namespace bplace

@@ -15,7 +15,13 @@ ObserveOutcome WaitModel::Observe(const WaitObservation& observation) {
   ObserveOutcome outcome;
   {
     std::lock_guard lock(mutex_);
-    outcome = predictor_.Observe(observation);
+    if (observation.backlog_at_submit) {
+      outcome = predictor_.Observe(observation);
+    } else {
+      WaitObservation with_backlog = observation;
+      with_backlog.backlog_at_submit = backlogs_.ShareAt(observation.queue, observation.submitted);
+      outcome = predictor_.Observe(with_backlog);
+    }
   }
   if (outcome == ObserveOutcome::kLearned) {
     learned_.fetch_add(1, std::memory_order_relaxed);
@@ -24,6 +30,11 @@ ObserveOutcome WaitModel::Observe(const WaitObservation& observation) {
     left_out_.fetch_add(1, std::memory_order_relaxed);
   }
   return outcome;
+}
+
+void WaitModel::RecordBacklog(std::string_view queue, SystemTime at, double share) {
+  std::lock_guard lock(mutex_);
+  backlogs_.Record(queue, at, share);
 }
 
 void WaitModel::SetQueueDispatching(std::string_view queue, bool dispatching, SystemTime at) {

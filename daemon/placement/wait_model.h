@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "daemon/placement/backlog_history.h"
 #include "daemon/placement/wait_predictor.h"
 
 namespace bplace {
@@ -24,7 +25,8 @@ struct SlotClassEstimate {
 
 // The daemon's wait predictor (docs/design.md "Wait prediction"): one
 // WaitPredictor behind a mutex, fed on the refresh thread (the event log's
-// records, or the jobs tier's jobs) and read by placements on any thread,
+// records, or the jobs tier's jobs, and each queue's backlog at every load
+// refresh: BacklogHistory) and read by placements on any thread,
 // with a generation that grows with every change of what Predict answers,
 // so that a cached placement answer is dropped when a wait is learned
 // (PlacementStamp::wait_generation). Thread-safe: every method may be
@@ -36,8 +38,16 @@ class WaitModel {
   // WaitPredictor::Predict under the lock.
   WaitEstimate Predict(const WaitQuery& query) const;
 
-  // WaitPredictor::Observe; a wait learned bumps the generation.
+  // WaitPredictor::Observe; a wait learned bumps the generation. A wait
+  // without backlog_at_submit (lsb.events and the jobs tier know none) is
+  // given the share RecordBacklog last recorded for its queue at or before
+  // its submission, when there is one.
   ObserveOutcome Observe(const WaitObservation& observation);
+
+  // Records `queue`'s backlog share (BacklogShare, daemon/placement/
+  // placement.h) at `at`, the time of the load it was computed from
+  // (BacklogHistory::Record). Changes nothing Predict answers.
+  void RecordBacklog(std::string_view queue, SystemTime at, double share);
 
   // WaitPredictor::SetQueueDispatching; a change of state bumps the
   // generation (a queue that stops dispatching promises no time).
@@ -62,8 +72,9 @@ class WaitModel {
   const WaitPredictorOptions& options() const { return predictor_.options(); }
 
  private:
-  mutable std::mutex mutex_;  // guards predictor_
+  mutable std::mutex mutex_;  // guards predictor_ and backlogs_
   WaitPredictor predictor_;
+  BacklogHistory backlogs_;
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<std::uint64_t> learned_{0};
   std::atomic<std::uint64_t> left_out_{0};

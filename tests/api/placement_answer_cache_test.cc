@@ -480,7 +480,7 @@ TEST_F(GeneratedClusterAnswerTest, CachedAnswersEqualTheUncachedBytesFirstAgainA
   ASSERT_GE(snapshot->topology->queues().size(), 300u);
   ASSERT_GE(snapshot->load->hosts.size(), 5000u);
   // Waits for some queues: the answers carry QBETS bounds, bounds from few
-  // waits and no history, and rank the queues that must wait by them.
+  // waits and no history, which rank queues of equal backlog share.
   const auto& named = snapshot->topology->queues();
   for (std::size_t q = 0; q < named.size(); q += 4) {
     LearnWaits(named[q].definition.name, q % 8 == 0 ? 70 : 4, static_cast<std::int64_t>(q));

@@ -53,6 +53,56 @@ TEST(WaitModelTest, TheGenerationGrowsWithEveryWaitLearnedAndDispatchChange) {
   EXPECT_EQ(model.RecentWaits("q", 10), (std::vector<std::int64_t>{60}));
 }
 
+TEST(WaitModelTest, AWaitWithoutABacklogIsGivenTheOneRecordedAtItsSubmission) {
+  WaitPredictorOptions options;
+  options.trim_on_change = false;
+  options.adaptive_rate = 0.0;
+  WaitModel model(options);
+  // Up to 1,000 s the queue was nearly empty, then a capacity's worth behind.
+  model.RecordBacklog("q", At(0), 0.1);
+  model.RecordBacklog("q", At(1000), 1.0);
+  const std::uint64_t before = model.generation();
+  for (int i = 0; i < 70; ++i) model.Observe(Wait("q", 500, 500 + 60 + i));
+  for (int i = 0; i < 70; ++i) model.Observe(Wait("q", 1500, 1500 + 3600 + i));
+  EXPECT_EQ(model.generation(), before + 140) << "recording a backlog promises nothing";
+  WaitQuery query;
+  query.queue = "q";
+  query.backlog = 0.1;
+  const WaitEstimate light = model.Predict(query);
+  EXPECT_EQ(light.method, WaitMethod::kClassBacklogHistory);
+  ASSERT_TRUE(light.bound.has_value());
+  EXPECT_LT(light.bound->count(), 200);
+  query.backlog = 1.0;
+  const WaitEstimate heavy = model.Predict(query);
+  EXPECT_EQ(heavy.method, WaitMethod::kClassBacklogHistory);
+  ASSERT_TRUE(heavy.bound.has_value());
+  EXPECT_GE(heavy.bound->count(), 3600);
+}
+
+TEST(WaitModelTest, AWaitSubmittedBeforeAnyRecordOrWithItsOwnBacklogKeepsWhatItHas) {
+  WaitPredictorOptions options;
+  options.trim_on_change = false;
+  options.adaptive_rate = 0.0;
+  WaitModel model(options);
+  model.RecordBacklog("q", At(1000), 0.1);
+  // Before the first record: the queue's slot-class history only.
+  for (int i = 0; i < 70; ++i) model.Observe(Wait("q", 500, 500 + 3600 + i));
+  // Its own backlog (the replay's, or a caller's) is not replaced.
+  for (int i = 0; i < 70; ++i) {
+    WaitObservation wait = Wait("q", 1500, 1500 + 60 + i);
+    wait.backlog_at_submit = 3.0;
+    model.Observe(wait);
+  }
+  WaitQuery query;
+  query.queue = "q";
+  query.backlog = 0.1;
+  EXPECT_EQ(model.Predict(query).method, WaitMethod::kClassHistory);
+  query.backlog = 1.5;  // the class of (0.5, 2]: no wait learned in it
+  EXPECT_EQ(model.Predict(query).method, WaitMethod::kClassHistory);
+  query.backlog = 3.0;
+  EXPECT_EQ(model.Predict(query).method, WaitMethod::kBacklogScaled);
+}
+
 TEST(WaitModelTest, EstimatesEverySlotClassOfAQueue) {
   // Without trimming or adaptive correction: the classes' series, as learned.
   WaitPredictorOptions options;
@@ -138,6 +188,57 @@ TEST(JobWaitsTest, PublishesTeachTheModelOnlyWhenTheEventLogIsNotReadAndCountCov
   EXPECT_EQ(model.learned(), 1u);
   EXPECT_EQ(model.RecentWaits("normal", 5), (std::vector<std::int64_t>{300}));
   EXPECT_EQ(coverage.ByQueue()["normal"].predictions, 2u);
+}
+
+// A snapshot of one queue on one host of `max` slots, all taken, with
+// `pend` slots pending, as the load tier read it at `as_of`.
+ClusterSnapshot FullQueue(std::int64_t max, std::int64_t pend, std::int64_t as_of) {
+  lsf::QueueDefinition definition;
+  definition.name = "normal";
+  definition.status.text = "Open:Active";
+  definition.status.open = definition.status.active = true;
+  definition.hosts = {"node01"};
+  definition.users = {"all"};
+  ClusterSnapshot snapshot;
+  snapshot.topology = Topology::Build({definition}, {}, {});
+  auto load = std::make_shared<LoadState>();
+  lsf::QueueLoad queue;
+  queue.name = "normal";
+  queue.status = definition.status;
+  queue.pend = pend;
+  queue.run = max;
+  load->queues.emplace(queue.name, queue);
+  lsf::HostStatus host;
+  host.name = "node01";
+  host.status = "ok";
+  host.max = max;
+  host.njobs = host.run = max;
+  load->hosts = {host};
+  load->host_index.emplace(host.name, 0);
+  snapshot.load = load;
+  snapshot.load_as_of = At(as_of);
+  snapshot.host_counts = CountQueueHosts(*snapshot.topology, *snapshot.load, nullptr);
+  return snapshot;
+}
+
+TEST(JobWaitsTest, EachLoadRecordsTheQueuesBacklogForTheWaitsLearnedLater) {
+  WaitPredictorOptions options;
+  options.trim_on_change = false;
+  options.adaptive_rate = 0.0;
+  WaitModel model(options);
+  WaitCoverage coverage;
+  // 4 slots, 3 pending: a one-slot job has 4 slots to free, one capacity.
+  const ClusterSnapshot deep = FullQueue(4, 3, 1000);
+  LearnFromPublish(ClusterSnapshot{}, deep, /*jobs_teach=*/true, model, coverage);
+  // The same load published again records nothing new.
+  LearnFromPublish(deep, deep, /*jobs_teach=*/true, model, coverage);
+  for (int i = 0; i < 70; ++i) model.Observe(Wait("normal", 1010, 1010 + 600 + i));
+  WaitQuery query;
+  query.queue = "normal";
+  query.backlog = 1.0;
+  EXPECT_EQ(model.Predict(query).method, WaitMethod::kClassBacklogHistory);
+  query.backlog = 0.1;  // no wait learned behind so little
+  EXPECT_EQ(model.Predict(query).method, WaitMethod::kClassHistory);
 }
 
 TEST(JobWaitsTest, APredictionWithoutABoundPromisedNothing) {
