@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -77,6 +78,7 @@ class HttpServerTest : public ::testing::Test {
                 [this](Request&&, const RequestContext&, const RouteParams&, Responder respond) {
                   std::lock_guard<std::mutex> lock(mutex_);
                   lost_responders_.push_back(std::move(respond));
+                  never_entered_.notify_all();
                 });
     router_.Add(http::verb::get, "/twice",
                 [](Request&&, const RequestContext&, const RouteParams&, Responder respond) {
@@ -119,6 +121,12 @@ class HttpServerTest : public ::testing::Test {
   // Waits (bounded) until the server counts `n` connections.
   bool WaitForConnections(std::size_t n) { return server_->WaitForActiveConnections(n, 5s); }
 
+  // Waits (bounded) until `n` /never handlers have been called.
+  bool WaitForNeverHandlers(std::size_t n) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return never_entered_.wait_for(lock, 5s, [&] { return lost_responders_.size() >= n; });
+  }
+
   // Lets the /later handlers respond. Idempotent.
   void ReleaseLater() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -145,6 +153,7 @@ class HttpServerTest : public ::testing::Test {
   std::mutex mutex_;
   std::vector<std::thread> workers_;
   std::vector<Responder> lost_responders_;
+  std::condition_variable never_entered_;  // a /never handler was called
   std::promise<void> handler_entered_;
   std::promise<void> release_later_promise_;
   std::shared_future<void> release_later_ = release_later_promise_.get_future().share();
@@ -747,11 +756,24 @@ TEST_F(HttpServerTest, DrainDeadlineClosesTricklingBodiesAndUnansweredHandlers) 
   options.drain_timeout = 1s;
   options.body_timeout = 600s;
   options.handler_timeout = 600s;
-  StartServer(options);
+  // The server is told of each connection's phase before the drain starts:
+  // a request not read yet would be closed as idle, with no deadline to log.
+  std::promise<void> reading_body;
+  StartServer(options, [&reading_body](const Request&, const RequestContext&) {
+    reading_body.set_value();
+    return std::optional<Response>();
+  });
   Client trickling(Port());
-  trickling.Send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\nx");
+  trickling.Send(
+      "POST /upload HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\nContent-Length: "
+      "100\r\n\r\nx");
+  ASSERT_EQ(reading_body.get_future().wait_for(5s), std::future_status::ready);
+  const auto go_ahead = trickling.Read();  // the 100 Continue
+  ASSERT_TRUE(go_ahead.has_value());
+  EXPECT_EQ(go_ahead->result_int(), 100u);
   Client waiting(Port());
   waiting.Get("/never");
+  ASSERT_TRUE(WaitForNeverHandlers(1));
   ASSERT_TRUE(WaitForConnections(2));
 
   std::promise<void> drained;
