@@ -6,8 +6,8 @@
 // what nlohmann::json::parse (3.11, no comments) does: RFC 8259 with UTF-8
 // checked inside strings, one value surrounded by blanks (space, tab, CR,
 // LF), a NUL byte read as the end of the text, a UTF-8 byte order mark
-// skipped at the start. Pure functions: no I/O, safe
-// from any thread, never throws.
+// skipped at the start. Pure functions: no I/O, safe from any thread, never
+// throws.
 
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +23,8 @@ class JsonValue;
 
 // A text that is one JSON value as nlohmann::json::parse accepts it (see
 // above), with where each of its objects and arrays ends. Holds a view of
-// the text: the text must outlive it and the values read from it.
+// the text: the text must outlive it and the values read from it, and the
+// values point at the document: do not move it while they are in use.
 class JsonDocument {
  public:
   // The document of `text`, or nullopt when it is not valid JSON. Deep
