@@ -18,6 +18,7 @@
 
 #include "api/bjobs_list_answer.h"
 #include "bench/bench_util.h"
+#include "bench/canned_bjobs.h"
 #include "lsf_adapter/bjobs_command.h"
 
 namespace bplace::bench {
@@ -36,34 +37,6 @@ long RssKib() {
     if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
   }
   return -1;
-}
-
-// A cluster of `jobs` jobs of `users` users as `bjobs -u all -o
-// "<BjobsOutputFields()>" -json` prints it: 40% RUN, 55% PEND, 5% EXIT.
-std::string ClusterAnswer(int jobs, int users) {
-  std::string text =
-      "{\n  \"COMMAND\":\"bjobs\",\n  \"JOBS\":" + std::to_string(jobs) + ",\n  \"RECORDS\":[\n";
-  for (int i = 0; i < jobs; ++i) {
-    const int kind = i % 20;
-    const bool run = kind < 8;
-    const bool exited = kind == 19;
-    const std::string stat = exited ? "EXIT" : run ? "RUN" : "PEND";
-    const std::string host = "node" + std::to_string(100 + i % 900);
-    text += "    {\n      \"JOBID\":\"" + std::to_string(1000000 + i) +
-            "\",\n      \"JOBINDEX\":\"0\",\n      \"USER\":\"user" + std::to_string(i % users) +
-            "\",\n      \"STAT\":\"" + stat + "\",\n      \"QUEUE\":\"normal\"" +
-            ",\n      \"EXIT_CODE\":\"" + (exited ? "1" : "") + "\",\n      \"EXIT_REASON\":\"\"" +
-            ",\n      \"PEND_REASON\":\"" +
-            (run || exited ? "" : "New job is waiting for scheduling;") +
-            "\",\n      \"SUBMIT_TIME\":\"Dec  1 10:00\",\n      \"START_TIME\":\"" +
-            (run || exited ? "Dec  1 10:01" : "") + "\",\n      \"FINISH_TIME\":\"" +
-            (exited ? "Dec  1 11:00" : "") + "\",\n      \"EXEC_HOST\":\"" +
-            (run || exited ? "4*" + host : "") + "\",\n      \"SLOTS\":\"4\"" +
-            ",\n      \"JOB_NAME\":\"snakejob.align." + std::to_string(i) +
-            ".sh\",\n      \"JOB_DESCRIPTION\":\"\",\n      \"FROM_HOST\":\"login01\"" +
-            ",\n      \"PROJ_NAME\":\"default\"\n    }" + (i + 1 < jobs ? ",\n" : "\n");
-  }
-  return text + "  ]\n}\n";
 }
 
 // The bytes `list` holds: its records with the heap of their strings and
@@ -111,7 +84,7 @@ int Run(const std::vector<int>& sizes, int users) {
   for (int jobs : sizes) {
     lsf::CommandResult result;
     result.exit_code = 0;
-    result.out = ClusterAnswer(jobs, users);
+    result.out = CannedBjobsJson(0, jobs, users);
     const std::size_t bytes = result.out.size();
     const long rss_before = RssKib();
     const double cpu_before = ThreadCpuMs();

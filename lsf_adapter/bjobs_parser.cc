@@ -1,14 +1,14 @@
 #include "lsf_adapter/bjobs_parser.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <unordered_map>
 #include <utility>
 
+#include "lsf_adapter/json_reader.h"
 #include "lsf_adapter/table.h"
 
 namespace bplace::lsf {
@@ -97,19 +97,39 @@ std::pair<std::string_view, bool> SplitEstimateMarker(std::string_view value) {
   return {value, false};
 }
 
-void AddHost(std::vector<ExecHost>& hosts, std::unordered_map<std::string_view, std::size_t>& seen,
-             std::string_view name, std::int64_t slots) {
-  const auto [it, inserted] = seen.emplace(name, hosts.size());
-  if (inserted) {
-    hosts.push_back(ExecHost{std::string(name), slots});
+// Up to this many hosts a job's hosts are searched in turn; beyond, through
+// an index (a job may span thousands of hosts; most have one).
+constexpr std::size_t kHostsSearchedInTurn = 16;
+
+// `hosts` by name, built only once a job has more than kHostsSearchedInTurn.
+using HostIndex = std::unordered_map<std::string, std::size_t>;
+
+void AddHost(std::vector<ExecHost>& hosts, HostIndex& index, std::string_view name,
+             std::int64_t slots) {
+  std::size_t at = hosts.size();
+  if (hosts.size() <= kHostsSearchedInTurn) {
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+      if (hosts[i].name == name) {
+        at = i;
+        break;
+      }
+    }
   } else {
-    hosts[it->second].slots += slots;
+    if (index.empty()) {
+      for (std::size_t i = 0; i < hosts.size(); ++i) index.emplace(hosts[i].name, i);
+    }
+    if (const auto it = index.find(std::string(name)); it != index.end()) at = it->second;
   }
+  if (at < hosts.size()) {
+    hosts[at].slots += slots;
+    return;
+  }
+  hosts.push_back(ExecHost{std::string(name), slots});
+  if (!index.empty()) index.emplace(hosts.back().name, at);
 }
 
 // One "N*host" or "host" item of EXEC_HOST into `hosts`.
-Result<void> AddExecItem(std::string_view item, std::vector<ExecHost>& hosts,
-                         std::unordered_map<std::string_view, std::size_t>& seen) {
+Result<void> AddExecItem(std::string_view item, std::vector<ExecHost>& hosts, HostIndex& index) {
   std::int64_t slots = 1;
   const std::size_t star = item.find('*');
   if (star != std::string_view::npos) {
@@ -126,7 +146,7 @@ Result<void> AddExecItem(std::string_view item, std::vector<ExecHost>& hosts,
   if (item.empty() || item.find('*') != std::string_view::npos) {
     return Fail(ErrorCode::kParseError, "bad host name in " + Quote(item));
   }
-  AddHost(hosts, seen, item, slots);
+  AddHost(hosts, index, item, slots);
   return {};
 }
 
@@ -159,7 +179,7 @@ Result<void> SetField(JobRecord& record, const FieldSpec& spec, std::string_view
   }
   std::string_view value = Trim(printed);
   if (value == "-") value = {};
-  const std::string column(spec.key);
+  const std::string_view column = spec.key;
   switch (spec.kind) {
     case FieldKind::kText:
     case FieldKind::kVerbatim:
@@ -182,7 +202,9 @@ Result<void> SetField(JobRecord& record, const FieldSpec& spec, std::string_view
     case FieldKind::kSlots: {
       auto count = ParseCount(where, column, value.empty() ? "0" : value);
       if (!count) return tl::unexpected(count.error());
-      if (*count < 0) return Fail(ErrorCode::kParseError, where.Text() + ": " + column + " < 0");
+      if (*count < 0) {
+        return Fail(ErrorCode::kParseError, where.Text() + ": " + std::string(column) + " < 0");
+      }
       (spec.kind == FieldKind::kIndex ? record.array_index : record.slots) = *count;
       return {};
     }
@@ -218,13 +240,13 @@ std::string BjobsOutputFields() {
 
 Result<std::vector<ExecHost>> ParseExecHosts(std::string_view text) {
   std::vector<ExecHost> hosts;
-  std::unordered_map<std::string_view, std::size_t> seen;  // name -> index in hosts
+  HostIndex index;
   const std::string_view trimmed = Trim(text);
   if (trimmed == "-") return hosts;
   for (std::string_view word : SplitFields(trimmed)) {
     while (true) {
       const std::size_t colon = word.find(':');
-      auto added = AddExecItem(word.substr(0, colon), hosts, seen);
+      auto added = AddExecItem(word.substr(0, colon), hosts, index);
       if (!added) return tl::unexpected(added.error());
       if (colon == std::string_view::npos) break;
       word.remove_prefix(colon + 1);
@@ -237,18 +259,28 @@ Result<std::vector<ExecHost>> ParseExecHosts(std::string_view text) {
 
 namespace {
 
+constexpr std::size_t kFieldCount = std::size(kFields);
+
 // The text of one JSON value: LSF prints strings; integers are accepted and
-// null reads as "". An error for any other type.
-Result<std::string> JsonText(const nlohmann::json& value, std::string_view key,
-                             const Place& where) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_null()) return std::string();
-  if (value.is_number_integer()) {
-    return value.is_number_unsigned() ? std::to_string(value.get<std::uint64_t>())
-                                      : std::to_string(value.get<std::int64_t>());
+// null reads as "". An error for any other type. A string without escapes
+// is a view into the answer; others are decoded into `scratch`.
+Result<std::string_view> JsonText(const JsonValue& value, std::string_view key, const Place& where,
+                                  std::string& scratch) {
+  switch (value.kind()) {
+    case JsonValue::Kind::kString:
+      if (const auto plain = value.Unescaped()) return *plain;
+      scratch = value.String();
+      return std::string_view(scratch);
+    case JsonValue::Kind::kNull:
+      return std::string_view();
+    case JsonValue::Kind::kInteger:
+      scratch =
+          value.Unsigned() ? std::to_string(*value.Unsigned()) : std::to_string(*value.Signed());
+      return std::string_view(scratch);
+    default:
+      return Fail(ErrorCode::kParseError,
+                  where.Text() + ": " + std::string(key) + " is neither a string nor an integer");
   }
-  return Fail(ErrorCode::kParseError,
-              where.Text() + ": " + std::string(key) + " is neither a string nor an integer");
 }
 
 // "Job <2[7]> is not found": the id between the angle brackets, if any.
@@ -259,18 +291,49 @@ std::optional<JobId> IdInMessage(std::string_view message) {
   return ParseJobId(rest.substr(0, rest.find('>')));
 }
 
+// The members of one record that this code reads: the last value of each
+// (a key given twice counts once, as a JSON object holds it).
+struct RecordMembers {
+  std::optional<JsonValue> fields[kFieldCount];  // in the order of kFields
+  std::optional<JsonValue> error;
+  bool has_index = false;  // JOBINDEX is present
+};
+
+RecordMembers MembersOf(const JsonValue& record) {
+  RecordMembers members;
+  std::size_t next = 0;  // LSF prints the fields in the order asked: try that one first
+  record.ForEachMember([&](std::string_view key, const JsonValue& value) {
+    if (key == "ERROR") {
+      members.error = value;
+      return;
+    }
+    for (std::size_t n = 0; n < kFieldCount; ++n) {
+      const std::size_t i = (next + n) % kFieldCount;
+      if (kFields[i].key == key) {
+        members.fields[i] = value;
+        members.has_index = members.has_index || key == "JOBINDEX";
+        next = i + 1;
+        return;
+      }
+    }
+  });
+  return members;
+}
+
 // An ERROR record: an id LSF does not know.
-Result<JobRecord> ReadErrorRecord(const nlohmann::json& record, const Place& where) {
+Result<JobRecord> ReadErrorRecord(const RecordMembers& members, const Place& where) {
   JobRecord job;
   job.not_found = true;
-  auto error = JsonText(*record.find("ERROR"), "ERROR", where);
+  std::string scratch;
+  auto error = JsonText(*members.error, "ERROR", where, scratch);
   if (!error) return tl::unexpected(error.error());
   job.error = std::string(Trim(*error));
-  if (const auto it = record.find("JOBID"); it != record.end()) {
-    auto id = JsonText(*it, "JOBID", where);
+  const FieldSpec& jobid_spec = *FindSpec("JOBID");
+  if (const auto& jobid = members.fields[&jobid_spec - kFields]) {
+    auto id = JsonText(*jobid, "JOBID", where, scratch);
     if (!id) return tl::unexpected(id.error());
     if (!Trim(*id).empty()) {
-      auto set = SetField(job, *FindSpec("JOBID"), *id, where);
+      auto set = SetField(job, jobid_spec, *id, where);
       if (!set) return tl::unexpected(set.error());
     }
   }
@@ -285,31 +348,34 @@ Result<JobRecord> ReadErrorRecord(const nlohmann::json& record, const Place& whe
   return job;
 }
 
-Result<JobRecord> ReadJsonRecord(const nlohmann::json& record, const Place& where) {
+Result<JobRecord> ReadJsonRecord(const JsonValue& record, const Place& where) {
   if (!record.is_object()) return Fail(ErrorCode::kParseError, where.Text() + ": not an object");
-  if (record.contains("ERROR")) return ReadErrorRecord(record, where);
+  const RecordMembers members = MembersOf(record);
+  if (members.error) return ReadErrorRecord(members, where);
   JobRecord job;
-  for (const FieldSpec& spec : kFields) {
-    const auto it = record.find(spec.key);
-    if (it == record.end()) continue;
-    auto text = JsonText(*it, spec.key, where);
+  std::string scratch;
+  for (std::size_t i = 0; i < kFieldCount; ++i) {
+    if (!members.fields[i]) continue;
+    const FieldSpec& spec = kFields[i];
+    auto text = JsonText(*members.fields[i], spec.key, where, scratch);
     if (!text) return tl::unexpected(text.error());
     auto set = SetField(job, spec, *text, where);
     if (!set) return tl::unexpected(set.error());
   }
   if (job.job_id.empty()) return Fail(ErrorCode::kParseError, where.Text() + ": no JOBID");
-  if (!record.contains("JOBINDEX") && job.array_index == 0) {
+  if (!members.has_index && job.array_index == 0) {
     job.array_index = IndexFromJobName(job.job_name);
   }
   return job;
 }
 
 // The JOBS count of the document: LSF prints an integer.
-Result<std::size_t> JobsCount(const nlohmann::json& doc) {
-  const auto it = doc.find("JOBS");
-  if (it != doc.end() && it->is_number_unsigned()) return it->get<std::size_t>();
-  if (it != doc.end() && it->is_string()) {
-    auto count = ParseCount(Place{kJsonCommand, 0, "record"}, "JOBS", it->get<std::string>());
+Result<std::size_t> JobsCount(const std::optional<JsonValue>& jobs) {
+  if (jobs && jobs->kind() == JsonValue::Kind::kInteger && jobs->Unsigned()) {
+    return static_cast<std::size_t>(*jobs->Unsigned());
+  }
+  if (jobs && jobs->is_string()) {
+    auto count = ParseCount(Place{kJsonCommand, 0, "record"}, "JOBS", jobs->String());
     if (count && *count >= 0) return static_cast<std::size_t>(*count);
   }
   return Fail(ErrorCode::kParseError, std::string(kJsonCommand) + ": no JOBS count");
@@ -323,30 +389,42 @@ Result<std::vector<JobRecord>> ParseBjobsJson(std::string_view text) {
   if (start == std::string_view::npos) {
     return Fail(ErrorCode::kParseError, command + ": no JSON object in output");
   }
-  const nlohmann::json doc =
-      nlohmann::json::parse(text.substr(start), /*cb=*/nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
+  const std::optional<JsonDocument> doc = JsonDocument::Parse(text.substr(start));
+  if (!doc) {
     return Fail(ErrorCode::kParseError, command + ": output is not valid JSON (cut short?)");
   }
-  const auto records = doc.find("RECORDS");
-  if (records == doc.end() || !records->is_array()) {
+  // The last value of each key, as a JSON object holds it.
+  std::optional<JsonValue> records;
+  std::optional<JsonValue> jobs_count;
+  doc->Root().ForEachMember([&](std::string_view key, const JsonValue& value) {
+    if (key == "RECORDS") records = value;
+    if (key == "JOBS") jobs_count = value;
+  });
+  if (!records || !records->is_array()) {
     return Fail(ErrorCode::kParseError, command + ": no RECORDS array");
   }
-  auto count = JobsCount(doc);
+  auto count = JobsCount(jobs_count);
   if (!count) return tl::unexpected(count.error());
-  if (*count != records->size()) {
+  std::size_t size = 0;
+  records->ForEachElement([&](const JsonValue&) { ++size; });
+  if (*count != size) {
     return Fail(ErrorCode::kParseError, command + ": JOBS says " + std::to_string(*count) +
-                                            " but RECORDS holds " +
-                                            std::to_string(records->size()) +
+                                            " but RECORDS holds " + std::to_string(size) +
                                             " (output cut short)");
   }
   std::vector<JobRecord> jobs;
-  jobs.reserve(records->size());
-  for (std::size_t i = 0; i < records->size(); ++i) {
-    auto job = ReadJsonRecord((*records)[i], Place{kJsonCommand, i, "record"});
-    if (!job) return tl::unexpected(job.error());
+  jobs.reserve(size);
+  std::optional<Error> failed;
+  records->ForEachElement([&](const JsonValue& record) {
+    if (failed) return;
+    auto job = ReadJsonRecord(record, Place{kJsonCommand, jobs.size(), "record"});
+    if (!job) {
+      failed = job.error();
+      return;
+    }
     jobs.push_back(std::move(*job));
-  }
+  });
+  if (failed) return tl::unexpected(std::move(*failed));
   return jobs;
 }
 
@@ -440,8 +518,8 @@ Result<JobRecord> ReadRow(const TableLayout& layout, const Line& line) {
   const std::size_t lead = layout.leading.size();
   if (words.size() < lead + 1 + time_words) {
     return Fail(ErrorCode::kParseError, where.Text() + ": expected at least " +
-                                            std::to_string(lead + 1 + time_words) +
-                                            " words, got " + std::to_string(words.size()));
+                                            std::to_string(lead + 1 + time_words) + " words, got " +
+                                            std::to_string(words.size()));
   }
   JobRecord job;
   for (std::size_t i = 0; i < lead; ++i) {
@@ -479,10 +557,9 @@ Result<void> ReadContinuation(std::vector<JobRecord>& jobs, const Line& line) {
 
 Result<std::vector<JobRecord>> ParseBjobsTable(std::string_view text) {
   const std::vector<Line> lines = SplitLines(text);
-  auto header =
-      FindTableHeader(kTableCommand, lines, "JOBID",
-                      {"JOBID", "USER", "STAT", "QUEUE", "FROM_HOST", "EXEC_HOST", "JOB_NAME",
-                       "SUBMIT_TIME"});
+  auto header = FindTableHeader(
+      kTableCommand, lines, "JOBID",
+      {"JOBID", "USER", "STAT", "QUEUE", "FROM_HOST", "EXEC_HOST", "JOB_NAME", "SUBMIT_TIME"});
   if (!header) return tl::unexpected(header.error());
   auto layout = ReadLayout(*header, lines[header->position].text);
   if (!layout) return tl::unexpected(layout.error());

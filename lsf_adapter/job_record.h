@@ -113,6 +113,9 @@ struct JobRecord {
   // "1234", or "1234[7]" for an array element: the id as bjobs and bkill
   // take it.
   std::string IdText() const;
+
+  // Every field equal: LSF said the same of the job.
+  friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
 
 }  // namespace bplace::lsf

@@ -5,7 +5,8 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
-#include <vector>
+#include <optional>
+#include <string_view>
 
 #include "lsf_adapter/table.h"
 
@@ -96,19 +97,50 @@ std::optional<LocalFields> ReadNumericDate(std::string_view text) {
   return fields;
 }
 
+// The blank-separated words of a time: at most kMaxWords ("Www Mon DD
+// HH:MM:SS YYYY"), without a heap allocation (three times are read per job
+// at every jobs refresh).
+constexpr std::size_t kMaxWords = 5;
+struct Words {
+  std::array<std::string_view, kMaxWords> words;
+  std::size_t first = 0;  // words before it are consumed
+  std::size_t end = 0;
+
+  std::size_t size() const { return end - first; }
+  std::string_view front() const { return words[first]; }
+  std::string_view back() const { return words[end - 1]; }
+  std::string_view operator[](std::size_t i) const { return words[first + i]; }
+};
+
+// The words of `text`, or nullopt when it has more than kMaxWords (no time
+// has).
+std::optional<Words> SplitTime(std::string_view text) {
+  Words split;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && IsBlank(text[i])) ++i;
+    const std::size_t start = i;
+    while (i < text.size() && !IsBlank(text[i])) ++i;
+    if (i == start) break;
+    if (split.end == kMaxWords) return std::nullopt;
+    split.words[split.end++] = text.substr(start, i - start);
+  }
+  return split;
+}
+
 // "[Www] Mon DD HH:MM[:SS] [YYYY]", already split into words.
-std::optional<LocalFields> ReadWords(std::vector<std::string_view> words) {
+std::optional<LocalFields> ReadWords(Words words) {
   LocalFields fields;
   if (words.size() >= 4) {
     if (const auto weekday = IndexOf(kWeekdays, words.front())) {
       fields.weekday = *weekday;
-      words.erase(words.begin());
+      ++words.first;
     }
   }
   if (words.size() == 4) {
     fields.year = Digits(words.back(), 4, 4);
     if (!fields.year) return std::nullopt;
-    words.pop_back();
+    --words.end;
   }
   if (words.size() != 3) return std::nullopt;
   const auto month = IndexOf(kMonths, words[0]);
@@ -120,9 +152,10 @@ std::optional<LocalFields> ReadWords(std::vector<std::string_view> words) {
 }
 
 std::optional<LocalFields> ReadFields(std::string_view text) {
-  const std::vector<std::string_view> words = SplitFields(text);
-  if (words.size() == 1) return ReadNumericDate(words.front());
-  return ReadWords(words);
+  const std::optional<Words> words = SplitTime(text);
+  if (!words) return std::nullopt;
+  if (words->size() == 1) return ReadNumericDate(words->front());
+  return ReadWords(*words);
 }
 
 // The UTC time of `fields` in year `year`, or nullopt when that year has no

@@ -16,6 +16,7 @@ target_sources(bplace_lsf PRIVATE
   command_failure.cc
   group_parser.cc
   job_record.cc
+  json_reader.cc
   lsclusters_parser.cc
   lsb_events_parser.cc
   lsid_parser.cc

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <set>
+#include <tuple>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -184,13 +184,15 @@ std::optional<JobKey> KeyOf(const lsf::JobRecord& record) {
 std::shared_ptr<const JobTable> MergeBjobs(const JobTable& before, const BjobsAnswer& answer) {
   auto after = std::make_shared<JobTable>(before);
   std::erase_if(after->jobs, [](const auto& item) { return item.second->not_found; });
-  std::set<JobKey> reported;
-  std::set<JobKey> said_not_found;
+  // Sorted once all are in (LSF lists them mostly in order): no node per job.
+  std::vector<JobKey> reported;
+  std::vector<JobKey> said_not_found;
+  reported.reserve(answer.records.size());
   for (const lsf::JobRecord& record : answer.records) {
     const auto key = KeyOf(record);
     if (!key) continue;
     if (record.not_found) {
-      said_not_found.insert(*key);
+      said_not_found.push_back(*key);
       continue;
     }
     const JobView* known = before.Find(*key);
@@ -200,20 +202,25 @@ std::shared_ptr<const JobTable> MergeBjobs(const JobTable& before, const BjobsAn
     if (known == nullptr && parent == nullptr) continue;
     after->jobs[*key] =
         std::make_shared<const JobView>(Updated(known ? known : parent, record, answer));
-    reported.insert(*key);
+    reported.push_back(*key);
     if (parent) after->jobs.erase(JobKey{key->job_id, 0});
   }
+  std::sort(reported.begin(), reported.end());
+  std::sort(said_not_found.begin(), said_not_found.end());
+  const auto in = [](const std::vector<JobKey>& keys, const JobKey& key) {
+    return std::binary_search(keys.begin(), keys.end(), key);
+  };
   for (const std::string& id : answer.asked) {
     const auto key = KeyOfId(id);
-    if (!key || reported.contains(*key) || !after->jobs.contains(*key)) continue;
+    if (!key || in(reported, *key) || !after->jobs.contains(*key)) continue;
     if (key->array_index == 0 && !after->Elements(key->job_id).empty()) continue;
-    if (auto missed = Missed(*after->jobs[*key], said_not_found.contains(*key), answer)) {
+    if (auto missed = Missed(*after->jobs[*key], in(said_not_found, *key), answer)) {
       after->jobs[*key] = std::make_shared<const JobView>(std::move(*missed));
     }
   }
   for (const std::string& id : answer.confirmed_gone) {
     const auto key = KeyOfId(id);
-    if (!key || reported.contains(*key) || !after->jobs.contains(*key)) continue;
+    if (!key || in(reported, *key) || !after->jobs.contains(*key)) continue;
     const JobView& known = *after->jobs[*key];
     if (known.terminal || known.not_found || known.left_lsf) continue;
     after->jobs[*key] = std::make_shared<const JobView>(Gone(known, answer.now));
@@ -254,6 +261,27 @@ SystemTime FromNanos(std::int64_t nanos) {
 
 json OptionalTime(const std::optional<SystemTime>& time) {
   return time ? json(Nanos(*time)) : json();
+}
+
+// Every member of JobView but last_seen_in_lsf and updated_at, which a
+// refresh that lists an unchanged job moves. A member added to JobView
+// belongs here too.
+auto StoredContent(const JobView& v) {
+  return std::tie(v.lsf, v.submit_time, v.start_time, v.finish_time, v.terminal,
+                  v.submitted_by_bplace, v.request_id, v.tag, v.idempotency_key, v.labels,
+                  v.requested_queue, v.submitted_at, v.predicted_start, v.misses, v.missing_since,
+                  v.left_lsf, v.left_lsf_at, v.not_found, v.exit_checked);
+}
+
+// The period of kStoredSeenPeriod that `time` falls in for the row of
+// `key`: each key has its own phase (a multiplicative hash of it), so that
+// the rows one refresh lists do not all start a period at once.
+std::int64_t SeenPeriod(const JobKey& key, SystemTime time) {
+  constexpr std::int64_t period =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(kStoredSeenPeriod).count();
+  const std::uint64_t hash = static_cast<std::uint64_t>(key.job_id) * 2654435761u +
+                             static_cast<std::uint64_t>(key.array_index);
+  return (Nanos(time) + static_cast<std::int64_t>(hash % period)) / period;
 }
 
 std::optional<SystemTime> ReadTime(const json& value) {
@@ -346,6 +374,20 @@ std::optional<StartPrediction> ReadPrediction(const json& value) {
 }
 
 }  // namespace
+
+StoreWrite StoreWriteFor(const JobKey& key, const JobView& before, const JobView& after) {
+  if (&before == &after) return StoreWrite::kNothing;
+  if (!before.last_seen_in_lsf || !after.last_seen_in_lsf ||
+      StoredContent(before) != StoredContent(after)) {
+    return StoreWrite::kRow;
+  }
+  if (before.last_seen_in_lsf == after.last_seen_in_lsf) {
+    return before.updated_at == after.updated_at ? StoreWrite::kNothing : StoreWrite::kRow;
+  }
+  return SeenPeriod(key, *before.last_seen_in_lsf) == SeenPeriod(key, *after.last_seen_in_lsf)
+             ? StoreWrite::kNothing
+             : StoreWrite::kSeen;
+}
 
 TrackedJob ToTracked(const JobKey& key, const JobView& view) {
   TrackedJob row;

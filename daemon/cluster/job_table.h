@@ -46,6 +46,8 @@ struct StartPrediction {
   double quantile = 0.0;
   double confidence = 0.0;
   std::int64_t samples = 0;
+
+  friend bool operator==(const StartPrediction&, const StartPrediction&) = default;
 };
 
 // One followed job. `lsf` is LSF's last word on it (status "SUBMITTED"
@@ -171,6 +173,24 @@ std::shared_ptr<const JobTable> WithoutOldJobs(const JobTable& before, SystemTim
 // The table with `job` added or replaced (a job bplace just submitted, or
 // an id a caller asked about). Pure.
 std::shared_ptr<const JobTable> WithJob(const JobTable& before, JobKey key, JobView job);
+
+// How far the state store may lag behind the table in when LSF last
+// listed a job (last_seen_in_lsf, and the updated_at that moves with it):
+// see StoreWriteFor.
+inline constexpr std::chrono::minutes kStoredSeenPeriod{10};
+
+// What the state store must get for the row of `key` when `after` (another
+// object: the same pointer is the same row) replaced `before`:
+//  - kRow: the whole row (ToTracked), when anything changed but
+//    last_seen_in_lsf and updated_at, or LSF listed the job for the first
+//    time;
+//  - kSeen: only those two times (JobStore::MarkSeen), when LSF listed the
+//    job again as it was (as at every refresh), once per kStoredSeenPeriod,
+//    each row at its own phase of the period (by its key), so that the
+//    writes of a refresh are few and spread evenly;
+//  - kNothing otherwise. Pure.
+enum class StoreWrite { kNothing, kSeen, kRow };
+StoreWrite StoreWriteFor(const JobKey& key, const JobView& before, const JobView& after);
 
 // The row of `view` for the state store, and back: what a restart needs to
 // answer for the job as before. The whole view is kept as JSON in

@@ -244,6 +244,7 @@ Result<SnapshotStore::Change> JobTracker::Build(std::vector<Result<lsf::CommandR
   answer.asked = queries.asked;
   answer.now = times.started_wall;
   answer.utc_offset_minutes = lsf::LocalUtcOffsetMinutes(times.started_wall);
+  answer.records.reserve(queries.asked.size());  // one record per id, mostly
   for (std::size_t i = 0; i < queries.chunks; ++i) {
     Result<lsf::CommandResult>& result = results[i];
     if (!table_form && result && dialect_.LearnFrom(*result, "jobs")) {
@@ -306,30 +307,45 @@ void JobTracker::ReadList(Result<lsf::CommandResult>& result, bool with_finished
 void JobTracker::Persist(const JobTable& before, const JobTable& after) {
   if (!journal_) return;
   std::vector<TrackedJob> rows;
+  std::vector<JobSeen> seen;
   for (const auto& [key, view] : after.jobs) {
     const auto it = before.jobs.find(key);
-    if (it != before.jobs.end() && it->second == view) continue;  // unchanged: the same pointer
     // An id LSF never knew costs no row on disk (docs/api.md "Jobs: following and cancelling").
     if (view->not_found) continue;
-    rows.push_back(ToTracked(key, *view));
+    switch (it == before.jobs.end() ? StoreWrite::kRow : StoreWriteFor(key, *it->second, *view)) {
+      case StoreWrite::kNothing:
+        break;
+      case StoreWrite::kSeen:
+        seen.push_back({key.job_id, key.array_index, *view->last_seen_in_lsf, view->updated_at});
+        break;
+      case StoreWrite::kRow:
+        rows.push_back(ToTracked(key, *view));
+        break;
+    }
   }
   std::vector<std::pair<std::int64_t, std::int64_t>> gone;
   for (const auto& [key, view] : before.jobs) {
     if (!after.jobs.contains(key)) gone.emplace_back(key.job_id, key.array_index);
   }
-  if (rows.empty() && gone.empty()) return;
-  journal_->Post([rows = std::move(rows), gone = std::move(gone)](JobStore& store) {
-    if (!rows.empty()) {
-      if (auto done = store.UpsertJobs(rows); !done) {
-        spdlog::error("jobs: {}", done.error().message);
-      }
-    }
-    if (!gone.empty()) {
-      if (auto done = store.DeleteJobs(gone); !done) {
-        spdlog::error("jobs: {}", done.error().message);
-      }
-    }
-  });
+  if (rows.empty() && seen.empty() && gone.empty()) return;
+  journal_->Post(
+      [rows = std::move(rows), seen = std::move(seen), gone = std::move(gone)](JobStore& store) {
+        if (!rows.empty()) {
+          if (auto done = store.UpsertJobs(rows); !done) {
+            spdlog::error("jobs: {}", done.error().message);
+          }
+        }
+        if (!seen.empty()) {
+          if (auto done = store.MarkSeen(seen); !done) {
+            spdlog::error("jobs: {}", done.error().message);
+          }
+        }
+        if (!gone.empty()) {
+          if (auto done = store.DeleteJobs(gone); !done) {
+            spdlog::error("jobs: {}", done.error().message);
+          }
+        }
+      });
 }
 
 }  // namespace bplace

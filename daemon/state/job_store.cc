@@ -756,6 +756,26 @@ Result<void> JobStore::UpsertJobs(const std::vector<TrackedJob>& jobs) {
   return transaction->Commit();
 }
 
+Result<void> JobStore::MarkSeen(const std::vector<JobSeen>& seen) {
+  std::lock_guard lock(mutex_);
+  Result<SqliteTransaction> transaction = BeginWrite(Sync::kNormal);
+  if (!transaction) return tl::unexpected(transaction.error());
+  Result<SqliteStatement> mark = db_.Prepare(
+      "UPDATE tracked_jobs SET last_seen_in_lsf_ns = ?3, updated_at_ns = ?4"
+      " WHERE job_id = ?1 AND array_index = ?2",
+      "mark jobs seen");
+  if (!mark) return tl::unexpected(mark.error());
+  for (const JobSeen& job : seen) {
+    mark->Reset();
+    mark->Bind(1, job.job_id)
+        .Bind(2, job.array_index)
+        .Bind(3, ToNanos(job.last_seen_in_lsf))
+        .Bind(4, ToNanos(job.updated_at));
+    if (Result<void> done = mark->Run(); !done) return done;
+  }
+  return transaction->Commit();
+}
+
 Result<std::size_t> JobStore::DeleteJobs(
     const std::vector<std::pair<std::int64_t, std::int64_t>>& keys) {
   std::lock_guard lock(mutex_);

@@ -112,6 +112,14 @@ struct TrackedJob {
   std::optional<SystemTime> last_seen_in_lsf;
 };
 
+// A stored job that bjobs listed again, unchanged: when (MarkSeen).
+struct JobSeen {
+  std::int64_t job_id = 0;
+  std::int64_t array_index = 0;
+  SystemTime last_seen_in_lsf{};
+  SystemTime updated_at{};
+};
+
 // What ListJobs selects: jobs meeting every condition given. Empty fields
 // select everything.
 struct JobFilter {
@@ -229,6 +237,12 @@ class JobStore {
   // few thousand jobs. kInvalidArgument when a job_id is not positive or an
   // array_index is negative (nothing is written then).
   Result<void> UpsertJobs(const std::vector<TrackedJob>& jobs);
+
+  // Sets last_seen_in_lsf and updated_at of the stored rows of `seen` and
+  // nothing else, in one transaction (all or none): far cheaper than
+  // UpsertJobs for jobs whose record did not change. A job not stored is
+  // skipped. Written without fsync, as UpsertJobs.
+  Result<void> MarkSeen(const std::vector<JobSeen>& seen);
 
   // Deletes the jobs `keys` (job id, array index) and their labels in one
   // transaction (all or none), and returns how many were stored: the rows

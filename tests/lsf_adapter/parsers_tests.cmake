@@ -12,6 +12,7 @@ add_executable(lsf_parsers_test
   command_failure_test.cc
   group_parser_test.cc
   job_record_test.cc
+  json_reader_test.cc
   lsclusters_parser_test.cc
   lsid_parser_test.cc
   lsload_parser_test.cc

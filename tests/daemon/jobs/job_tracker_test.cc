@@ -289,6 +289,64 @@ TEST_F(JobTrackerTest, ARestartAfterTheRetentionKeepsTheJobsLsfStillLists) {
   EXPECT_EQ(Job(9)->last_seen_in_lsf, clock_.SystemNow());
 }
 
+TEST_F(JobTrackerTest, AJobListedAgainUnchangedIsStoredOncePerPeriod) {
+  UseStateStore();
+  Tracker().AddSubmitted({7, 0}, Submitted("7"));
+  Reply(Answer({Record("7", "RUN")}));
+  ASSERT_TRUE(Refresh());
+  ASSERT_EQ(StoredRows().size(), 1u);
+  const SystemTime first = clock_.SystemNow();
+  EXPECT_EQ(StoredRows()[0].last_seen_in_lsf, first) << "the first listing is written";
+  // Every refresh lists it unchanged: the table says when, the store
+  // follows within kStoredSeenPeriod.
+  bool moved = false;
+  for (auto at = 10s; at <= kStoredSeenPeriod + 10s; at += 10s) {
+    clock_.Advance(10s);
+    ASSERT_TRUE(Refresh());
+    EXPECT_EQ(Job(7)->last_seen_in_lsf, clock_.SystemNow());
+    EXPECT_EQ(Job(7)->updated_at, clock_.SystemNow());
+    const TrackedJob row = StoredRows().at(0);
+    EXPECT_GE(*row.last_seen_in_lsf, clock_.SystemNow() - kStoredSeenPeriod - 10s);
+    EXPECT_EQ(row.updated_at, *row.last_seen_in_lsf);
+    EXPECT_EQ(row.status, "RUN");
+    moved = moved || *row.last_seen_in_lsf != first;
+  }
+  EXPECT_TRUE(moved);
+  // A change is written at once.
+  Reply(Answer({Record("7", "DONE")}));
+  clock_.Advance(10s);
+  ASSERT_TRUE(Refresh());
+  EXPECT_EQ(StoredRows().at(0).status, "DONE");
+  EXPECT_EQ(StoredRows().at(0).last_seen_in_lsf, clock_.SystemNow());
+}
+
+TEST_F(JobTrackerTest, StoreWriteForTellsAChangeFromAnotherListing) {
+  JobView seen = Submitted("7");
+  seen.lsf.status = "RUN";
+  seen.last_seen_in_lsf = clock_.SystemNow();
+  seen.updated_at = clock_.SystemNow();
+  EXPECT_EQ(StoreWriteFor({7, 0}, seen, seen), StoreWrite::kNothing) << "the same row";
+  JobView changed = seen;
+  changed.lsf.status = "DONE";
+  EXPECT_EQ(StoreWriteFor({7, 0}, seen, changed), StoreWrite::kRow);
+  JobView first = seen;
+  first.last_seen_in_lsf.reset();
+  EXPECT_EQ(StoreWriteFor({7, 0}, first, seen), StoreWrite::kRow) << "listed for the first time";
+  // Listed again every 10 s: one kSeen per period, whatever the phase.
+  int writes = 0;
+  JobView before = seen;
+  for (int i = 1; i <= 6 * 60; ++i) {  // an hour
+    JobView after = before;
+    after.last_seen_in_lsf = *before.last_seen_in_lsf + 10s;
+    after.updated_at = *after.last_seen_in_lsf;
+    const StoreWrite write = StoreWriteFor({7, 0}, before, after);
+    EXPECT_NE(write, StoreWrite::kRow);
+    writes += write == StoreWrite::kSeen ? 1 : 0;
+    before = after;
+  }
+  EXPECT_EQ(writes, 60 / kStoredSeenPeriod.count());
+}
+
 TEST_F(JobTrackerTest, RowsWhoseLifetimeEndedLeaveTheStateStoreToo) {
   UseStateStore();
   JobView gone = Submitted("10");

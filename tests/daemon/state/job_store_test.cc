@@ -667,6 +667,23 @@ TEST_F(JobStoreTest, UpsertStoresEveryField) {
   EXPECT_EQ(store_->FindJob(101, 3).value(), std::nullopt);
 }
 
+TEST_F(JobStoreTest, MarkSeenMovesOnlyTheTimesOfStoredJobs) {
+  TrackedJob job = Job(100, 5);
+  job.status = "RUN";
+  job.labels = {{"workflow", "wf-1"}};
+  job.last_seen_in_lsf = At(6);
+  MustUpsert({job});
+  ASSERT_TRUE(store_->MarkSeen({{100, 0, At(60), At(61)}, {999, 0, At(60), At(60)}}));
+  const TrackedJob found = *store_->FindJob(100, 0).value();
+  EXPECT_EQ(found.last_seen_in_lsf, At(60));
+  EXPECT_EQ(found.updated_at, At(61));
+  EXPECT_EQ(found.status, "RUN");
+  EXPECT_EQ(found.lsf_record, job.lsf_record);
+  EXPECT_EQ(found.labels, job.labels);
+  EXPECT_EQ(found.submitted_at, At(5));
+  EXPECT_EQ(store_->FindJob(999, 0).value(), std::nullopt) << "a job not stored is skipped";
+}
+
 TEST_F(JobStoreTest, UpsertTakesLsfFieldsAndKeepsWhatBjobsCannotKnow) {
   TrackedJob submitted = Job(100, 5);
   submitted.status = "SUBMITTED";
