@@ -75,6 +75,21 @@ class FrontDoorTest : public ::testing::Test {
     return answer;
   }
 
+  // For each bjobs argv of `forms`: the daemon's answer is, byte for byte,
+  // what the simulator's own bjobs prints (stdout, stderr, exit status).
+  static void ExpectBjobsAnswersAsLsfDoes(const std::vector<std::vector<std::string>>& forms) {
+    for (const auto& form : forms) {
+      std::vector<std::string> lsf = {"bjobs"};
+      lsf.insert(lsf.end(), form.begin(), form.end());
+      const json answer = RouteAfterRefresh("bjobs", form);
+      const ProcessOutput real = sim_->Lsf(lsf);
+      ASSERT_TRUE(answer.contains("stdout")) << ::testing::PrintToString(form) << answer.dump();
+      EXPECT_EQ(answer["stdout"], real.out) << ::testing::PrintToString(form);
+      EXPECT_EQ(answer["stderr"], real.err) << ::testing::PrintToString(form);
+      EXPECT_EQ(answer["exit_code"], real.exit_code) << ::testing::PrintToString(form);
+    }
+  }
+
   static std::string JobIdOf(const std::string& bsub_out) {
     std::smatch match;
     const std::regex line(R"(^Job <(\d+)> is submitted to queue <[^>]+>\.\n$)");
@@ -138,16 +153,7 @@ TEST_F(FrontDoorTest, BjobsFormsAreByteForByteWhatTheSimulatorPrints) {
       {"-o", "stat", "-noheader", ids[0], "999999"},
       {"-json", "-o", "jobid stat", ids[1], "999999"},
   };
-  for (const auto& form : forms) {
-    std::vector<std::string> lsf = {"bjobs"};
-    lsf.insert(lsf.end(), form.begin(), form.end());
-    const json answer = RouteAfterRefresh("bjobs", form);
-    const ProcessOutput real = sim_->Lsf(lsf);
-    ASSERT_TRUE(answer.contains("stdout")) << ::testing::PrintToString(form) << answer.dump();
-    EXPECT_EQ(answer["stdout"], real.out) << ::testing::PrintToString(form);
-    EXPECT_EQ(answer["stderr"], real.err) << ::testing::PrintToString(form);
-    EXPECT_EQ(answer["exit_code"], real.exit_code) << ::testing::PrintToString(form);
-  }
+  ExpectBjobsAnswersAsLsfDoes(forms);
 }
 
 TEST_F(FrontDoorTest, AnsweredBjobsCostsMbatchdNothing) {
@@ -185,16 +191,7 @@ TEST_F(FrontDoorTest, BjobsLongIsLsfsOwnBlocksByteForByte) {
       {"-l", pending},          {"-a", "-l", ids[0], ids[1], pending},
       {"-l", ids[0], "999999"},
   };
-  for (const auto& form : forms) {
-    std::vector<std::string> lsf = {"bjobs"};
-    lsf.insert(lsf.end(), form.begin(), form.end());
-    const json answer = RouteAfterRefresh("bjobs", form);
-    const ProcessOutput real = sim_->Lsf(lsf);
-    ASSERT_TRUE(answer.contains("stdout")) << ::testing::PrintToString(form) << answer.dump();
-    EXPECT_EQ(answer["stdout"], real.out) << ::testing::PrintToString(form);
-    EXPECT_EQ(answer["stderr"], real.err) << ::testing::PrintToString(form);
-    EXPECT_EQ(answer["exit_code"], real.exit_code) << ::testing::PrintToString(form);
-  }
+  ExpectBjobsAnswersAsLsfDoes(forms);
   // What Toil reads in it, through the command itself (the simulator's jobs
   // here never ran for real, so there is no MAX MEM line).
   const ProcessOutput exited = Door("bjobs", {"-l", ids[0]});
