@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -91,6 +92,16 @@ std::string ReadFile(const std::filesystem::path& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
+}
+
+int RunMain(int argc, char** argv, const char* name,
+            const std::function<int(const std::vector<std::string>&)>& main_function) {
+  try {
+    return main_function(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::exception& error) {
+    std::cerr << name << ": " << error.what() << "\n";
+    return 1;
+  }
 }
 
 }  // namespace bplace::bench

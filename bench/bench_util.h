@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -42,5 +43,10 @@ double SecondsSince(std::chrono::steady_clock::time_point start);
 bool OnPath(const std::string& program);
 // The whole file; empty when it cannot be read.
 std::string ReadFile(const std::filesystem::path& path);
+
+// A bench's main: runs `main_function` with argv[1..] and returns its
+// status; an exception is printed as "<name>: <what>" on stderr, status 1.
+int RunMain(int argc, char** argv, const char* name,
+            const std::function<int(const std::vector<std::string>&)>& main_function);
 
 }  // namespace bplace::bench

@@ -261,10 +261,5 @@ int Main(const std::vector<std::string>& args) {
 }  // namespace bplace::bench
 
 int main(int argc, char** argv) {
-  try {
-    return bplace::bench::Main(std::vector<std::string>(argv + 1, argv + argc));
-  } catch (const std::exception& error) {
-    std::cerr << "jobs_refresh_bench: " << error.what() << "\n";
-    return 1;
-  }
+  return bplace::bench::RunMain(argc, argv, "jobs_refresh_bench", bplace::bench::Main);
 }
