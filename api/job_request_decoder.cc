@@ -7,169 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/request_text.h"
 #include "common/text.h"
 #include "lsf_adapter/bsub_command.h"
 #include "lsf_adapter/bsub_script.h"
+#include "lsf_adapter/bsub_values.h"
 
 namespace bplace::api {
 namespace {
 
 using nlohmann::json;
-
-const char* TypeName(const json& value) { return value.type_name(); }
-
-Error Bad(std::string_view field, std::string message) {
-  return Error{ErrorCode::kInvalidArgument, std::string(field) + ": " + std::move(message)};
-}
-
-// What characters a string field may hold. bsub takes each option value, and
-// the command string, as one line: a line break would split it (and, in the
-// job file LSF writes, start a new shell line), a NUL would cut it short.
-// Other control characters have no use there and would reach the terminals
-// of whoever reads bjobs output, so they are refused too; a tab is allowed.
-enum class Text {
-  kMultiLine,    // script: anything but NUL
-  kLine,         // one line: argv words after the first, extra_args words
-  kOptionValue,  // one line, not starting with '-': bsub reads it after an option
-  kName,         // an option value without blanks: host, queue, project, app names
-};
-
-std::string ControlName(unsigned char c) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  return std::string("U+00") + kHex[c >> 4] + kHex[c & 0xf];
-}
-
-Result<std::string> GetString(const json& value, std::string_view field, std::size_t max_bytes,
-                              Text text) {
-  if (!value.is_string()) {
-    return tl::unexpected(Bad(field, std::string("expected a string, got ") + TypeName(value)));
-  }
-  const std::string& s = value.get_ref<const std::string&>();
-  if (s.empty()) return tl::unexpected(Bad(field, "must not be empty"));
-  if (s.size() > max_bytes) {
-    return tl::unexpected(Bad(field, "longer than " + std::to_string(max_bytes) + " bytes (" +
-                                         std::to_string(s.size()) + ")"));
-  }
-  for (char c : s) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\0') return tl::unexpected(Bad(field, "contains a NUL byte"));
-    if (text == Text::kMultiLine) continue;
-    if (c == '\n' || c == '\r') return tl::unexpected(Bad(field, "contains a line break"));
-    if (text == Text::kName && (c == ' ' || c == '\t')) {
-      return tl::unexpected(Bad(field, "contains whitespace"));
-    }
-    if ((byte < 0x20 && c != '\t') || byte == 0x7f) {
-      return tl::unexpected(Bad(field, "contains the control character " + ControlName(byte)));
-    }
-  }
-  if ((text == Text::kOptionValue || text == Text::kName) && s.front() == '-') {
-    return tl::unexpected(Bad(field, "starts with '-' (bsub would read it as an option)"));
-  }
-  return s;
-}
-
-// The JSON Schema of a string GetString accepts as `text` of at most
-// `max_bytes`: the same characters as a `pattern` (ECMA-262, as JSON Schema
-// reads it). Tab is U+0009, space U+0020.
-json StringSchema(Text text, std::size_t max_bytes) {
-  const char* pattern = "";
-  switch (text) {
-    case Text::kMultiLine:
-      pattern = R"(^[^\u0000]*$)";
-      break;
-    case Text::kLine:
-      pattern = R"(^[^\u0000-\u0008\u000a-\u001f\u007f]*$)";
-      break;
-    case Text::kOptionValue:
-      pattern = R"(^[^\u0000-\u0008\u000a-\u001f\u007f-][^\u0000-\u0008\u000a-\u001f\u007f]*$)";
-      break;
-    case Text::kName:
-      pattern = R"(^[^\u0000-\u0020\u007f-][^\u0000-\u0020\u007f]*$)";
-      break;
-  }
-  return {{"type", "string"}, {"minLength", 1}, {"maxLength", max_bytes}, {"pattern", pattern}};
-}
-
-// The JSON Schema of a list GetStringList accepts.
-json StringListSchema(const JobRequestLimits& limits, std::size_t max_bytes, Text text) {
-  return {{"type", "array"},
-          {"minItems", 1},
-          {"maxItems", limits.max_list_items},
-          {"items", StringSchema(text, max_bytes)}};
-}
-
-Result<std::vector<std::string>> GetStringList(const json& value, std::string_view field,
-                                               const JobRequestLimits& limits,
-                                               std::size_t max_bytes, Text text) {
-  if (!value.is_array()) {
-    return tl::unexpected(
-        Bad(field, std::string("expected an array of strings, got ") + TypeName(value)));
-  }
-  if (value.size() > limits.max_list_items) {
-    return tl::unexpected(
-        Bad(field, "more than " + std::to_string(limits.max_list_items) + " items"));
-  }
-  std::vector<std::string> items;
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    const std::string name = std::string(field) + "[" + std::to_string(i) + "]";
-    auto item = GetString(value[i], name, max_bytes, text);
-    if (!item) return tl::unexpected(item.error());
-    items.push_back(std::move(*item));
-  }
-  return items;
-}
-
-// A value for an error message: scalars as JSON, containers by type only
-// (dumping a deeply nested value would recurse once per level).
-std::string Describe(const json& value) {
-  if (value.is_structured()) return std::string("a JSON ") + TypeName(value);
-  std::string text = value.dump();
-  if (text.size() > 64) text = text.substr(0, 61) + "...";
-  return text;
-}
-
-// A key of the body as an error message shows it: as is when short and free
-// of control characters, else JSON-escaped and cut, so that a megabyte key
-// or a terminal escape never reaches a response or a log line.
-std::string ShownKey(const std::string& key) {
-  constexpr std::size_t kMaxShown = 64;
-  bool plain = key.size() <= kMaxShown;
-  for (char c : key) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) plain = false;
-  }
-  if (plain) return key;
-  std::string shown = json(key).dump(-1, ' ', false, json::error_handler_t::replace);
-  if (shown.size() > kMaxShown) shown = shown.substr(0, kMaxShown - 3) + "...";
-  return shown;
-}
-
-bool AllDigits(std::string_view s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
-}
-
-// bsub -W takes [hour:]minute; with hours, minutes are 0..59.
-bool IsWalltime(std::string_view s) {
-  const auto colon = s.find(':');
-  if (colon == std::string_view::npos) return AllDigits(s) && s.size() <= 9;
-  const std::string_view hours = s.substr(0, colon);
-  const std::string_view minutes = s.substr(colon + 1);
-  return AllDigits(hours) && hours.size() <= 7 && AllDigits(minutes) && minutes.size() <= 2 &&
-         std::stoi(std::string(minutes)) < 60;
-}
-
-// bsub -M takes an integer with an optional unit (KB MB GB TB PB EB, or the
-// letter alone), in LSF_UNIT_FOR_LIMITS when no unit is given.
-bool IsMemory(std::string_view s) {
-  std::size_t digits = 0;
-  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
-  if (digits == 0) return false;
-  std::string_view unit = s.substr(digits);
-  if (unit.empty()) return true;
-  if (unit.size() == 2 && (unit[1] == 'B' || unit[1] == 'b')) unit.remove_suffix(1);
-  return unit.size() == 1 &&
-         std::string_view("KMGTPEkmgtpe").find(unit[0]) != std::string_view::npos;
-}
 
 // Readers of one field each: check `value` and store it in `job`.
 using Reader = Result<void> (*)(const json& value, std::string_view key,
@@ -188,10 +35,10 @@ Result<void> ReadHost(const json& v, std::string_view key, const JobRequestLimit
 
 Result<void> ReadQueues(const json& v, std::string_view key, const JobRequestLimits& l,
                         JobRequest& job) {
-  auto list = GetStringList(v, key, l, l.max_name_bytes, Text::kName);
+  auto list = GetStringList(v, key, l.max_list_items, l.max_name_bytes, Text::kName);
   if (!list) return tl::unexpected(list.error());
   if (list->empty()) {
-    return tl::unexpected(Bad(key, "must not be empty (leave it out to allow any queue)"));
+    return tl::unexpected(FieldError(key, "must not be empty (leave it out to allow any queue)"));
   }
   job.queues = std::move(*list);
   return {};
@@ -208,7 +55,7 @@ bool AllBlank(std::string_view s) {
 // job", or a job that runs nothing), so the caller hears it before any bsub.
 Result<std::string> NotBlank(Result<std::string> read, std::string_view field) {
   if (read && AllBlank(*read)) {
-    return tl::unexpected(Bad(field, "must not be blank (it holds only whitespace)"));
+    return tl::unexpected(FieldError(field, "must not be blank (it holds only whitespace)"));
   }
   return read;
 }
@@ -222,22 +69,23 @@ Result<void> ReadCommand(const json& v, std::string_view key, const JobRequestLi
 
 Result<void> ReadArgv(const json& v, std::string_view key, const JobRequestLimits& l,
                       JobRequest& job) {
-  auto list = GetStringList(v, key, l, l.max_command_bytes, Text::kLine);
+  auto list = GetStringList(v, key, l.max_list_items, l.max_command_bytes, Text::kLine);
   if (!list) return tl::unexpected(list.error());
-  if (list->empty()) return tl::unexpected(Bad(key, "must not be empty"));
+  if (list->empty()) return tl::unexpected(FieldError(key, "must not be empty"));
   if (AllBlank(list->front())) {
     return tl::unexpected(
-        Bad(std::string(key) + "[0]", "must not be blank (it holds only whitespace)"));
+        FieldError(std::string(key) + "[0]", "must not be blank (it holds only whitespace)"));
   }
   if (list->front().front() == '-') {
-    return tl::unexpected(Bad(key, "first word starts with '-' (bsub would read it as an option)"));
+    return tl::unexpected(
+        FieldError(key, "first word starts with '-' (bsub would read it as an option)"));
   }
   // The words reach bsub as one argument: bound it as a command string.
   const std::size_t quoted = lsf::JoinShellQuoted(*list).size();
   if (quoted > l.max_command_bytes) {
-    return tl::unexpected(Bad(key, "longer than " + std::to_string(l.max_command_bytes) +
-                                       " bytes once quoted into one command string (" +
-                                       std::to_string(quoted) + ")"));
+    return tl::unexpected(FieldError(key, "longer than " + std::to_string(l.max_command_bytes) +
+                                              " bytes once quoted into one command string (" +
+                                              std::to_string(quoted) + ")"));
   }
   job.argv = std::move(*list);
   return {};
@@ -248,77 +96,14 @@ Result<void> ReadScript(const json& v, std::string_view key, const JobRequestLim
   return Store(NotBlank(GetString(v, key, l.max_command_bytes, Text::kMultiLine), key), job.script);
 }
 
-// Where a bracket or quote of a resource requirement opened.
-struct Opening {
-  char symbol;
-  std::size_t position;  // 1-based, as the message shows it
-};
-
-char Closer(char opener) {
-  switch (opener) {
-    case '[':
-      return ']';
-    case '(':
-      return ')';
-    default:
-      return '}';
-  }
-}
-
-// Why the brackets of a bsub -R string do not balance, or nullopt when they
-// do. Sections (`select[...]`, `rusage[...]`, `span[...]`), the expressions
-// in them (`defined(x)`, `(a || b)`) and compound or alternative
-// requirements (`2*{select[a]} + {select[b]}`, `{...} || {...}`) nest [ ],
-// ( ) and { }; anything inside single or double quotes is a string value
-// and not counted, but the quote itself must close. LSF answers every such
-// string with "Bad resource requirement syntax" and no position; this names
-// the first bracket at fault, counting characters from 1.
-std::optional<std::string> UnbalancedBrackets(std::string_view text) {
-  std::vector<Opening> open;
-  std::optional<Opening> quote;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    const std::size_t position = i + 1;
-    if (quote) {
-      if (c == quote->symbol) quote.reset();
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = Opening{c, position};
-    } else if (c == '[' || c == '(' || c == '{') {
-      open.push_back({c, position});
-    } else if (c == ']' || c == ')' || c == '}') {
-      if (open.empty()) {
-        return "'" + std::string(1, c) + "' at position " + std::to_string(position) +
-               " closes no bracket";
-      }
-      if (Closer(open.back().symbol) != c) {
-        return "'" + std::string(1, c) + "' at position " + std::to_string(position) +
-               " does not close '" + std::string(1, open.back().symbol) + "' at position " +
-               std::to_string(open.back().position);
-      }
-      open.pop_back();
-    }
-  }
-  if (quote) {
-    return "the quote (" + std::string(1, quote->symbol) + ") at position " +
-           std::to_string(quote->position) + " is never closed";
-  }
-  if (!open.empty()) {
-    return "'" + std::string(1, open.back().symbol) + "' at position " +
-           std::to_string(open.back().position) + " is never closed";
-  }
-  return std::nullopt;
-}
-
 // One -R string, or a list of them (bsub -R may repeat; LSF merges them).
 Result<void> ReadResources(const json& v, std::string_view key, const JobRequestLimits& l,
                            JobRequest& job) {
   std::vector<std::string> items;
   if (v.is_array()) {
-    auto list = GetStringList(v, key, l, l.max_string_bytes, Text::kOptionValue);
+    auto list = GetStringList(v, key, l.max_list_items, l.max_string_bytes, Text::kOptionValue);
     if (!list) return tl::unexpected(list.error());
-    if (list->empty()) return tl::unexpected(Bad(key, "must not be empty"));
+    if (list->empty()) return tl::unexpected(FieldError(key, "must not be empty"));
     items = std::move(*list);
   } else {
     auto text = GetString(v, key, l.max_string_bytes, Text::kOptionValue);
@@ -326,10 +111,10 @@ Result<void> ReadResources(const json& v, std::string_view key, const JobRequest
     items.push_back(std::move(*text));
   }
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (auto problem = UnbalancedBrackets(items[i])) {
+    if (auto problem = lsf::ResReqBracketProblem(items[i])) {
       const std::string name =
           v.is_array() ? std::string(key) + "[" + std::to_string(i) + "]" : std::string(key);
-      return tl::unexpected(Bad(name, "unbalanced brackets: " + *problem));
+      return tl::unexpected(FieldError(name, "unbalanced brackets: " + *problem));
     }
   }
   job.resources = std::move(items);
@@ -341,7 +126,7 @@ Result<void> ReadWorkdir(const json& v, std::string_view key, const JobRequestLi
                          JobRequest& job) {
   auto text = GetString(v, key, l.max_string_bytes, Text::kLine);
   if (!text) return tl::unexpected(text.error());
-  if (text->front() != '/') return tl::unexpected(Bad(key, "must be an absolute path"));
+  if (text->front() != '/') return tl::unexpected(FieldError(key, "must be an absolute path"));
   job.workdir = std::move(*text);
   return {};
 }
@@ -352,7 +137,7 @@ Result<void> ReadEnvironment(const json& v, std::string_view key, const JobReque
                              JobRequest& job) {
   if (!v.is_object()) {
     return tl::unexpected(
-        Bad(key, std::string("expected an object of strings, got ") + TypeName(v)));
+        FieldError(key, std::string("expected an object of strings, got ") + v.type_name()));
   }
   std::vector<std::string> entries;
   std::size_t bytes = 0;
@@ -360,21 +145,21 @@ Result<void> ReadEnvironment(const json& v, std::string_view key, const JobReque
     const std::string& name = item.key();
     if (name.empty() || name.find('=') != std::string::npos ||
         name.find('\0') != std::string::npos) {
-      return tl::unexpected(Bad(key, "`" + name + "` is not a variable name"));
+      return tl::unexpected(FieldError(key, "`" + name + "` is not a variable name"));
     }
     if (!item.value().is_string()) {
-      return tl::unexpected(Bad(std::string(key) + "." + name, "expected a string"));
+      return tl::unexpected(FieldError(std::string(key) + "." + name, "expected a string"));
     }
     const std::string& value = item.value().get_ref<const std::string&>();
     if (value.find('\0') != std::string::npos) {
-      return tl::unexpected(Bad(std::string(key) + "." + name, "contains a NUL byte"));
+      return tl::unexpected(FieldError(std::string(key) + "." + name, "contains a NUL byte"));
     }
     bytes += name.size() + value.size() + 2;
     entries.push_back(name + "=" + value);
   }
   if (bytes > l.max_environment_bytes) {
-    return tl::unexpected(Bad(key, "more than " + std::to_string(l.max_environment_bytes) +
-                                       " bytes (" + std::to_string(bytes) + ")"));
+    return tl::unexpected(FieldError(key, "more than " + std::to_string(l.max_environment_bytes) +
+                                              " bytes (" + std::to_string(bytes) + ")"));
   }
   job.environment = std::move(entries);
   return {};
@@ -384,7 +169,7 @@ Result<void> ReadEnvironment(const json& v, std::string_view key, const JobReque
 Result<void> ReadUmask(const json& v, std::string_view key, const JobRequestLimits&,
                        JobRequest& job) {
   if (!v.is_string()) {
-    return tl::unexpected(Bad(key, std::string("expected a string, got ") + TypeName(v)));
+    return tl::unexpected(FieldError(key, std::string("expected a string, got ") + v.type_name()));
   }
   const std::string& text = v.get_ref<const std::string&>();
   mode_t mask = 0;
@@ -395,7 +180,7 @@ Result<void> ReadUmask(const json& v, std::string_view key, const JobRequestLimi
   }
   if (!ok || mask > 0777) {
     return tl::unexpected(
-        Bad(key, "expected 1 to 4 octal digits up to 0777, got \"" + text + "\""));
+        FieldError(key, "expected 1 to 4 octal digits up to 0777, got \"" + text + "\""));
   }
   job.umask = mask;
   return {};
@@ -421,51 +206,10 @@ Result<void> ReadJobName(const json& v, std::string_view key, const JobRequestLi
   if (name->find_first_of("[]") != std::string::npos) {
     // LSF reads "name[1-1000000]" as a job array: only `array` makes one.
     return tl::unexpected(
-        Bad(key, "holds [ or ] (LSF would make a job array of it; use the `array` field)"));
+        FieldError(key, "holds [ or ] (LSF would make a job array of it; use the `array` field)"));
   }
   job.job_name = std::move(*name);
   return {};
-}
-
-// One item of an LSF index list: i, start-end or start-end:step.
-struct IndexItem {
-  std::int64_t start = 0;
-  std::int64_t end = 0;
-  std::int64_t step = 1;
-};
-
-// The largest index bplace passes on; LSF's own bound is its
-// MAX_JOB_ARRAY_SIZE, which it checks.
-constexpr std::int64_t kMaxArrayIndex = 2147483646;
-
-std::optional<std::int64_t> ReadIndex(std::string_view s) {
-  if (!AllDigits(s) || s.size() > 10) return std::nullopt;
-  const std::int64_t n = std::stoll(std::string(s));
-  if (n < 1 || n > kMaxArrayIndex) return std::nullopt;
-  return n;
-}
-
-std::optional<IndexItem> ReadIndexItem(std::string_view item) {
-  IndexItem parsed;
-  const std::size_t colon = item.find(':');
-  if (colon != std::string_view::npos) {
-    const auto step = ReadIndex(item.substr(colon + 1));
-    if (!step) return std::nullopt;
-    parsed.step = *step;
-    item = item.substr(0, colon);
-  }
-  const std::size_t dash = item.find('-');
-  const auto start = ReadIndex(item.substr(0, dash));
-  if (!start) return std::nullopt;
-  parsed.start = parsed.end = *start;
-  if (dash != std::string_view::npos) {
-    const auto end = ReadIndex(item.substr(dash + 1));
-    if (!end || *end < *start) return std::nullopt;
-    parsed.end = *end;
-  } else if (colon != std::string_view::npos) {
-    return std::nullopt;  // a step needs a range
-  }
-  return parsed;
 }
 
 // `array`: an LSF index list (bsub -J "name[LIST]", LSF 10.1): items
@@ -481,17 +225,18 @@ Result<void> ReadArray(const json& v, std::string_view key, const JobRequestLimi
   while (true) {
     const std::size_t comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
-    const auto parsed = ReadIndexItem(item);
+    const auto parsed = lsf::ParseArrayIndexItem(item);
     if (!parsed) {
-      return tl::unexpected(Bad(key, "`" + std::string(item) +
-                                         "` is not start[-end[:step]] with indices from 1 to " +
-                                         std::to_string(kMaxArrayIndex) +
-                                         " and start <= end (e.g. \"1-100\", \"1-9:2,20\")"));
+      return tl::unexpected(FieldError(
+          key, "`" + std::string(item) + "` is not start[-end[:step]] with indices from 1 to " +
+                   std::to_string(lsf::kMaxArrayIndex) +
+                   " and start <= end (e.g. \"1-100\", \"1-9:2,20\")"));
     }
-    elements += (parsed->end - parsed->start) / parsed->step + 1;
+    elements += parsed->count();
     if (elements > l.max_array_elements) {
-      return tl::unexpected(Bad(key, "more than submit.max_array_elements (" +
-                                         std::to_string(l.max_array_elements) + ") elements"));
+      return tl::unexpected(FieldError(key, "more than submit.max_array_elements (" +
+                                                std::to_string(l.max_array_elements) +
+                                                ") elements"));
     }
     if (comma == std::string_view::npos) break;
     rest = rest.substr(comma + 1);
@@ -504,8 +249,9 @@ Result<void> ReadArray(const json& v, std::string_view key, const JobRequestLimi
 Result<void> ReadSlots(const json& v, std::string_view key, const JobRequestLimits& l,
                        JobRequest& job) {
   if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > l.max_slots) {
-    return tl::unexpected(Bad(key, "expected an integer from 1 to " + std::to_string(l.max_slots) +
-                                       ", got " + Describe(v)));
+    return tl::unexpected(FieldError(
+        key,
+        "expected an integer from 1 to " + std::to_string(l.max_slots) + ", got " + Describe(v)));
   }
   job.slots = v.get<std::int64_t>();
   return {};
@@ -516,10 +262,10 @@ Result<void> ReadWalltime(const json& v, std::string_view key, const JobRequestL
   if (v.is_number_integer() && v.get<std::int64_t>() > 0 && v.get<std::int64_t>() <= 999999999) {
     job.walltime = std::to_string(v.get<std::int64_t>());
   } else if (v.is_string() && v.get_ref<const std::string&>().size() <= 16 &&
-             IsWalltime(v.get_ref<const std::string&>())) {
+             lsf::IsRunLimit(v.get_ref<const std::string&>())) {
     job.walltime = v.get<std::string>();
   } else {
-    return tl::unexpected(Bad(
+    return tl::unexpected(FieldError(
         key, "expected minutes (a positive integer) or \"[hours:]minutes\", got " + Describe(v)));
   }
   return {};
@@ -530,20 +276,20 @@ Result<void> ReadMemory(const json& v, std::string_view key, const JobRequestLim
   if (v.is_number_integer() && v.get<std::int64_t>() > 0) {
     job.memory = std::to_string(v.get<std::int64_t>());
   } else if (v.is_string() && v.get_ref<const std::string&>().size() <= 32 &&
-             IsMemory(v.get_ref<const std::string&>())) {
+             lsf::IsMemoryLimit(v.get_ref<const std::string&>())) {
     job.memory = v.get<std::string>();
   } else {
-    return tl::unexpected(Bad(key,
-                              "expected an amount as bsub -M takes it (e.g. 4096, \"8GB\"), "
-                              "got " +
-                                  Describe(v)));
+    return tl::unexpected(FieldError(key,
+                                     "expected an amount as bsub -M takes it (e.g. 4096, \"8GB\"), "
+                                     "got " +
+                                         Describe(v)));
   }
   return {};
 }
 
 Result<void> ReadExtraArgs(const json& v, std::string_view key, const JobRequestLimits& l,
                            JobRequest& job) {
-  auto list = GetStringList(v, key, l, l.max_string_bytes, Text::kLine);
+  auto list = GetStringList(v, key, l.max_list_items, l.max_string_bytes, Text::kLine);
   if (!list) return tl::unexpected(list.error());
   if (auto checked = lsf::CheckExtraArgs(*list); !checked) return tl::unexpected(checked.error());
   job.extra_args = std::move(*list);
@@ -553,7 +299,8 @@ Result<void> ReadExtraArgs(const json& v, std::string_view key, const JobRequest
 Result<void> ReadRequireIb(const json& v, std::string_view key, const JobRequestLimits&,
                            JobRequest& job) {
   if (!v.is_boolean()) {
-    return tl::unexpected(Bad(key, std::string("expected true or false, got ") + Describe(v)));
+    return tl::unexpected(
+        FieldError(key, std::string("expected true or false, got ") + Describe(v)));
   }
   job.require_ib = v.get<bool>();
   return {};
@@ -573,15 +320,15 @@ Result<void> ReadLabels(const json& v, std::string_view key, const JobRequestLim
                         JobRequest& job) {
   if (!v.is_object()) {
     return tl::unexpected(
-        Bad(key, std::string("expected an object of strings, got ") + TypeName(v)));
+        FieldError(key, std::string("expected an object of strings, got ") + v.type_name()));
   }
   if (v.size() > l.max_labels) {
-    return tl::unexpected(Bad(key, "more than " + std::to_string(l.max_labels) + " labels"));
+    return tl::unexpected(FieldError(key, "more than " + std::to_string(l.max_labels) + " labels"));
   }
   for (const auto& item : v.items()) {
     const std::string name = std::string(key) + "." + ShownKey(item.key());
     if (!IsLabelKey(item.key())) {
-      return tl::unexpected(Bad(name, "a label name is 1 to 63 of A-Z a-z 0-9 _ . -"));
+      return tl::unexpected(FieldError(name, "a label name is 1 to 63 of A-Z a-z 0-9 _ . -"));
     }
     auto value = GetString(item.value(), name, l.max_label_value_bytes, Text::kLine);
     if (!value) return tl::unexpected(value.error());
@@ -591,9 +338,10 @@ Result<void> ReadLabels(const json& v, std::string_view key, const JobRequestLim
 }
 
 Result<void> RefuseUser(const json&, std::string_view key, const JobRequestLimits&, JobRequest&) {
-  return tl::unexpected(Bad(key,
-                            "not accepted: the job is submitted as the caller, never as a user "
-                            "named in the request"));
+  return tl::unexpected(
+      FieldError(key,
+                 "not accepted: the job is submitted as the caller, never as a user "
+                 "named in the request"));
 }
 
 // Schemas of one field each, with the bounds of `limits` (JobRequestField::schema).
@@ -602,7 +350,7 @@ using SchemaOf = json (*)(const JobRequestLimits& limits);
 json NameSchema(const JobRequestLimits& l) { return StringSchema(Text::kName, l.max_name_bytes); }
 
 json QueuesSchema(const JobRequestLimits& l) {
-  return StringListSchema(l, l.max_name_bytes, Text::kName);
+  return StringListSchema(l.max_list_items, l.max_name_bytes, Text::kName);
 }
 
 json CommandSchema(const JobRequestLimits& l) {
@@ -610,7 +358,7 @@ json CommandSchema(const JobRequestLimits& l) {
 }
 
 json ArgvSchema(const JobRequestLimits& l) {
-  json schema = StringListSchema(l, l.max_command_bytes, Text::kLine);
+  json schema = StringListSchema(l.max_list_items, l.max_command_bytes, Text::kLine);
   // The first word is the command: it must not look like an option.
   schema["prefixItems"] = {StringSchema(Text::kOptionValue, l.max_command_bytes)};
   return schema;
@@ -647,25 +395,22 @@ json SlotsSchema(const JobRequestLimits& l) {
   return {{"type", "integer"}, {"minimum", 1}, {"maximum", l.max_slots}};
 }
 
-// As ReadWalltime and IsWalltime take it.
+// As ReadWalltime and lsf::IsRunLimit take it.
 json WalltimeSchema(const JobRequestLimits&) {
   return {{"oneOf",
            {{{"type", "integer"}, {"minimum", 1}, {"maximum", 999999999}},
-            {{"type", "string"},
-             {"maxLength", 16},
-             {"pattern", "^([0-9]{1,9}|[0-9]{1,7}:[0-5]?[0-9])$"}}}}};
+            {{"type", "string"}, {"maxLength", 16}, {"pattern", lsf::kRunLimitPattern}}}}};
 }
 
-// As ReadMemory and IsMemory take it.
+// As ReadMemory and lsf::IsMemoryLimit take it.
 json MemorySchema(const JobRequestLimits&) {
-  return {
-      {"oneOf",
-       {{{"type", "integer"}, {"minimum", 1}},
-        {{"type", "string"}, {"maxLength", 32}, {"pattern", "^[0-9]+([KMGTPEkmgtpe][Bb]?)?$"}}}}};
+  return {{"oneOf",
+           {{{"type", "integer"}, {"minimum", 1}},
+            {{"type", "string"}, {"maxLength", 32}, {"pattern", lsf::kMemoryLimitPattern}}}}};
 }
 
 json ExtraArgsSchema(const JobRequestLimits& l) {
-  json schema = StringListSchema(l, l.max_string_bytes, Text::kLine);
+  json schema = StringListSchema(l.max_list_items, l.max_string_bytes, Text::kLine);
   schema["minItems"] = 0;
   return schema;
 }
@@ -683,7 +428,8 @@ json BooleanSchema(const JobRequestLimits&) { return {{"type", "boolean"}}; }
 // As ReadResources takes it: one -R or a list of them.
 json ResourcesSchema(const JobRequestLimits& l) {
   return {{"oneOf",
-           {OptionValueSchema(l), StringListSchema(l, l.max_string_bytes, Text::kOptionValue)}}};
+           {OptionValueSchema(l),
+            StringListSchema(l.max_list_items, l.max_string_bytes, Text::kOptionValue)}}};
 }
 
 json WorkdirSchema(const JobRequestLimits& l) {
@@ -799,21 +545,21 @@ bool FieldIsSet(const JobRequest& job, std::string_view field) {
 // checked as extra_args and the fields are; the script's -n is counted.
 Result<void> CheckScript(const JobRequestLimits& limits, JobRequest& job) {
   auto lines = lsf::ParseEmbeddedOptions(*job.script);
-  if (!lines) return tl::unexpected(Bad("script", lines.error().message));
+  if (!lines) return tl::unexpected(FieldError("script", lines.error().message));
   auto found = lsf::CheckEmbeddedOptions(*lines, limits.max_slots);
-  if (!found) return tl::unexpected(Bad("script", found.error().message));
+  if (!found) return tl::unexpected(FieldError("script", found.error().message));
   if (found->job_name_line != 0 && job.array) {
-    return tl::unexpected(Bad("script", "line " + std::to_string(found->job_name_line) +
-                                            ": #BSUB -J with the `array` field; give the "
-                                            "array's name in `job_name`"));
+    return tl::unexpected(FieldError("script", "line " + std::to_string(found->job_name_line) +
+                                                   ": #BSUB -J with the `array` field; give the "
+                                                   "array's name in `job_name`"));
   }
   for (const auto& option : found->field_options) {
     if (FieldIsSet(job, option.field)) {
       // bsub would take the command line's value and drop the line's.
-      return tl::unexpected(Bad("script", "line " + std::to_string(option.line) + ": #BSUB " +
-                                              option.flag + " and the `" +
-                                              std::string(option.field) +
-                                              "` field both set it; give one"));
+      return tl::unexpected(FieldError("script", "line " + std::to_string(option.line) +
+                                                     ": #BSUB " + option.flag + " and the `" +
+                                                     std::string(option.field) +
+                                                     "` field both set it; give one"));
     }
     if (option.flag == "-R") job.script_resources.push_back(option.value);
     if (option.flag == "-J") job.script_job_name = option.value;
@@ -867,7 +613,7 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
   }
   if (!document.is_object()) {
     return Fail(ErrorCode::kInvalidArgument,
-                std::string("body: expected a JSON object, got ") + TypeName(document));
+                std::string("body: expected a JSON object, got ") + document.type_name());
   }
   if (!duplicate.empty()) {
     return Fail(ErrorCode::kInvalidArgument, ShownKey(duplicate) + ": given more than once");
@@ -877,7 +623,7 @@ Result<JobRequest> DecodeJobRequest(std::string_view body, const JobRequestLimit
     const std::string& key = item.key();
     Reader read = key == "user" ? RefuseUser : nullptr;
     if (const Field* field = FindField(key)) read = field->read;
-    if (read == nullptr) return tl::unexpected(Bad(ShownKey(key), "unknown field"));
+    if (read == nullptr) return tl::unexpected(FieldError(ShownKey(key), "unknown field"));
     if (auto ok = read(item.value(), key, limits, job); !ok) return tl::unexpected(ok.error());
   }
   const int bodies =

@@ -70,7 +70,8 @@ std::string BsubCommandString(const std::vector<std::string>& words);
 // LSF 10.1 "Job arrays") split into its parts; nullopt when `name` is not
 // of that shape (no brackets: a plain job name; anything else: left for
 // LSF to judge). `limit` is the text after '%', empty when none. The index
-// list is not checked here (the job request decoder does).
+// list is not checked here (the job request decoder does, with
+// ParseArrayIndexItem of lsf_adapter/bsub_values.h).
 struct ArrayJobName {
   std::string name;
   std::string index_list;
