@@ -4,6 +4,7 @@
 
 #include "api/route_access.h"
 #include "api/routes_daemon.h"
+#include "api/routes_job_cancel.h"
 #include "api/routes_job_status.h"
 #include "api/routes_jobs.h"
 #include "api/routes_lists.h"
@@ -44,8 +45,9 @@ void RegisterRoutes(Router& router, const Services& services) {
   // said who they are; anonymous callers get 401 (a token could help).
   AddGuardedAsync(router, verb::post, "/v1/jobs", s, Access::kAuthenticated, PostJobs,
                   AuditAccessRefusal);
-  // Following and cancelling (api/routes_job_status.h): answered from the
-  // jobs tier; cancelling needs what submitting needs (CancelRefusal).
+  // Following and cancelling (api/routes_job_status.h, api/routes_job_cancel.h):
+  // answered from the jobs tier; cancelling needs what submitting needs
+  // (CancelRefusal).
   AddGuardedAsync(router, verb::get, "/v1/jobs", s, Access::kRead, ListJobs);
   AddGuardedAsync(router, verb::get, "/v1/jobs/{id}", s, Access::kRead, GetJob);
   AddGuardedAsync(router, verb::delete_, "/v1/jobs/{id}", s, Access::kAuthenticated, DeleteJob);

@@ -27,7 +27,7 @@ using nlohmann::json;
 // The records bjobs would print for one id: the job, or every element of an
 // array job asked for by its id. Empty when the id is not followed yet.
 std::vector<const JobView*> ViewsFor(const JobTable& table, const lsf::JobId& id) {
-  const JobKey key{std::stoll(id.job_id), id.array_index};
+  const JobKey key = KeyOf(id);
   if (const JobView* view = table.Find(key)) return {view};
   if (id.array_index == 0) return table.Elements(key.job_id);
   return {};
@@ -93,10 +93,6 @@ tl::expected<Chosen, std::string> ChooseByIds(const Services& services, const Ca
   return chosen;
 }
 
-std::string IdText(const lsf::JobId& id) {
-  return id.array_index == 0 ? id.job_id : id.job_id + "[" + std::to_string(id.array_index) + "]";
-}
-
 // The jobs tier's copies of the `bjobs -l` blocks of `records` (LongForms),
 // in order, or the keys of those it lacks (asked for, so that the tier's
 // next cycle fetches them).
@@ -136,7 +132,7 @@ Response Answer(const Services& services, const Caller& caller,
     const bool said = std::any_of(not_found.begin(), not_found.end(), [&](const lsf::JobId& gone) {
       return gone.job_id == id.job_id && gone.array_index == id.array_index;
     });
-    if (said) chosen->missing.push_back(IdText(id));
+    if (said) chosen->missing.push_back(lsf::JobIdText(id));
     return said;
   });
   if (!chosen->unknown.empty()) {
@@ -191,7 +187,7 @@ void LookUp(const Services& services, const Caller& caller, const std::vector<ls
   std::vector<lsf::JobId> begun;
   std::vector<lsf::JobId> not_found;
   for (const lsf::JobId& id : ids) {
-    const JobKey key{std::stoll(id.job_id), id.array_index};
+    const JobKey key = KeyOf(id);
     const auto verdict = lookups.Begin(who, key, services.clock->SystemNow());
     if (verdict.admission == JobLookups::Admission::kLookUp) {
       begun.push_back(id);
@@ -199,7 +195,7 @@ void LookUp(const Services& services, const Caller& caller, const std::vector<ls
       not_found.push_back(id);
     } else {
       for (const lsf::JobId& started : begun) {
-        lookups.Finish(who, {std::stoll(started.job_id), started.array_index}, false,
+        lookups.Finish(who, KeyOf(started), false,
                        services.clock->SystemNow());
       }
       return done("too many lookups of jobs bplace does not follow in progress", {});
@@ -210,7 +206,7 @@ void LookUp(const Services& services, const Caller& caller, const std::vector<ls
       begun, [s = &services, who, begun, not_found, done = std::move(done)](Result<void>) {
         const auto snapshot = s->cache->Current();
         for (const lsf::JobId& id : begun) {
-          const JobKey key{std::stoll(id.job_id), id.array_index};
+          const JobKey key = KeyOf(id);
           const JobView* job = snapshot->jobs ? snapshot->jobs->Find(key) : nullptr;
           s->tracker->lookups().Finish(who, key, job != nullptr && job->not_found,
                                        s->clock->SystemNow());

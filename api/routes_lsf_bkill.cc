@@ -17,10 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string IdText(const lsf::JobId& id) {
-  return id.array_index == 0 ? id.job_id : id.job_id + "[" + std::to_string(id.array_index) + "]";
-}
-
 // Whether every id is a job the jobs tier follows, of `self` (or the caller
 // is an admin), and whether all of them are finished. The reason when the
 // daemon cannot answer for them.
@@ -31,12 +27,12 @@ tl::expected<Known, std::string> Check(const JobTable& table, const std::vector<
                                        const std::string& self, bool is_admin) {
   Known known;
   for (const lsf::JobId& id : ids) {
-    const JobView* view = table.Find(JobKey{std::stoll(id.job_id), id.array_index});
+    const JobView* view = table.Find(KeyOf(id));
     if (view == nullptr || view->lsf.status.empty() || view->not_found) {
-      return tl::unexpected("bplace does not follow job " + IdText(id));
+      return tl::unexpected("bplace does not follow job " + lsf::JobIdText(id));
     }
     if (view->lsf.user != self && !is_admin) {
-      return tl::unexpected("job " + IdText(id) + " is " + view->lsf.user + "'s");
+      return tl::unexpected("job " + lsf::JobIdText(id) + " is " + view->lsf.user + "'s");
     }
     known.all_finished = known.all_finished && view->terminal;
   }
@@ -48,7 +44,7 @@ tl::expected<Known, std::string> Check(const JobTable& table, const std::vector<
 LsfOutput AllFinished(const std::vector<lsf::JobId>& ids) {
   LsfOutput output;
   for (const lsf::JobId& id : ids)
-    output.err += "Job <" + IdText(id) + ">: Job has already finished\n";
+    output.err += "Job <" + lsf::JobIdText(id) + ">: Job has already finished\n";
   output.exit_code = 255;
   return output;
 }

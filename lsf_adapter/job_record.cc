@@ -55,6 +55,10 @@ const char* JobStatusWord(JobStatus status) {
 
 bool IsTerminalJobStatus(std::string_view status) { return status == "DONE" || status == "EXIT"; }
 
+std::string JobIdText(const JobId& id) {
+  return id.array_index == 0 ? id.job_id : id.job_id + "[" + std::to_string(id.array_index) + "]";
+}
+
 std::optional<JobId> ParseJobId(std::string_view text) {
   const std::size_t open = text.find('[');
   const std::string_view id = text.substr(0, open);

@@ -56,6 +56,10 @@ struct JobId {
 // applies before an id reaches an LSF command line.
 std::optional<JobId> ParseJobId(std::string_view text);
 
+// `id` as LSF writes it: "1234", or "1234[7]" for an element (the inverse
+// of ParseJobId).
+std::string JobIdText(const JobId& id);
+
 // One execution host of a job and the slots the job holds on it.
 struct ExecHost {
   std::string name;

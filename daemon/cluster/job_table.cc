@@ -175,6 +175,8 @@ std::string PrintedStatus(const JobView& job) {
   return job.lsf.status == kSubmittedStatus ? std::string("PEND") : job.lsf.status;
 }
 
+JobKey KeyOf(const lsf::JobId& id) { return JobKey{std::stoll(id.job_id), id.array_index}; }
+
 std::optional<JobKey> KeyOf(const lsf::JobRecord& record) {
   const auto id = Digits(record.job_id);
   if (!id || record.array_index < 0) return std::nullopt;

@@ -126,6 +126,9 @@ std::string PrintedStatus(const JobView& job);
 // The key of `record` (job_id must be digits: lsf::ParseJobId).
 std::optional<JobKey> KeyOf(const lsf::JobRecord& record);
 
+// The key of `id`, an id lsf::ParseJobId accepted (its digits fit).
+JobKey KeyOf(const lsf::JobId& id);
+
 // What one refresh of the jobs tier learnt: LSF's records for the ids
 // asked (`asked`, as JobTable::IdsToAsk gave them; the records of the
 // per-id bjobs of IdsToConfirm too), and the ids a per-id bjobs said LSF

@@ -5,13 +5,6 @@
 #include "lsf_adapter/command_failure.h"
 
 namespace bplace {
-namespace {
-
-std::string IdText(const lsf::JobId& id) {
-  return id.array_index == 0 ? id.job_id : id.job_id + "[" + std::to_string(id.array_index) + "]";
-}
-
-}  // namespace
 
 JobCanceller::JobCanceller(lsf::CommandRunner& runner, const lsf::LsfInvoker& lsf)
     : runner_(runner), lsf_(lsf) {}
@@ -45,7 +38,7 @@ void JobCanceller::Cancel(const std::vector<lsf::JobId>& ids,
     return;
   }
   std::vector<std::string> args;
-  for (const lsf::JobId& id : ids) args.push_back(IdText(id));
+  for (const lsf::JobId& id : ids) args.push_back(lsf::JobIdText(id));
   lsf::CommandSpec spec =
       run_as ? lsf_.SpecAs(*run_as, "bkill", std::move(args)) : lsf_.Spec("bkill", std::move(args));
   runner_.Run(std::move(spec), [ids, done = std::move(done)](Result<lsf::CommandResult> result) {

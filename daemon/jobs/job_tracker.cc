@@ -128,7 +128,7 @@ void JobTracker::Watch(const std::vector<lsf::JobId>& ids, Done done) {
   store_.Publish([&](ClusterSnapshot& snapshot) {
     auto table = std::make_shared<JobTable>(*TableOf(snapshot));
     for (const lsf::JobId& id : ids) {
-      const JobKey key{std::stoll(id.job_id), id.array_index};
+      const JobKey key = KeyOf(id);
       if (table->jobs.contains(key)) continue;
       if (key.array_index == 0 && !table->Elements(key.job_id).empty()) continue;
       JobView view;
@@ -169,7 +169,7 @@ void JobTracker::AfterWatch(const std::vector<lsf::JobId>& ids, bool table_form,
 bool JobTracker::AwaitsConfirmation(const std::vector<lsf::JobId>& ids) const {
   const auto table = TableOf(*store_.Current());
   for (const lsf::JobId& id : ids) {
-    const JobView* view = table->Find(JobKey{std::stoll(id.job_id), id.array_index});
+    const JobView* view = table->Find(KeyOf(id));
     if (view != nullptr && view->lsf.status.empty() && !view->not_found && view->misses > 0) {
       return true;
     }
