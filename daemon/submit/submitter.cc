@@ -113,14 +113,16 @@ Verdict Judge(const Result<lsf::CommandResult>& result, const std::string& tag) 
     return verdict;
   }
   if (result->timed_out) {
-    // The job may exist: never resubmit.
+    // The job may exist: never resubmit. The tag is in the description, or
+    // in the job name ([submit] tag_in_job_name, a site esub that sets
+    // every description): the hint shows both.
     verdict.outcome = "timeout";
     verdict.message = "no answer within " + std::to_string(result->elapsed.count()) + " ms";
     verdict.job_may_exist = true;
     verdict.error = Error{ErrorCode::kTimeout,
                           "bsub did not answer in time; the outcome is unknown and the job was "
                           "not resubmitted. Look for it with: bjobs -a -o \"jobid stat queue "
-                          "job_description\" | grep " +
+                          "job_name job_description\" | grep " +
                               tag};
     return verdict;
   }
@@ -408,7 +410,7 @@ std::optional<Submitter::Choice> Submitter::Choose(Run& run) {
   return choice;
 }
 
-Result<lsf::CommandSpec> Submitter::BsubSpec(const Run& run, const Choice& choice) const {
+Result<Submitter::BsubCall> Submitter::BsubSpec(const Run& run, const Choice& choice) const {
   const std::shared_ptr<const Policy> policy = policy_.load();
   const SubmitterOptions& submit = policy->options;
   const IbPolicy& ib = submit.ib;
@@ -441,7 +443,7 @@ Result<lsf::CommandSpec> Submitter::BsubSpec(const Run& run, const Choice& choic
   WithSubmitterContext(run.job, lsf_, spec);
   if (run_in) RunIn(*run_in, run.job, spec);
   spec.on_spawned = run.context.on_bsub_started;
-  return spec;
+  return BsubCall{std::move(spec), options.job_name.value_or("")};
 }
 
 void Submitter::Attempt(std::shared_ptr<Run> run) {
@@ -463,11 +465,10 @@ void Submitter::Attempt(std::shared_ptr<Run> run) {
     Finish(std::move(run));
     return;
   }
-  lsf::CommandSpec spec = std::move(*built);
+  lsf::CommandSpec spec = std::move(built->spec);
   run->result.requested_queue = choice->queue;
   run->result.bsub_argv = spec.argv;
-  run->result.job_name =
-      JobNameFor(run->job, run->context.tag, policy_.load()->options.tag_in_job_name).value_or("");
+  run->result.job_name = std::move(built->job_name);
   SubmitAttempt attempt;
   attempt.queue = choice->queue;
   attempt.argv = spec.argv;

@@ -303,12 +303,19 @@ class Submitter {
   // Ranks the queues and reserves the best one; nullopt (with the result's
   // error set) when the request ends here.
   std::optional<Choice> Choose(Run& run);
+  // A bsub to run and the job name it gives the job ("" for none), made
+  // from one reading of the policy: the run's result records the name bsub
+  // got.
+  struct BsubCall {
+    lsf::CommandSpec spec;
+    std::string job_name;
+  };
   // The bsub to run for `run` in `choice`'s queue, spelled for the
   // cluster's dialect (DialectOf: on an OpenLava-family cluster, -cwd, -M
   // and -R respelled by lsf::RespellBsubForOpenlava). Errors: what that
   // cluster's bsub cannot take (kRejected) or a bad amount
   // (kInvalidArgument): nothing was run.
-  Result<lsf::CommandSpec> BsubSpec(const Run& run, const Choice& choice) const;
+  Result<BsubCall> BsubSpec(const Run& run, const Choice& choice) const;
   // Places `request` from the current inputs; with `stamped`, records there
   // the snapshot, the versions read and the time limit (not the placement
   // nor the permissions, which the caller sets).

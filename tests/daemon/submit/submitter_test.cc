@@ -291,6 +291,8 @@ TEST(JudgeTest, ABsubThatCannotStartOrTimesOutEndsTheRequest) {
   EXPECT_EQ(timed_out.error->code, ErrorCode::kTimeout);
   EXPECT_TRUE(timed_out.job_may_exist) << "its slots stay charged";
   EXPECT_THAT(timed_out.error->message, HasSubstr("bplace:r1"));
+  // The hint finds the tag where it is: the description, or the job name.
+  EXPECT_THAT(timed_out.error->message, HasSubstr("job_name job_description"));
 }
 
 TEST(JudgeTest, RemembersEachQueueRefusalWithItsCause) {
