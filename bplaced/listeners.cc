@@ -4,15 +4,14 @@
 #include <systemd/sd-daemon.h>
 
 #include <chrono>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include <spdlog/spdlog.h>
 
+#include "common/small_file.h"
 #include "common/version.h"
 
 namespace bplace {
@@ -87,9 +86,10 @@ Result<void> Listen(Wiring& wiring, const config::Config& config, const DaemonOp
       config.auth.mode == api::AuthMode::kMultiUser ? "multi-user" : "service-account",
       options.config_source, wiring.lsf.Path(""), config.lsf.env_dir);
   if (!options.port_file.empty() && endpoint.port() != 0) {
-    const std::string temp = options.port_file + ".tmp";
-    std::ofstream(temp) << endpoint.port() << "\n";
-    std::rename(temp.c_str(), options.port_file.c_str());
+    // Whoever waits for this file (a test, a script) would wait forever
+    // for one that was never written: an error stops the start instead.
+    auto written = WriteFileAtomically(options.port_file, std::to_string(endpoint.port()) + "\n");
+    if (!written) return Fail(written.error().code, "--port-file: " + written.error().message);
   }
   return {};
 }

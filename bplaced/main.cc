@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
   app.add_option("-l,--listen", listen,
                  "HOST:PORT or unix:/PATH to listen on; overrides server.listen");
   app.add_option("--port-file", port_file,
-                 "write the bound TCP port to this file once listening (for scripts and tests)");
+                 "write the bound TCP port to this file once listening, atomically (for "
+                 "scripts and tests); bplaced stops if it cannot");
   bool print_openapi = false;
   app.add_flag("--print-openapi", print_openapi,
                "print the OpenAPI document that GET /v1/openapi.json serves (with the limits "

@@ -63,4 +63,29 @@ Result<std::string> ReadSmallFile(const std::string& path, std::size_t limit_byt
   return text;
 }
 
+Result<void> WriteFileAtomically(const std::string& path, std::string_view text, mode_t mode) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  auto fail = [&tmp](const char* call, int err) {
+    ::unlink(tmp.c_str());
+    return SysError(tmp + ": " + call, err, ErrorCode::kUnavailable);
+  };
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+  if (!fd.Valid()) return SysError(tmp + ": open", errno, ErrorCode::kUnavailable);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd.Get(), text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail("write", errno);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  // fsync before rename: after a crash the file is the old one or the new
+  // one, never an empty one.
+  if (::fsync(fd.Get()) != 0) return fail("fsync", errno);
+  if (::close(fd.Release()) != 0) return fail("close", errno);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("rename", errno);
+  return {};
+}
+
 }  // namespace bplace

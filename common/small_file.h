@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 
@@ -37,5 +38,14 @@ struct SmallFileOptions {
 // and whatever options.check returns.
 Result<std::string> ReadSmallFile(const std::string& path, std::size_t limit_bytes,
                                   const SmallFileOptions& options = {});
+
+// Replaces the file at `path` with `text` so that a reader sees the old
+// file or the new one, never a part: writes PATH.tmp.<pid> with `mode`
+// (less the umask), fsyncs it, renames it over `path`. Blocks on the file
+// system. Errors: kUnavailable "PATH.tmp.<pid>: <call>: <errno text>" for
+// the open, write, fsync, close or rename that failed; the temporary file
+// is removed.
+Result<void> WriteFileAtomically(const std::string& path, std::string_view text,
+                                 mode_t mode = 0644);
 
 }  // namespace bplace

@@ -1,15 +1,14 @@
 #include "rdma_probe/counter_state.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
+#include "common/small_file.h"
 #include "rdma_probe/sysfs_reader.h"
 
 namespace bplace::rdma {
@@ -74,37 +73,7 @@ Result<void> SaveCounterState(const std::string& path, const CounterState& state
         {"counters", counters}};
   }
   const std::string text = doc.dump(2) + "\n";
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  auto fail = [&](const std::string& step, int err) {
-    ::unlink(tmp.c_str());
-    return Fail(ErrorCode::kUnavailable, tmp + ": " + step + ": " + std::strerror(err));
-  };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    const int err = errno;
-    return Fail(ErrorCode::kUnavailable, tmp + ": open: " + std::strerror(err));
-  }
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      const int err = errno;
-      if (err == EINTR) continue;
-      ::close(fd);
-      return fail("write", err);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  // fsync before rename: after a crash the file is the old one or the new
-  // one, never an empty one.
-  if (::fsync(fd) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return fail("fsync", err);
-  }
-  if (::close(fd) != 0) return fail("close", errno);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("rename", errno);
-  return {};
+  return WriteFileAtomically(path, text);
 }
 
 std::string CheckStateDirectory(const std::string& path) {
