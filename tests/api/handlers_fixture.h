@@ -45,6 +45,7 @@ using bplace::testing::kBqueuesW;
 using bplace::testing::kBugroupW;
 using bplace::testing::kLsid;
 using bplace::testing::QueueBlock;
+using bplace::testing::ValueOf;
 
 // hg_two names node009, which bhosts does not list.
 inline constexpr char kBmgroupW[] =
@@ -70,14 +71,6 @@ inline constexpr char kBobSubmitToken[] = "Bearer bob-submit-token";
 inline constexpr char kCarolAdminToken[] = "Bearer carol-admin-token";
 inline constexpr char kAliceToken[] = "Bearer alice-token";
 
-// The value following `flag` in `argv`, or "".
-inline std::string ValueOf(const std::vector<std::string>& argv, const std::string& flag) {
-  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
-    if (argv[i] == flag) return argv[i + 1];
-  }
-  return "";
-}
-
 class HandlersTest : public ::testing::Test {
  protected:
   using FakeCommandRunner = bplace::testing::FakeCommandRunner;
@@ -96,24 +89,8 @@ class HandlersTest : public ::testing::Test {
   }
 
   void CannedCluster() {
-    fake_.OnArgv({"bqueues", "-w"}, FakeCommandRunner::Output(kBqueuesW));
-    fake_.OnArgv({"bhosts", "-w"}, FakeCommandRunner::Output(kBhostsW));
-    fake_.OnArgv({"bqueues", "-l"},
-                 FakeCommandRunner::Output(QueueBlock("qa", "all") + QueueBlock("qb", "all") +
-                                           QueueBlock("qc", "hg_two/")));
-    fake_.OnArgv({"bmgroup", "-w"}, FakeCommandRunner::Output(kBmgroupW));
-    fake_.OnArgv({"bugroup", "-w"}, FakeCommandRunner::Output(kBugroupW));
-    fake_.OnArgv({"lsid"}, FakeCommandRunner::Output(kLsid));
+    bplace::testing::AnswerAsCannedCluster(fake_, kBmgroupW);
     fake_.OnArgv({"lsclusters", "-l"}, FakeCommandRunner::Output(kLsclustersL));
-    fake_.OnArgv({"bqueues", "-u", "alice", "-w"}, FakeCommandRunner::Output(kBqueuesW));
-    // bsub accepts every job into the queue it was given.
-    auto next_id = std::make_shared<int>(1000);
-    fake_.On([](const lsf::CommandSpec& spec) { return spec.argv.at(0) == "bsub"; },
-             [next_id](const lsf::CommandSpec& spec) {
-               return FakeCommandRunner::Reply(FakeCommandRunner::Output(
-                   "Job <" + std::to_string((*next_id)++) + "> is submitted to queue <" +
-                   ValueOf(spec.argv, "-q") + ">.\n"));
-             });
   }
 
   // Refreshes both tiers once, so that the snapshot is complete.

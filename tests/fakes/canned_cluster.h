@@ -4,11 +4,15 @@
 // (docs/lsf-formats.md): three open queues qa, qb and qc with PEND 0, 4 and
 // 10, two hosts, a user group, and lsid. The submitter's tests
 // (tests/daemon/submit/submit_fixture.h) and the route tests
-// (tests/api/handlers_fixture.h) answer their FakeCommandRunner with it;
-// each keeps its own `bmgroup -w` (the host group hg_two), which differs on
-// purpose.
+// (tests/api/handlers_fixture.h) answer their FakeCommandRunner with it
+// (AnswerAsCannedCluster); each gives its own `bmgroup -w` (the host group
+// hg_two), which differs on purpose.
 
+#include <memory>
 #include <string>
+#include <vector>
+
+#include "tests/fakes/fake_command_runner.h"
 
 namespace bplace::testing {
 
@@ -56,5 +60,40 @@ inline constexpr char kLsid[] =
     "\n"
     "My cluster name is cluster1\n"
     "My master name is lsfmaster01\n";
+
+// The value following `flag` in `argv`, or "".
+inline std::string ValueOf(const std::vector<std::string>& argv, const std::string& flag) {
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == flag) return argv[i + 1];
+  }
+  return "";
+}
+
+// Whether `spec` runs bsub.
+inline bool IsBsub(const lsf::CommandSpec& spec) {
+  return !spec.argv.empty() && spec.argv[0] == "bsub";
+}
+
+// Makes `fake` answer as the canned cluster: `bqueues -w` (also for `-u
+// alice`), `bhosts -w`, `bqueues -l` (qa and qb on all hosts, qc on
+// hg_two), `bmgroup -w` with `bmgroup_w`, `bugroup -w`, `lsid`; and bsub
+// accepts every job into the queue it names, with job ids from 1000.
+inline void AnswerAsCannedCluster(FakeCommandRunner& fake, const char* bmgroup_w) {
+  fake.OnArgv({"bqueues", "-w"}, FakeCommandRunner::Output(kBqueuesW));
+  fake.OnArgv({"bhosts", "-w"}, FakeCommandRunner::Output(kBhostsW));
+  fake.OnArgv({"bqueues", "-l"},
+              FakeCommandRunner::Output(QueueBlock("qa", "all") + QueueBlock("qb", "all") +
+                                        QueueBlock("qc", "hg_two/")));
+  fake.OnArgv({"bmgroup", "-w"}, FakeCommandRunner::Output(bmgroup_w));
+  fake.OnArgv({"bugroup", "-w"}, FakeCommandRunner::Output(kBugroupW));
+  fake.OnArgv({"lsid"}, FakeCommandRunner::Output(kLsid));
+  fake.OnArgv({"bqueues", "-u", "alice", "-w"}, FakeCommandRunner::Output(kBqueuesW));
+  auto next_id = std::make_shared<int>(1000);
+  fake.On(IsBsub, [next_id](const lsf::CommandSpec& spec) {
+    return FakeCommandRunner::Reply(
+        FakeCommandRunner::Output("Job <" + std::to_string((*next_id)++) +
+                                  "> is submitted to queue <" + ValueOf(spec.argv, "-q") + ">.\n"));
+  });
+}
 
 }  // namespace bplace::testing

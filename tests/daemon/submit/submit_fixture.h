@@ -41,19 +41,6 @@ inline constexpr char kBmgroupW[] =
 // The permission query for alice, which the fixture answers with kBqueuesW.
 inline const std::vector<std::string> kAliceQuery = {"bqueues", "-u", "alice", "-w"};
 
-// The value following `flag` in `argv`, or "".
-inline std::string ValueOf(const std::vector<std::string>& argv, const std::string& flag) {
-  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
-    if (argv[i] == flag) return argv[i + 1];
-  }
-  return "";
-}
-
-// Whether `spec` runs bsub.
-inline bool IsBsub(const lsf::CommandSpec& spec) {
-  return !spec.argv.empty() && spec.argv[0] == "bsub";
-}
-
 // A ClusterCache refreshed from the canned cluster and a Submitter over it;
 // bsub accepts every job into the queue it names (job ids from 1000). One
 // io_context, run on the test's thread by RunUntil.
@@ -62,22 +49,7 @@ class SubmitterTest : public ::testing::Test {
   SubmitterTest() {
     // Refresh failures and submissions are logged; tests check them instead.
     spdlog::set_level(spdlog::level::err);
-    fake_.OnArgv({"bqueues", "-w"}, FakeCommandRunner::Output(kBqueuesW));
-    fake_.OnArgv({"bhosts", "-w"}, FakeCommandRunner::Output(kBhostsW));
-    fake_.OnArgv({"bqueues", "-l"},
-                 FakeCommandRunner::Output(QueueBlock("qa", "all") + QueueBlock("qb", "all") +
-                                           QueueBlock("qc", "hg_two/")));
-    fake_.OnArgv({"bmgroup", "-w"}, FakeCommandRunner::Output(kBmgroupW));
-    fake_.OnArgv({"bugroup", "-w"}, FakeCommandRunner::Output(kBugroupW));
-    fake_.OnArgv({"lsid"}, FakeCommandRunner::Output(kLsid));
-    fake_.OnArgv(kAliceQuery, FakeCommandRunner::Output(kBqueuesW));
-    // bsub accepts every job into the queue it was given.
-    auto next_id = std::make_shared<int>(1000);
-    fake_.On(IsBsub, [next_id](const lsf::CommandSpec& spec) {
-      return FakeCommandRunner::Reply(FakeCommandRunner::Output(
-          "Job <" + std::to_string((*next_id)++) + "> is submitted to queue <" +
-          ValueOf(spec.argv, "-q") + ">.\n"));
-    });
+    AnswerAsCannedCluster(fake_, kBmgroupW);
   }
 
   // Refreshes both tiers of the cache and builds the submitter.
