@@ -94,15 +94,6 @@ void PostJobs(const Services& services, const Caller& caller, Request&& req,
     return respond(MakeProblem(call.error()));
   }
   const Services* s = &services;
-  if (s->submissions == nullptr) {
-    // No exactly-once layer (embedders, unit tests): bsub directly.
-    return s->submitter->Submit(call->job, call->context,
-                                [call = *call, respond = std::move(respond), caller,
-                                 ctx = RequestContext(ctx)](SubmissionResult result) {
-                                  LogAudit(AuditRecord(caller, ctx, result));
-                                  respond(SubmissionResponse(result, call));
-                                });
-  }
   s->submissions->Submit(*call, [s, call = *call, respond = std::move(respond), caller,
                                  ctx = RequestContext(ctx)](SubmissionAnswer answer) {
     if (answer.kind != SubmissionAnswer::Kind::kSubmitted) {

@@ -13,11 +13,15 @@
 namespace bplace::api {
 
 // POST /v1/jobs (any identified caller; the submit rules are AdmitSubmission's):
-// refuses with AdmitSubmission's response, or submits the admitted job
-// (Submitter::Submit, which runs bsub on the runner) and answers with
-// SubmissionResponse when it is done. Logs one audit line per decision
-// (AuditRecord). Returns without waiting; `respond` is called once, at once
-// for a refusal, else on a runner thread. Blocks only as AdmitSubmission does.
+// refuses with AdmitSubmission's response, or hands the admitted job to
+// `services.submissions` (required: SubmissionService, which runs bsub on the
+// runner) and answers with SubmissionResponse once the answer is stored; when
+// bsub did not run now, with the stored answer again, 409 while the key's
+// first call runs, 422 for a key reused with another body, or 503 when the
+// state store or the cross-node key check fails. Logs one audit line per
+// decision (AuditRecord). Returns without waiting; `respond` is called once,
+// at once for a refusal, else on a runner thread or the journal's worker.
+// Blocks only as AdmitSubmission does.
 void PostJobs(const Services& services, const Caller& caller, Request&& req,
               const RequestContext& ctx, const RouteParams& params, Responder respond);
 

@@ -35,12 +35,15 @@ struct Services {
   ClusterCache* cache = nullptr;     // required: the snapshot every read answers from
   Submitter* submitter = nullptr;    // required; its options() give the [ib] policy
   InflightLedger* ledger = nullptr;  // required: the in-flight slots shown by reads
-  // The job routes (GET/DELETE /v1/jobs...): the jobs tier, exactly-once
-  // submission, bkill. Null: POST /v1/jobs submits without a journal and
-  // the job routes answer 503.
+  // The job routes (GET/DELETE /v1/jobs...): the jobs tier and bkill. Null:
+  // those routes answer 503.
   JobTracker* tracker = nullptr;
-  SubmissionService* submissions = nullptr;
   JobCanceller* canceller = nullptr;
+  // Required by POST /v1/jobs: the one path of every submission, exactly
+  // once with a state store (SubmissionService; without one, every call is a
+  // new submission). The daemon always builds one with its state store;
+  // tests without a store build one without a journal.
+  SubmissionService* submissions = nullptr;
   // Required: the one time source of the routes (ages, staleness, rate
   // limits). The daemon passes the RealClock its cache uses; tests a
   // ManualClock.

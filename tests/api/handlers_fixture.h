@@ -1,8 +1,9 @@
 #pragma once
 
-// A daemon without sockets for tests of the route functions: a ClusterCache
-// and a Submitter over a FakeCommandRunner that answers canned LSF 10.1
-// output (tests/fakes/canned_cluster.h; formats of docs/lsf-formats.md), a
+// A daemon without sockets for tests of the route functions: a ClusterCache,
+// a Submitter, a jobs tier and a SubmissionService without a state store, all
+// over a FakeCommandRunner that answers canned LSF 10.1 output
+// (tests/fakes/canned_cluster.h; formats of docs/lsf-formats.md), a
 // ManualClock, the routes registered on a Router, and helpers to call a route
 // directly or through the router.
 
@@ -27,10 +28,13 @@
 #include "api/services.h"
 #include "api/token_store.h"
 #include "common/manual_clock.h"
+#include "daemon/cluster/bjobs_dialect.h"
 #include "daemon/cluster/cluster_cache.h"
 #include "daemon/cluster/inflight_ledger.h"
+#include "daemon/jobs/job_tracker.h"
 #include "daemon/placement/refusal_memory.h"
 #include "daemon/submit/rate_limiter.h"
+#include "daemon/submit/submission_service.h"
 #include "daemon/submit/submitter.h"
 #include "lsf_adapter/lsf_invoker.h"
 #include "tests/fakes/canned_cluster.h"
@@ -81,6 +85,7 @@ class HandlersTest : public ::testing::Test {
     CannedCluster();
     services_.cache = &cache_;
     services_.submitter = &submitter_;
+    services_.submissions = &submissions_;
     services_.ledger = &ledger_;
     services_.clock = &clock_;
     services_.user = "alice";
@@ -219,6 +224,14 @@ class HandlersTest : public ::testing::Test {
   RateLimiter limiter_{RateLimiterOptions{1, 2, 300, 30}};
   Submitter submitter_{fake_,    lsf_, cache_, ledger_, memory_, clock_, SubmitterOptions{},
                        &limiter_};
+  // The jobs tier submitted jobs are handed to. services_.tracker stays null
+  // (the job routes answer 503) unless a test turns those routes on.
+  BjobsDialect dialect_;
+  JobTracker tracker_{io_.get_executor(),  fake_,   clock_, cache_.store(), lsf_, nullptr,
+                      JobTrackerOptions{}, dialect_};
+  // POST /v1/jobs's one path, as the daemon's but without a state store (no
+  // journal): every call is a new submission.
+  SubmissionService submissions_{submitter_, tracker_, nullptr, clock_, fake_, lsf_};
   std::unique_ptr<Authenticator> authenticator_;
   Services services_;
   Router router_;

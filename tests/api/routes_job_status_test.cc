@@ -70,9 +70,6 @@ class JobRoutesTest : public HandlersTest {
     return Get(target, token);
   }
 
-  BjobsDialect dialect_;
-  JobTracker tracker_{io_.get_executor(),  fake_,   clock_, cache_.store(), lsf_, nullptr,
-                      JobTrackerOptions{}, dialect_};
   JobCanceller canceller_{fake_, lsf_};
 };
 
