@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/result.h"
+#include "daemon/state/job_store_schema.h"
 #include "daemon/state/sqlite_db.h"
 
 namespace bplace {
@@ -151,10 +152,15 @@ struct JobPage {
 // (worth retrying), kInternal for a corrupt file or a bug; messages name the
 // database file and carry SQLite's message.
 // Thread-safe: one connection behind a mutex.
+//
+// Implemented in two files that share that connection, its mutex and its
+// sync level: job_store.cc (opening, migration, sync, submissions) and
+// job_store_jobs.cc (tracked jobs, ListJobs, Prune). The file checks are in
+// private_sqlite_file.h, the schema in job_store_schema.h.
 class JobStore {
  public:
   // Schema version this build writes; Open migrates older files to it.
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = kJobStoreSchemaVersion;
 
   // Opens (creating it mode 0600 when absent) <dir>/bplace.sqlite and
   // migrates its schema to kSchemaVersion. `dir` must exist, be a directory
@@ -231,11 +237,11 @@ class JobStore {
   // last_seen_in_lsf keep theirs when the given one is nullopt, and labels
   // when the given map is empty (a refresh from bjobs knows none of them);
   // submitted_at is set by the first insert and never changes, so a job
-  // never moves in ListJobs' order. Written without fsync (see .cc): after a
-  // power loss the latest upserts may be lost, never a submission. Holds
-  // the store for the whole batch (some 50 us per job): keep batches to a
-  // few thousand jobs. kInvalidArgument when a job_id is not positive or an
-  // array_index is negative (nothing is written then).
+  // never moves in ListJobs' order. Written without fsync (see UseSync in
+  // job_store.cc): after a power loss the latest upserts may be lost, never
+  // a submission. Holds the store for the whole batch (some 50 us per job):
+  // keep batches to a few thousand jobs. kInvalidArgument when a job_id is
+  // not positive or an array_index is negative (nothing is written then).
   Result<void> UpsertJobs(const std::vector<TrackedJob>& jobs);
 
   // Sets last_seen_in_lsf and updated_at of the stored rows of `seen` and
