@@ -46,8 +46,9 @@ Result<int> WaitParam(const RouteParams& params) {
   const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
   if (error != std::errc() || end != text->data() + text->size() || value < 0 ||
       value > kMaxWaitS) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "wait_s: expected seconds from 0 to 60, got `" + std::string(*text) + "`");
+    return Fail(ErrorCode::kInvalidArgument, "wait_s: expected seconds from 0 to " +
+                                                 std::to_string(kMaxWaitS) + ", got `" +
+                                                 std::string(*text) + "`");
   }
   return value;
 }
