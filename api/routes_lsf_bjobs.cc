@@ -195,8 +195,7 @@ void LookUp(const Services& services, const Caller& caller, const std::vector<ls
       not_found.push_back(id);
     } else {
       for (const lsf::JobId& started : begun) {
-        lookups.Finish(who, KeyOf(started), false,
-                       services.clock->SystemNow());
+        lookups.Finish(who, KeyOf(started), false, services.clock->SystemNow());
       }
       return done("too many lookups of jobs bplace does not follow in progress", {});
     }
