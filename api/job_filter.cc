@@ -61,10 +61,6 @@ bool KnownStatus(std::string_view status) {
   return status == kSubmittedStatus || lsf::JobStatusOf(status) != lsf::JobStatus::kUnrecognized;
 }
 
-std::int64_t Nanos(SystemTime time) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
-}
-
 }  // namespace
 
 Result<JobFilterQuery> ParseJobFilter(const RouteParams& params, const std::string& self,
@@ -144,7 +140,7 @@ json JobPage(const JobTable& table, const JobFilterQuery& filter) {
     }
     const SystemTime at = job.submitted_at.value_or(job.updated_at);
     if (filter.since && at < *filter.since) continue;
-    const Order order{Nanos(at), key.job_id, key.array_index};
+    const Order order{ToNanos(at), key.job_id, key.array_index};
     if (filter.after && !(order < *filter.after)) continue;
     selected.emplace_back(order, &job);
   }

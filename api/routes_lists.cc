@@ -28,10 +28,6 @@ std::string Listed(const Names& names) {
   return text;
 }
 
-Error Invalid(std::string message) {
-  return Error{ErrorCode::kInvalidArgument, std::move(message)};
-}
-
 // The pieces of a comma-separated value; an empty piece is an error
 // ("status=" or "status=ok,,x" asks for nothing).
 Result<std::vector<std::string_view>> Pieces(std::string_view key, std::string_view value) {
@@ -41,7 +37,8 @@ Result<std::vector<std::string_view>> Pieces(std::string_view key, std::string_v
     const std::size_t comma = value.find(',', start);
     const std::string_view piece = value.substr(start, comma - start);
     if (piece.empty()) {
-      return tl::unexpected(Invalid(std::string(key) + ": empty value (leave it out to list all)"));
+      return Fail(ErrorCode::kInvalidArgument,
+                  std::string(key) + ": empty value (leave it out to list all)");
     }
     pieces.push_back(piece);
     if (comma == std::string_view::npos) return pieces;
@@ -55,8 +52,9 @@ Result<void> AddStatuses(std::string_view value, HostFilter& filter) {
   const std::vector<std::string_view> known = BhostsStatuses();
   for (std::string_view piece : *pieces) {
     if (std::find(known.begin(), known.end(), piece) == known.end()) {
-      return tl::unexpected(Invalid("status: unknown bhosts status `" + std::string(piece) +
-                                    "` (use " + Listed(known) + ")"));
+      return Fail(
+          ErrorCode::kInvalidArgument,
+          "status: unknown bhosts status `" + std::string(piece) + "` (use " + Listed(known) + ")");
     }
     filter.statuses.emplace(piece);
   }
@@ -77,8 +75,9 @@ Result<void> AddIbVerdicts(std::string_view value, HostFilter& filter) {
     if (!found) {
       std::vector<std::string> names;
       for (IbHealth health : kIbVerdicts) names.emplace_back(IbHealthName(health));
-      return tl::unexpected(Invalid("ib: unknown InfiniBand verdict `" + std::string(piece) +
-                                    "` (use " + Listed(names) + ")"));
+      return Fail(ErrorCode::kInvalidArgument, "ib: unknown InfiniBand verdict `" +
+                                                   std::string(piece) + "` (use " + Listed(names) +
+                                                   ")");
     }
   }
   return {};
@@ -112,7 +111,7 @@ Result<HostFilter> ParseHostFilter(const RouteParams& params) {
     } else if (key == "ib") {
       added = AddIbVerdicts(value, filter);
     } else {
-      added = tl::unexpected(Invalid(key + ": unknown query parameter (use status, ib)"));
+      added = Fail(ErrorCode::kInvalidArgument, key + ": unknown query parameter (use status, ib)");
     }
     if (!added) return tl::unexpected(added.error());
   }

@@ -26,10 +26,6 @@ void AppendQueues(std::string_view value, std::vector<std::string>& queues) {
   }
 }
 
-Error Invalid(std::string message) {
-  return Error{ErrorCode::kInvalidArgument, std::move(message)};
-}
-
 }  // namespace
 
 Result<PlacementRequest> ParsePlacementQuery(const RouteParams& params, const std::string& user,
@@ -42,13 +38,14 @@ Result<PlacementRequest> ParsePlacementQuery(const RouteParams& params, const st
   for (const auto& [key, value] : params.query) {
     const bool single = key == "user" || key == "host" || key == "require_ib" || key == "slots";
     if (single && !seen.insert(key).second) {
-      return tl::unexpected(Invalid(key + ": given more than once"));
+      return Fail(ErrorCode::kInvalidArgument, key + ": given more than once");
     }
     if (key == "queue" || key == "queues") {
       AppendQueues(value, request.queues);
     } else if (key == "require_ib") {
       if (value != "true" && value != "false") {
-        return tl::unexpected(Invalid("require_ib: expected true or false, got `" + value + "`"));
+        return Fail(ErrorCode::kInvalidArgument,
+                    "require_ib: expected true or false, got `" + value + "`");
       }
       request.require_ib = value == "true";
     } else if (key == "slots") {
@@ -56,18 +53,19 @@ Result<PlacementRequest> ParsePlacementQuery(const RouteParams& params, const st
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), slots);
       if (ec != std::errc() || end != value.data() + value.size() || slots < 1 ||
           slots > max_slots) {
-        return tl::unexpected(Invalid("slots: expected an integer from 1 to " +
-                                      std::to_string(max_slots) + ", got `" + value + "`"));
+        return Fail(ErrorCode::kInvalidArgument, "slots: expected an integer from 1 to " +
+                                                     std::to_string(max_slots) + ", got `" + value +
+                                                     "`");
       }
       request.slots = slots;
     } else if (!single) {
-      return tl::unexpected(
-          Invalid(key + ": unknown query parameter (use host, user, queue, slots, require_ib)"));
+      return Fail(ErrorCode::kInvalidArgument,
+                  key + ": unknown query parameter (use host, user, queue, slots, require_ib)");
     }
   }
-  if (request.user.empty()) return tl::unexpected(Invalid("user: must not be empty"));
+  if (request.user.empty()) return Fail(ErrorCode::kInvalidArgument, "user: must not be empty");
   if (request.host && request.host->empty()) {
-    return tl::unexpected(Invalid("host: must not be empty"));
+    return Fail(ErrorCode::kInvalidArgument, "host: must not be empty");
   }
   return request;
 }

@@ -252,17 +252,8 @@ namespace {
 
 using nlohmann::json;
 
-std::int64_t Nanos(SystemTime time) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
-}
-
-SystemTime FromNanos(std::int64_t nanos) {
-  return SystemTime(
-      std::chrono::duration_cast<SystemTime::duration>(std::chrono::nanoseconds(nanos)));
-}
-
 json OptionalTime(const std::optional<SystemTime>& time) {
-  return time ? json(Nanos(*time)) : json();
+  return time ? json(ToNanos(*time)) : json();
 }
 
 // Every member of JobView but last_seen_in_lsf and updated_at, which a
@@ -283,7 +274,7 @@ std::int64_t SeenPeriod(const JobKey& key, SystemTime time) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(kStoredSeenPeriod).count();
   const std::uint64_t hash = static_cast<std::uint64_t>(key.job_id) * 2654435761u +
                              static_cast<std::uint64_t>(key.array_index);
-  return (Nanos(time) + static_cast<std::int64_t>(hash % period)) / period;
+  return (ToNanos(time) + static_cast<std::int64_t>(hash % period)) / period;
 }
 
 std::optional<SystemTime> ReadTime(const json& value) {

@@ -1,20 +1,10 @@
 #include "daemon/state/job_store_columns.h"
 
-#include <chrono>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 namespace bplace {
-
-std::int64_t ToNanos(SystemTime time) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
-}
-
-SystemTime FromNanos(std::int64_t nanos) {
-  return SystemTime(
-      std::chrono::duration_cast<SystemTime::duration>(std::chrono::nanoseconds(nanos)));
-}
 
 std::optional<SystemTime> FromNanos(const std::optional<std::int64_t>& nanos) {
   if (!nanos) return std::nullopt;

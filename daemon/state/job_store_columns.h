@@ -18,11 +18,9 @@
 
 namespace bplace {
 
-// Times are integer nanoseconds since the Unix epoch (columns *_ns): exact
-// round trips of SystemTime.
-std::int64_t ToNanos(SystemTime time);
-SystemTime FromNanos(std::int64_t nanos);
-// nullopt stays nullopt (a NULL column).
+// Times are integer nanoseconds since the Unix epoch (columns *_ns):
+// ToNanos and FromNanos (common/clock.h). nullopt stays nullopt (a NULL
+// column).
 std::optional<SystemTime> FromNanos(const std::optional<std::int64_t>& nanos);
 
 // Labels are a JSON object of strings, keys sorted, so that equal maps give
