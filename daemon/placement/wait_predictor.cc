@@ -13,6 +13,20 @@ std::chrono::seconds Seconds(std::int64_t s) { return std::chrono::seconds(s); }
 // largest wait seen, which the fallback gives anyway.
 constexpr double kMaxAdaptiveQuantile = 0.999;
 
+// The bound `series` gives at the adaptive `quantile`; when it holds too
+// few waits for that quantile but enough for the configured one, its
+// largest wait: the most its own history can say, and still a bound on the
+// configured quantile at the configured confidence. So a raised quantile
+// keeps the narrow series (a backlog class stays backlog-aware) instead of
+// falling through to the whole queue's largest wait, one constant whatever
+// the backlog. None when the series is too short even for the configured
+// quantile.
+std::optional<std::int64_t> RaisedBound(const WaitSeries& series, double quantile) {
+  if (auto bound = series.Bound(quantile)) return bound;
+  if (!series.Bound().has_value()) return std::nullopt;
+  return series.Max();
+}
+
 }  // namespace
 
 const char* WaitMethodName(WaitMethod method) {
@@ -146,7 +160,7 @@ WaitEstimate WaitPredictor::FromHistory(const QueueState& state, const WaitQuery
   order.emplace_back(&state.classes[slot_class], WaitMethod::kClassHistory);
   order.emplace_back(&state.all, WaitMethod::kQueueHistory);
   for (const auto& [series, method] : order) {
-    if (const auto bound = series->Bound(quantile)) {
+    if (const auto bound = RaisedBound(*series, quantile)) {
       estimate.method = method;
       estimate.p50 = Seconds(*series->Median());
       estimate.bound = Seconds(*bound);
@@ -156,15 +170,12 @@ WaitEstimate WaitPredictor::FromHistory(const QueueState& state, const WaitQuery
     }
   }
   if (state.all.size() == 0) return estimate;  // kNoHistory
-  // The queue has enough waits for the configured quantile but not for the
-  // one the adaptive correction raised it to: its largest wait bounds every
-  // rank, at the configured confidence.
-  const bool enough = state.all.Bound().has_value();
-  estimate.method = enough ? WaitMethod::kQueueHistory : WaitMethod::kFewSamples;
+  // Fewer waits than QBETS needs even for the configured quantile: the
+  // largest, at the lower confidence so few give.
+  estimate.method = WaitMethod::kFewSamples;
   estimate.p50 = Seconds(*state.all.Median());
   estimate.bound = Seconds(*state.all.Max());
-  estimate.confidence =
-      enough ? options_.confidence : MaxConfidence(state.all.size(), options_.quantile);
+  estimate.confidence = MaxConfidence(state.all.size(), options_.quantile);
   estimate.samples = state.all.size();
   return estimate;
 }
@@ -176,7 +187,7 @@ std::optional<WaitEstimate> WaitPredictor::BacklogScaled(const QueueState& state
   const double backlog = *query.backlog;
   for (const WaitSeries* series :
        {&state.per_backlog[SlotClass(query.slots)], &state.per_backlog_all}) {
-    const auto per_unit = series->Bound(quantile);
+    const auto per_unit = RaisedBound(*series, quantile);
     if (!per_unit) continue;
     WaitEstimate estimate;
     estimate.method = WaitMethod::kBacklogScaled;

@@ -151,7 +151,9 @@ class WaitPredictor {
   // narrowest history with MinSamples waits: the job's slot-count and backlog class,
   // its backlog class, its slot-count class, the whole queue (the first two
   // only when the backlog is known); the queue's largest wait (kFewSamples)
-  // when even the queue has fewer. kQueueInactive when the last
+  // when even the queue has fewer. A series with MinSamples waits but too
+  // few for the quantile the adaptive correction raised gives its largest
+  // wait (still under its own method). kQueueInactive when the last
   // SetQueueDispatching said false.
   WaitEstimate Predict(const WaitQuery& query) const;
 

@@ -260,11 +260,35 @@ TEST(WaitPredictorTest, AQuantileRaisedBeyondTheHistoryTakesTheLargestWait) {
   predictor.Observe(Wait("normal", 1, 500s, 1000s));
   const auto estimate = predictor.Predict(Query("normal", 1, false));
   // 101 waits cannot bound the 0.999 quantile; their largest is still a
-  // bound on the configured 0.95 at its confidence, not "few samples".
-  EXPECT_EQ(estimate.method, WaitMethod::kQueueHistory);
+  // bound on the configured 0.95 at its confidence, not "few samples", and
+  // it comes from the job's own slot class, which holds them all.
+  EXPECT_EQ(estimate.method, WaitMethod::kClassHistory);
   EXPECT_EQ(estimate.bound, 1000s);
   EXPECT_EQ(estimate.confidence, 0.95);
   EXPECT_EQ(estimate.quantile, 0.95);
+}
+
+TEST(WaitPredictorTest, ARaisedQuantileKeepsTheBoundOfTheJobsBacklogClass) {
+  WaitPredictorOptions options;
+  options.adaptive_rate = 1.0;  // one miss raises the quantile to the cap, 0.999
+  options.trim_on_change = false;
+  WaitPredictor predictor(options);
+  for (int i = 0; i < 100; ++i) {
+    // Short waits behind little work, long ones behind more than the
+    // capacity (backlog classes up to 0.5 and 0.5-2).
+    predictor.Observe(WaitBehind(0.1, std::chrono::seconds(i), std::chrono::seconds(1 + i % 10)));
+    predictor.Observe(WaitBehind(1.5, std::chrono::seconds(i), std::chrono::seconds(100 + i % 10)));
+  }
+  predictor.Observe(WaitBehind(1.5, 500s, 1000s));  // a miss: the quantile goes up
+  // Neither class can bound 0.999; each gives its own largest wait, so the
+  // bound still follows the backlog instead of being the queue's 1000 s.
+  const auto shallow = predictor.Predict(QueryBehind(0.1));
+  EXPECT_EQ(shallow.method, WaitMethod::kClassBacklogHistory);
+  EXPECT_EQ(shallow.bound, 10s);
+  EXPECT_EQ(shallow.confidence, 0.95);
+  const auto deep = predictor.Predict(QueryBehind(1.5));
+  EXPECT_EQ(deep.method, WaitMethod::kClassBacklogHistory);
+  EXPECT_EQ(deep.bound, 1000s);
 }
 
 }  // namespace
