@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/job_json.h"
+#include "common/nanos.h"
 #include "lsf_adapter/job_record.h"
 
 namespace bplace::api {

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <chrono>
-#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -11,17 +10,6 @@ namespace bplace {
 
 using SteadyTime = std::chrono::steady_clock::time_point;
 using SystemTime = std::chrono::system_clock::time_point;
-
-// A wall-clock time as integer nanoseconds since the Unix epoch, and back:
-// exact round trips of SystemTime (how the state store's *_ns columns and
-// the jobs' stored JSON keep times).
-inline std::int64_t ToNanos(SystemTime time) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
-}
-inline SystemTime FromNanos(std::int64_t nanos) {
-  return SystemTime(
-      std::chrono::duration_cast<SystemTime::duration>(std::chrono::nanoseconds(nanos)));
-}
 
 // A one-shot timer on a Clock. Not thread-safe: one owner schedules and
 // cancels it (typically from one strand).

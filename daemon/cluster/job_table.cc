@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/nanos.h"
 #include "lsf_adapter/lsf_time.h"
 
 namespace bplace {

@@ -13,13 +13,14 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/nanos.h"
 #include "common/result.h"
 #include "daemon/state/sqlite_db.h"
 
 namespace bplace {
 
 // Times are integer nanoseconds since the Unix epoch (columns *_ns):
-// ToNanos and FromNanos (common/clock.h). nullopt stays nullopt (a NULL
+// ToNanos and FromNanos (common/nanos.h). nullopt stays nullopt (a NULL
 // column).
 std::optional<SystemTime> FromNanos(const std::optional<std::int64_t>& nanos);
 
