@@ -155,7 +155,7 @@ bool SeesEveryJob(const Services& services, const Caller& caller) {
 std::optional<std::string> Unready(const Services& services, const JobList* list, bool finished) {
   if (list == nullptr) return "the jobs tier has not read the list of every job yet";
   const auto max_age = FrontDoorMaxAge(services.tracker->options().interval);
-  const auto age = services.clock->SystemNow() - list->fetched_at;
+  const auto age = services.clock.SystemNow() - list->fetched_at;
   if (age > max_age) {
     return "the list of every job is " +
            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(age).count()) +
@@ -172,9 +172,9 @@ Response Reply(const Services& services, const std::vector<std::string>& argv,
                const ListOwner& owner) {
   const auto list = services.tracker->list_view().Current();
   if (auto unready = Unready(services, list.get(), lsf::ListShowsFinished(line))) {
-    return RunRealBjobs(*services.cache->Current(), line, argv, *unready);
+    return RunRealBjobs(*services.cache.Current(), line, argv, *unready);
   }
-  const auto snapshot = services.cache->Current();
+  const auto snapshot = services.cache.Current();
   if (!snapshot->topology)
     return RunRealBjobs(*snapshot, line, argv, "bplace has not read the queues yet");
   auto output =
@@ -193,22 +193,22 @@ void AnswerBjobsList(const Services& services, const Caller& caller,
   ListOwner owner;
   if (asked == "all") {
     if (!SeesEveryJob(services, caller)) {
-      return respond(RunRealBjobs(*services.cache->Current(), line, argv,
+      return respond(RunRealBjobs(*services.cache.Current(), line, argv,
                                   "-u all: others' jobs are LSF's to show ([auth] "
                                   "job_visibility = \"own\")"));
     }
   } else if (asked != self) {
-    return respond(RunRealBjobs(*services.cache->Current(), line, argv,
+    return respond(RunRealBjobs(*services.cache.Current(), line, argv,
                                 "-u " + asked + ": another user's (or a user group's) jobs"));
   } else {
     owner.user = self;
   }
   // A form the view never answers starts no reading of it.
   if (auto left = FormLeftToLsf(line, format ? &*format : nullptr)) {
-    return respond(RunRealBjobs(*services.cache->Current(), line, argv, *left));
+    return respond(RunRealBjobs(*services.cache.Current(), line, argv, *left));
   }
   const bool finished = lsf::ListShowsFinished(line);
-  const bool tried = services.tracker->list_view().Ask(services.clock->SystemNow(), finished);
+  const bool tried = services.tracker->list_view().Ask(services.clock.SystemNow(), finished);
   const auto list = services.tracker->list_view().Current();
   if (tried || !Unready(services, list.get(), finished)) {
     return respond(Reply(services, argv, line, format ? &*format : nullptr, owner));

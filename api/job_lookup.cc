@@ -67,10 +67,10 @@ Response NotKnownToLsf(const lsf::JobId& id, SystemTime since) {
 
 void LookUpJob(const Services& s, const Caller& caller, const lsf::JobId& id,
                std::function<void(std::optional<Response>)> done) {
-  if (Answered(*s.cache->Current(), id)) return done(std::nullopt);
+  if (Answered(*s.cache.Current(), id)) return done(std::nullopt);
   const std::string who = LookupCallerName(s, caller);
   JobLookups& lookups = s.tracker->lookups();
-  const JobLookups::Verdict verdict = lookups.Begin(who, KeyOf(id), s.clock->SystemNow());
+  const JobLookups::Verdict verdict = lookups.Begin(who, KeyOf(id), s.clock.SystemNow());
   if (verdict.admission == JobLookups::Admission::kNotFound) {
     return done(NotKnownToLsf(id, verdict.since));
   }
@@ -83,10 +83,10 @@ void LookUpJob(const Services& s, const Caller& caller, const lsf::JobId& id,
     return done(std::move(problem));
   }
   s.tracker->Watch({id}, [s = &s, who, id, done = std::move(done)](Result<void> looked) {
-    const auto snapshot = s->cache->Current();
+    const auto snapshot = s->cache.Current();
     const JobView* job = snapshot->jobs ? snapshot->jobs->Find(KeyOf(id)) : nullptr;
     s->tracker->lookups().Finish(who, KeyOf(id), job != nullptr && job->not_found,
-                                 s->clock->SystemNow());
+                                 s->clock.SystemNow());
     if (Answered(*snapshot, id)) return done(std::nullopt);
     done(JobsUnavailable("job " + lsf::JobIdText(id) + " could not be looked up in LSF" +
                          (looked ? std::string(" yet") : ": " + looked.error().message)));

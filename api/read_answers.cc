@@ -23,7 +23,7 @@ Response NoSnapshotYet(const ClusterSnapshot& snapshot) {
 
 Response WithSnapshot(const Services& services,
                       const std::function<Response(const ClusterSnapshot& snapshot)>& read) {
-  const std::shared_ptr<const ClusterSnapshot> snapshot = services.cache->Current();
+  const std::shared_ptr<const ClusterSnapshot> snapshot = services.cache.Current();
   if (!snapshot->complete()) return NoSnapshotYet(*snapshot);
   return read(*snapshot);
 }

@@ -18,9 +18,9 @@ Response GetHealthz(const Services&, const Request&) { return MakeJson(200, {{"s
 
 Response GetReadyz(const Services& services, const Request&) {
   return WithSnapshot(services, [&](const ClusterSnapshot& snapshot) {
-    const SystemTime now = services.clock->SystemNow();
+    const SystemTime now = services.clock.SystemNow();
     const auto stale = StaleReason(snapshot, services.options.max_staleness,
-                                   services.cache->options().topology_interval, now);
+                                   services.cache.options().topology_interval, now);
     if (stale) {
       json ages;
       AddAge(ages, snapshot, now);
@@ -34,7 +34,7 @@ Response GetReadyz(const Services& services, const Request&) {
 
 Response PostCacheRefresh(const Services& services, const Caller&, const Request&,
                           const RouteParams&) {
-  const std::optional<std::chrono::seconds> wait = services.cache->RequestRefresh();
+  const std::optional<std::chrono::seconds> wait = services.cache.RequestRefresh();
   if (!wait) return MakeJson(202, {{"status", "refresh started"}});
   const std::string seconds = std::to_string(wait->count());
   Response problem = MakeProblem(

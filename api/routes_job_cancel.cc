@@ -144,7 +144,7 @@ void DeleteJob(const Services& services, const Caller& caller, Request&&, const 
             [s = &services, caller, id = *id,
              respond = std::move(respond)](std::optional<Response> refused) mutable {
               if (refused) return respond(std::move(*refused));
-              const auto snapshot = s->cache->Current();
+              const auto snapshot = s->cache.Current();
               const JobView* job = snapshot->jobs ? snapshot->jobs->Find(KeyOf(id)) : nullptr;
               if (job == nullptr || job->not_found || job->lsf.status.empty()) {
                 return respond(MakeProblem(
@@ -163,7 +163,7 @@ void CancelJobs(const Services& services, const Caller& caller, Request&& req,
   auto selection = ParseCancelBody(req.body());
   if (!selection) return respond(MakeProblem(selection.error()));
   const std::string self = CallerSelf(services, caller);
-  const auto snapshot = services.cache->Current();
+  const auto snapshot = services.cache.Current();
   const JobTable empty;
   const JobTable& table = snapshot->jobs ? *snapshot->jobs : empty;
   std::vector<std::pair<lsf::JobId, const JobView*>> chosen;

@@ -51,7 +51,7 @@ void AnswerJob(const Services& s, const Caller& caller, const lsf::JobId& id, Re
   LookUpJob(s, caller, id,
             [s = &s, caller, id, respond = std::move(respond)](std::optional<Response> refused) {
               if (refused) return respond(std::move(*refused));
-              auto answer = JobAnswer(*s, caller, *s->cache->Current(), id, s->clock->SystemNow());
+              auto answer = JobAnswer(*s, caller, *s->cache.Current(), id, s->clock.SystemNow());
               respond(answer ? std::move(*answer)
                              : JobsUnavailable("job " + lsf::JobIdText(id) +
                                                " could not be looked up in LSF"));
@@ -59,9 +59,9 @@ void AnswerJob(const Services& s, const Caller& caller, const lsf::JobId& id, Re
 }
 
 Response ListAnswer(const Services& s, const JobFilterQuery& filter) {
-  const auto snapshot = s.cache->Current();
+  const auto snapshot = s.cache.Current();
   json body = JobPage(snapshot->jobs ? *snapshot->jobs : JobTable{}, filter);
-  AddJobsAge(body, *snapshot, s.clock->SystemNow());
+  AddJobsAge(body, *snapshot, s.clock.SystemNow());
   return MakeJson(200, body);
 }
 

@@ -94,8 +94,8 @@ void PostJobs(const Services& services, const Caller& caller, Request&& req,
     return respond(MakeProblem(call.error()));
   }
   const Services* s = &services;
-  s->submissions->Submit(*call, [s, call = *call, respond = std::move(respond), caller,
-                                 ctx = RequestContext(ctx)](SubmissionAnswer answer) {
+  s->submissions.Submit(*call, [s, call = *call, respond = std::move(respond), caller,
+                                ctx = RequestContext(ctx)](SubmissionAnswer answer) {
     if (answer.kind != SubmissionAnswer::Kind::kSubmitted) {
       LogAudit(AuditRecord(&caller, ctx, NotRunReason(answer.kind)));
       return respond(NotRun(answer));
@@ -103,8 +103,8 @@ void PostJobs(const Services& services, const Caller& caller, Request&& req,
     LogAudit(AuditRecord(caller, ctx, answer.result));
     Response response = SubmissionResponse(answer.result, call);
     // Stored before it is sent: a retry after this answer gets it again.
-    s->submissions->Record(call, answer.result, response.result_int(), response.body(),
-                           [respond, response]() mutable { respond(std::move(response)); });
+    s->submissions.Record(call, answer.result, response.result_int(), response.body(),
+                          [respond, response]() mutable { respond(std::move(response)); });
   });
 }
 

@@ -136,7 +136,7 @@ Response GetHosts(const Services& services, const Caller&, const Request&,
     json body;
     body["count"] = list.size();
     body["hosts"] = std::move(list);
-    AddAge(body, snapshot, services.clock->SystemNow());
+    AddAge(body, snapshot, services.clock.SystemNow());
     return MakeJson(200, body);
   });
 }
@@ -145,7 +145,7 @@ Response GetHostGroups(const Services& services, const Caller&, const Request&,
                        const RouteParams&) {
   return WithSnapshot(services, [&](const ClusterSnapshot& snapshot) {
     json body = GroupsJson(snapshot.topology->host_groups(), "host_groups", "hosts");
-    AddAge(body, snapshot, services.clock->SystemNow());
+    AddAge(body, snapshot, services.clock.SystemNow());
     return MakeJson(200, body);
   });
 }
@@ -154,7 +154,7 @@ Response GetUserGroups(const Services& services, const Caller&, const Request&,
                        const RouteParams&) {
   return WithSnapshot(services, [&](const ClusterSnapshot& snapshot) {
     json body = GroupsJson(snapshot.topology->user_groups(), "user_groups", "users");
-    AddAge(body, snapshot, services.clock->SystemNow());
+    AddAge(body, snapshot, services.clock.SystemNow());
     return MakeJson(200, body);
   });
 }

@@ -46,7 +46,7 @@ std::optional<std::string> TooOld(const Services& services, const ClusterSnapsho
     return "the jobs tier has not answered yet";
   }
   const auto max_age = FrontDoorMaxAge(services.tracker->options().interval);
-  const auto age = services.clock->SystemNow() - *snapshot.jobs_status.last_success;
+  const auto age = services.clock.SystemNow() - *snapshot.jobs_status.last_success;
   if (age > max_age) {
     return "the jobs data is " +
            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(age).count()) +
@@ -99,7 +99,7 @@ tl::expected<Chosen, std::string> ChooseByIds(const Services& services, const Ca
 tl::expected<std::vector<std::string>, std::vector<JobKey>> LongBlocks(
     const Services& services, const std::vector<lsf::JobRecord>& records) {
   LongForms& forms = services.tracker->long_forms();
-  const SystemTime now = services.clock->SystemNow();
+  const SystemTime now = services.clock.SystemNow();
   std::vector<std::string> blocks;
   std::vector<JobKey> lacking;
   for (const lsf::JobRecord& record : records) {
@@ -124,7 +124,7 @@ Response Answer(const Services& services, const Caller& caller,
                 const std::vector<std::string>& argv, const lsf::BjobsCommandLine& line,
                 const lsf::BjobsFormat* format, const std::vector<lsf::JobId>& not_found = {},
                 std::vector<JobKey>* lacking = nullptr) {
-  const auto snapshot = services.cache->Current();
+  const auto snapshot = services.cache.Current();
   if (auto old = TooOld(services, *snapshot)) return RunRealLsf(argv, *old);
   auto chosen = ChooseByIds(services, caller, *snapshot, line);
   if (!chosen) return RunRealLsf(argv, chosen.error());
@@ -188,14 +188,14 @@ void LookUp(const Services& services, const Caller& caller, const std::vector<ls
   std::vector<lsf::JobId> not_found;
   for (const lsf::JobId& id : ids) {
     const JobKey key = KeyOf(id);
-    const auto verdict = lookups.Begin(who, key, services.clock->SystemNow());
+    const auto verdict = lookups.Begin(who, key, services.clock.SystemNow());
     if (verdict.admission == JobLookups::Admission::kLookUp) {
       begun.push_back(id);
     } else if (verdict.admission == JobLookups::Admission::kNotFound) {
       not_found.push_back(id);
     } else {
       for (const lsf::JobId& started : begun) {
-        lookups.Finish(who, KeyOf(started), false, services.clock->SystemNow());
+        lookups.Finish(who, KeyOf(started), false, services.clock.SystemNow());
       }
       return done("too many lookups of jobs bplace does not follow in progress", {});
     }
@@ -203,12 +203,12 @@ void LookUp(const Services& services, const Caller& caller, const std::vector<ls
   if (begun.empty()) return done(std::nullopt, std::move(not_found));
   services.tracker->Watch(
       begun, [s = &services, who, begun, not_found, done = std::move(done)](Result<void>) {
-        const auto snapshot = s->cache->Current();
+        const auto snapshot = s->cache.Current();
         for (const lsf::JobId& id : begun) {
           const JobKey key = KeyOf(id);
           const JobView* job = snapshot->jobs ? snapshot->jobs->Find(key) : nullptr;
           s->tracker->lookups().Finish(who, key, job != nullptr && job->not_found,
-                                       s->clock->SystemNow());
+                                       s->clock.SystemNow());
         }
         done(std::nullopt, not_found);
       });
@@ -237,7 +237,7 @@ void PostLsfBjobs(const Services& services, const Caller& caller, Request&& req,
   if (line->ids.empty()) {
     return AnswerBjobsList(services, caller, *argv, *line, std::move(format), std::move(respond));
   }
-  const auto snapshot = services.cache->Current();
+  const auto snapshot = services.cache.Current();
   if (auto old = TooOld(services, *snapshot)) return respond(RunRealLsf(*argv, *old));
   auto chosen = ChooseByIds(services, caller, *snapshot, *line);
   if (!chosen || chosen->unknown.empty()) {

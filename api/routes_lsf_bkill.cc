@@ -71,7 +71,7 @@ void PostLsfBkill(const Services& services, const Caller& caller, Request&& req,
   }
   if (!line->ids.empty()) {
     const std::string self = caller.user.empty() ? services.user : caller.user;
-    const auto snapshot = services.cache->Current();
+    const auto snapshot = services.cache.Current();
     if (!snapshot->jobs) return respond(RunRealLsf(*argv, "the jobs tier has not answered yet"));
     auto known = Check(*snapshot->jobs, line->ids, self, caller.is_admin);
     if (!known) return respond(RunRealLsf(*argv, known.error()));

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/bsub_request.h"
-#include "api/lsf_answer.h"
 #include "api/http/problem.h"
+#include "api/lsf_answer.h"
 #include "api/routes_jobs.h"
 #include "api/routes_lsf.h"
 #include "lsf_adapter/bsub_command_line.h"
@@ -64,7 +64,7 @@ std::vector<std::string> WithPlacedQueue(const Services& services, const Caller&
     if (ec != std::errc() || end != slots->data() + slots->size()) return args;
     request.slots = n;
   }
-  const auto placement = services.submitter->DryRun(request);
+  const auto placement = services.submitter.DryRun(request);
   if (!placement || placement->candidates.empty()) return args;
   const std::string& best = placement->candidates.front().queue;
   std::vector<std::string> placed = args;

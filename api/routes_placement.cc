@@ -114,16 +114,16 @@ Placement CountedOutcome(const Placement& placement) {
 Response CachedPlacement(const Services& services, const PlacementRequest& request) {
   PlacementAnswerCache& answers = *services.placement_answers;
   std::string key = PlacementAnswerCache::Key(request);
-  const PlacementStamp current = services.submitter->Stamp(request.user);
-  const SystemTime asked_at = services.clock->SystemNow();
+  const PlacementStamp current = services.submitter.Stamp(request.user);
+  const SystemTime asked_at = services.clock.SystemNow();
   if (auto answer = answers.Find(key, current, asked_at)) {
     Count(services, answer->counted);
     return MakeJsonText(200, answer->body.Render(asked_at));
   }
-  StampedPlacement stamped = services.submitter->DryRunStamped(request);
+  StampedPlacement stamped = services.submitter.DryRunStamped(request);
   Count(services, stamped.placement);
   if (!stamped.placement) return MakeProblem(stamped.placement.error());
-  const SystemTime now = services.clock->SystemNow();
+  const SystemTime now = services.clock.SystemNow();
   nlohmann::json body = PlacementBody(request, *stamped.placement, *stamped.snapshot, now);
   std::optional<BodyTemplate> text =
       BodyTemplate::Make(body, PlacementAges(*stamped.placement, *stamped.snapshot));
@@ -156,12 +156,12 @@ Response GetPlacement(const Services& services, const Caller& caller, const Requ
                                      services.options.request.max_slots);
   if (!request) return MakeProblem(request.error());
   if (services.placement_answers != nullptr) return CachedPlacement(services, *request);
-  StampedPlacement stamped = services.submitter->DryRunStamped(*request);
+  StampedPlacement stamped = services.submitter.DryRunStamped(*request);
   Count(services, stamped.placement);
   if (!stamped.placement) return MakeProblem(stamped.placement.error());
   // The ages and IB source of the snapshot placed against (not a newer one
   // published meanwhile).
-  const SystemTime now = services.clock->SystemNow();
+  const SystemTime now = services.clock.SystemNow();
   return MakeJson(200, PlacementBody(*request, *stamped.placement, *stamped.snapshot, now));
 }
 

@@ -16,8 +16,8 @@ namespace bplace::api {
 using nlohmann::json;
 
 Response GetCluster(const Services& services, const Caller&, const Request&, const RouteParams&) {
-  const auto snapshot = services.cache->Current();
-  const SystemTime now = services.clock->SystemNow();
+  const auto snapshot = services.cache.Current();
+  const SystemTime now = services.clock.SystemNow();
   json body;
   body["cluster_name"] = snapshot->identity.cluster_name;
   body["master_name"] = snapshot->identity.master_name;
@@ -35,26 +35,26 @@ Response GetCluster(const Services& services, const Caller&, const Request&, con
   body["topology"] = TierJson(snapshot->topology_status, snapshot->topology_as_of, now);
   // The intervals, so that a poller (the status page) asks no faster than
   // the data changes.
-  const CacheOptions& tiers = services.cache->options();
+  const CacheOptions& tiers = services.cache.options();
   body["load"]["refresh_s"] = std::chrono::duration<double>(tiers.load_interval).count();
   body["topology"]["refresh_s"] = std::chrono::duration<double>(tiers.topology_interval).count();
   body["counts"] = ClusterCountsJson(*snapshot);
   body["warnings"] =
       snapshot->topology ? snapshot->topology->warnings() : std::vector<std::string>{};
-  body["inflight_slots"] = InflightJson(services.ledger->Counts());
+  body["inflight_slots"] = InflightJson(services.ledger.Counts());
   body["wait_predictions"] = WaitRecordJson(services);
   return MakeJson(200, body);
 }
 
 Response GetQueues(const Services& services, const Caller&, const Request&, const RouteParams&) {
   return WithSnapshot(services, [&](const ClusterSnapshot& snapshot) {
-    const auto inflight = services.ledger->Counts();
+    const auto inflight = services.ledger.Counts();
     json queues = json::array();
     for (const QueueTopology& queue : snapshot.topology->queues()) {
       queues.push_back(QueueJson(snapshot, queue, inflight));
     }
     json body{{"queues", queues}};
-    AddAge(body, snapshot, services.clock->SystemNow());
+    AddAge(body, snapshot, services.clock.SystemNow());
     return MakeJson(200, body);
   });
 }
@@ -65,8 +65,8 @@ Response GetQueue(const Services& services, const Caller&, const Request&,
     const std::string name(params.Path("name"));
     const QueueTopology* queue = snapshot.topology->FindQueue(name);
     if (queue == nullptr) return NotFound("queue", name, "does not exist (bqueues -l)");
-    json body = QueueJson(snapshot, *queue, services.ledger->Counts());
-    AddAge(body, snapshot, services.clock->SystemNow());
+    json body = QueueJson(snapshot, *queue, services.ledger.Counts());
+    AddAge(body, snapshot, services.clock.SystemNow());
     return MakeJson(200, body);
   });
 }
@@ -81,7 +81,7 @@ Response GetHost(const Services& services, const Caller&, const Request&,
                       "is not known to LSF (not in bhosts -w, no host group or HOSTS line "
                       "names it)");
     }
-    const SystemTime now = services.clock->SystemNow();
+    const SystemTime now = services.clock.SystemNow();
     json body = HostQueuesJson(*snapshot.topology, host);
     body["host"] = host;
     body["in_bhosts"] = status != nullptr;
@@ -104,7 +104,7 @@ Response GetHostGroup(const Services& services, const Caller&, const Request&,
     const lsf::Group* group = groups.Find(name);
     if (group == nullptr) return NotFound("host group", name, "does not exist (bmgroup -w)");
     json body = GroupJson(groups, *group, "hosts");
-    AddAge(body, snapshot, services.clock->SystemNow());
+    AddAge(body, snapshot, services.clock.SystemNow());
     return MakeJson(200, body);
   });
 }
@@ -112,7 +112,7 @@ Response GetHostGroup(const Services& services, const Caller&, const Request&,
 Response GetIb(const Services& services, const Caller&, const Request&, const RouteParams&) {
   return WithSnapshot(services, [&](const ClusterSnapshot& snapshot) {
     const IbHealthState* ib = snapshot.ib.get();
-    const SystemTime now = services.clock->SystemNow();
+    const SystemTime now = services.clock.SystemNow();
     json body = IbHostsJson(snapshot, now);
     body["source"] = IbSourceName(services.ib().source);
     body["require_ib"] = services.ib().require_ib;

@@ -22,32 +22,43 @@ namespace bplace::api {
 
 class PlacementAnswerCache;
 
-// What the route functions need from the daemon: its parts, by pointer, and
-// the API's options. The daemon owns the parts and builds this once before
-// the server starts; it must outlive the router's handlers. Thread safety:
-// read-only after start-up, so any number of io threads share one; every
-// part it points to is thread-safe itself.
+// What the route functions need from the daemon: its parts, and the API's
+// options. The parts every route needs are references, given at
+// construction, so that a Services without them does not compile; the
+// optional ones are pointers whose null is a documented behaviour (the
+// feature is off: a 503, a 404, no limit), not a missing check. The daemon
+// sets every one (bplaced/wiring.cc); tests and embedders leave out what
+// they do not exercise. The daemon owns the parts and builds this once
+// before the server starts; it must outlive the router's handlers. Thread
+// safety: read-only after start-up, so any number of io threads share one;
+// every part it refers to is thread-safe itself.
 struct Services {
+  Services(ClusterCache& cache, Submitter& submitter, InflightLedger& ledger,
+           SubmissionService& submissions, const Clock& clock)
+      : cache(cache),
+        submitter(submitter),
+        ledger(ledger),
+        submissions(submissions),
+        clock(clock) {}
+
+  ClusterCache& cache;     // the snapshot every read answers from
+  Submitter& submitter;    // placements; its options() give the [ib] policy
+  InflightLedger& ledger;  // the in-flight slots shown by reads
+  // POST /v1/jobs's one path, exactly once with a state store (without a
+  // journal every call is a new submission: tests).
+  SubmissionService& submissions;
+  // The one time source of the routes (ages, staleness, rate limits): the
+  // RealClock the daemon's cache uses; a ManualClock in tests.
+  const Clock& clock;
+
   // Who callers are; null: every request acts for `user` with every right
   // (tests and embedders without [auth]).
   const Authenticator* auth = nullptr;
-  RateLimiter* limiter = nullptr;    // submissions per user; null: unlimited
-  ClusterCache* cache = nullptr;     // required: the snapshot every read answers from
-  Submitter* submitter = nullptr;    // required; its options() give the [ib] policy
-  InflightLedger* ledger = nullptr;  // required: the in-flight slots shown by reads
+  RateLimiter* limiter = nullptr;  // submissions per user; null: unlimited
   // The job routes (GET/DELETE /v1/jobs...): the jobs tier and bkill. Null:
   // those routes answer 503.
   JobTracker* tracker = nullptr;
   JobCanceller* canceller = nullptr;
-  // Required by POST /v1/jobs: the one path of every submission, exactly
-  // once with a state store (SubmissionService; without one, every call is a
-  // new submission). The daemon always builds one with its state store;
-  // tests without a store build one without a journal.
-  SubmissionService* submissions = nullptr;
-  // Required: the one time source of the routes (ages, staleness, rate
-  // limits). The daemon passes the RealClock its cache uses; tests a
-  // ManualClock.
-  const Clock* clock = nullptr;
   // The caller every request acts for without `auth`, and the user reads
   // name as "the daemon's" (service-account mode: the daemon's user).
   std::string user;
@@ -70,7 +81,7 @@ struct Services {
   // Whether bsub runs as the caller ([auth] mode = "multi-user").
   bool multi_user() const { return auth != nullptr && auth->policy().mode == AuthMode::kMultiUser; }
   // The [ib] policy placements and submissions follow.
-  IbPolicy ib() const { return submitter->options().ib; }
+  IbPolicy ib() const { return submitter.options().ib; }
 };
 
 }  // namespace bplace::api

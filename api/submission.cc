@@ -66,11 +66,11 @@ tl::expected<SubmitContext, SubmitRefusal> ContextFor(const Services& services,
 }
 
 std::optional<SubmitRefusal> CheckSnapshot(const Services& services) {
-  const auto snapshot = services.cache->Current();
+  const auto snapshot = services.cache.Current();
   if (!snapshot->complete()) return SubmitRefusal{NoSnapshotYet(*snapshot), "no LSF snapshot yet"};
   const auto stale =
       StaleReason(*snapshot, services.options.max_staleness,
-                  services.cache->options().topology_interval, services.clock->SystemNow());
+                  services.cache.options().topology_interval, services.clock.SystemNow());
   const bool failing = snapshot->load_status.consecutive_failures > 0 ||
                        snapshot->topology_status.consecutive_failures > 0;
   // LSF unreachable and the snapshot too old to place on: say so at once

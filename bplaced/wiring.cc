@@ -30,7 +30,8 @@ Wiring::Wiring(const config::Config& config, const std::string& user,
       reconciler(refresh.executor(), runner, clock, cache.store(), lsf, journal, submissions,
                  tracker, config.jobs.interval),
       canceller(runner, lsf),
-      events(refresh.executor(), clock, waits, EventsFor(config, cache)) {
+      events(refresh.executor(), clock, waits, EventsFor(config, cache)),
+      services(cache, submitter, ledger, submissions, clock) {
   // GET /metrics (docs/api.md "GET /metrics"): runs counted as they finish,
   // the rest read from the snapshot and the counters at each scrape.
   cache.store().SetObserver([this](const ClusterSnapshot& before, const ClusterSnapshot& after) {
@@ -51,13 +52,8 @@ Wiring::Wiring(const config::Config& config, const std::string& user,
   });
   services.auth = &authenticator;
   services.limiter = &limiter;
-  services.cache = &cache;
-  services.submitter = &submitter;
-  services.ledger = &ledger;
   services.tracker = &tracker;
-  services.submissions = &submissions;
   services.canceller = &canceller;
-  services.clock = &clock;
   services.user = user;
   services.options = config.api;
   services.version = kVersion;

@@ -83,11 +83,6 @@ class HandlersTest : public ::testing::Test {
     // Refresh failures and audit lines are logged; tests check them instead.
     spdlog::set_level(spdlog::level::err);
     CannedCluster();
-    services_.cache = &cache_;
-    services_.submitter = &submitter_;
-    services_.submissions = &submissions_;
-    services_.ledger = &ledger_;
-    services_.clock = &clock_;
     services_.user = "alice";
     services_.version = "9.9.9";
     RegisterRoutes(router_, services_);
@@ -233,7 +228,7 @@ class HandlersTest : public ::testing::Test {
   // journal): every call is a new submission.
   SubmissionService submissions_{submitter_, tracker_, nullptr, clock_, fake_, lsf_};
   std::unique_ptr<Authenticator> authenticator_;
-  Services services_;
+  Services services_{cache_, submitter_, ledger_, submissions_, clock_};
   Router router_;
 };
 

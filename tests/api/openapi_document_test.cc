@@ -12,6 +12,7 @@
 #include "api/job_request_decoder.h"
 #include "api/router.h"
 #include "api/services.h"
+#include "tests/api/handlers_fixture.h"
 
 namespace bplace::api {
 namespace {
@@ -28,11 +29,12 @@ std::string Lower(std::string text) {
   return text;
 }
 
-// "get /v1/queues/{name}" for every route RegisterRoutes adds. The route
-// functions are not called: Services may be empty.
-std::set<std::string> RegisteredRoutes(const Services& services) {
-  Router router;
-  RegisterRoutes(router, services);
+// The routes over the route tests' daemon without sockets: Services needs
+// its parts, though the route functions are not called here.
+class OpenApiRoutesTest : public testing::HandlersTest {};
+
+// "get /v1/queues/{name}" for every route of `router`.
+std::set<std::string> RegisteredRoutes(const Router& router) {
   std::set<std::string> routes;
   for (const Router::RouteKey& key : router.Routes()) {
     routes.insert(Lower(std::string(http::to_string(key.method))) + " " + key.pattern);
@@ -59,9 +61,8 @@ std::string Missing(const std::set<std::string>& from, const std::set<std::strin
   return missing;
 }
 
-TEST(OpenApiDocumentTest, HasAnOperationForEveryRouteAndARouteForEveryOperation) {
-  const Services services;
-  const std::set<std::string> routes = RegisteredRoutes(services);
+TEST_F(OpenApiRoutesTest, HasAnOperationForEveryRouteAndARouteForEveryOperation) {
+  const std::set<std::string> routes = RegisteredRoutes(router_);
   const std::set<std::string> operations = DocumentedOperations(OpenApiDocument({}));
   ASSERT_FALSE(routes.empty());
   EXPECT_EQ(Missing(routes, operations), "")
@@ -139,8 +140,8 @@ TEST(OpenApiDocumentTest, ListsTheProblemTypeOfEveryErrorCode) {
   EXPECT_GE(codes, 12);
 }
 
-TEST(OpenApiDocumentTest, IsServedAtV1OpenApiJsonWithoutCredentials) {
-  Services services;
+TEST_F(OpenApiRoutesTest, IsServedAtV1OpenApiJsonWithoutCredentials) {
+  Services& services = services_;
   services.options.request.max_slots = 12;
   Router router;
   RegisterRoutes(router, services);
