@@ -13,6 +13,9 @@ tools/check-layering
 # Every document a comment cites is in the repo, and the docs' links resolve
 # (its own tests run as the ctest check_doc_refs_test).
 tools/check-doc-refs
+# Every source's test is found by its name, or in tests/README.md "Sources
+# tested elsewhere" (its own tests run as the ctest check_test_mirror_test).
+tools/check-test-mirror
 # Local users alice and bob for the multi-user tests (only as root; those
 # tests skip otherwise).
 tools/test-users.sh
