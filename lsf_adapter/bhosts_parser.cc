@@ -24,16 +24,11 @@ Result<std::vector<HostStatus>> ParseBhosts(std::string_view text) {
 
   std::vector<HostStatus> hosts;
   for (std::size_t i = header->position + 1; i < lines.size(); ++i) {
-    const std::vector<std::string_view> fields = SplitFields(lines[i].text);
+    auto cells = RowCells(kCommand, *header, lines[i]);
+    if (!cells) return tl::unexpected(cells.error());
+    const std::vector<std::string_view>& fields = *cells;
     if (fields.empty()) continue;
     const Place where{kCommand, lines[i].number};
-    // Every bhosts cell is one token, so a row has exactly as many fields as
-    // the header has names.
-    if (fields.size() != header->columns.size()) {
-      return Fail(ErrorCode::kParseError, where.Text() + ": expected " +
-                                              std::to_string(header->columns.size()) +
-                                              " columns, got " + std::to_string(fields.size()));
-    }
     auto value = [&](std::string_view column) { return fields[*header->Find(column)]; };
     HostStatus host;
     host.name = std::string(fields[name_at]);

@@ -101,16 +101,11 @@ Result<std::vector<QueueLoad>> ParseBqueues(std::string_view text) {
 
   std::vector<QueueLoad> queues;
   for (std::size_t i = header->position + 1; i < lines.size(); ++i) {
-    const std::vector<std::string_view> fields = SplitFields(lines[i].text);
+    auto cells = RowCells(kCommand, *header, lines[i]);
+    if (!cells) return tl::unexpected(cells.error());
+    const std::vector<std::string_view>& fields = *cells;
     if (fields.empty()) continue;
     const Place where{kCommand, lines[i].number};
-    // Every bqueues cell is one token (STATUS included), so a row has exactly
-    // as many fields as the header has names.
-    if (fields.size() != header->columns.size()) {
-      return Fail(ErrorCode::kParseError, where.Text() + ": expected " +
-                                              std::to_string(header->columns.size()) +
-                                              " columns, got " + std::to_string(fields.size()));
-    }
     QueueLoad queue;
     queue.name = std::string(fields[col.name]);
     auto prio = ParseSmallInt(where, "PRIO", fields[col.prio]);

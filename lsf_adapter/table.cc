@@ -60,6 +60,17 @@ Result<TableHeader> FindTableHeader(std::string_view command, const std::vector<
               std::string(command) + ": no header (no line with " + std::string(key_column) + ")");
 }
 
+Result<std::vector<std::string_view>> RowCells(std::string_view command, const TableHeader& header,
+                                               const Line& line) {
+  std::vector<std::string_view> fields = SplitFields(line.text);
+  if (!fields.empty() && fields.size() != header.columns.size()) {
+    return Fail(ErrorCode::kParseError, Where(command, line.number) + ": expected " +
+                                            std::to_string(header.columns.size()) +
+                                            " columns, got " + std::to_string(fields.size()));
+  }
+  return fields;
+}
+
 namespace {
 
 // Quotes a field for an error message, cut so that a megabyte of garbage does

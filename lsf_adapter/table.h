@@ -67,6 +67,13 @@ Result<TableHeader> FindTableHeader(std::string_view command, const std::vector<
                                     std::string_view key_column,
                                     std::initializer_list<std::string_view> required);
 
+// The cells of one row of a table whose every cell is one token (bqueues -w,
+// bhosts -w: LSF prints "-" for an empty one, so a row has exactly as many
+// fields as the header has names). An empty vector for a blank line. Fails
+// with kParseError "<command> line N: expected C columns, got F".
+Result<std::vector<std::string_view>> RowCells(std::string_view command, const TableHeader& header,
+                                               const Line& line);
+
 // Reads a whole number (optional leading '-', digits only, fits int64). Used
 // for LSF's slot counters. Fails with kParseError "<where>: COLUMN is "x", not a
 // whole number".
