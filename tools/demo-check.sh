@@ -29,6 +29,7 @@ check() { # check TEXT SHELL-CONDITION
   fi
 }
 
+started=$SECONDS
 tools/run-demo.sh >"$first" 2>&1 &
 demo=$!
 for _ in $(seq 3600); do
@@ -36,7 +37,8 @@ for _ in $(seq 3600); do
   kill -0 "$demo" 2>/dev/null || break
   sleep 1
 done
-check "run-demo.sh starts bplaced and it answers /readyz" "curl -sf http://127.0.0.1:$port/readyz"
+check "run-demo.sh starts bplaced and it answers /readyz after $((SECONDS - started)) s" \
+  "curl -sf http://127.0.0.1:$port/readyz"
 cat "$first" >&2
 pid=$(sed -n 's/.*(pid \([0-9]*\))\..*/\1/p' "$first" | head -n1)
 check "the config it writes is not world-writable" \

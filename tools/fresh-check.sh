@@ -12,13 +12,15 @@
 #   FRESH_CHECK_MIRROR=URL overrides the mirror.
 # The checkout (working tree, without build/) is copied in: the repo needs
 # nothing beside it. Compiles go through ccache (installed in the root; it changes
-# how fast, not what is built or tested): by default this machine's cache
-# (`ccache -k cache_dir`; the root's compiler is the same Debian package, so
-# its entries match), bind-mounted, written by root's builds and read-only
-# for the ordinary user's; FRESH_CHECK_CCACHE=DIR names another,
-# FRESH_CHECK_CCACHE=none keeps a cache inside the root;
-# FRESH_CHECK_CCACHE_SIZE its size (default 20G). Run it on an idle machine:
-# it builds everything from scratch as root, then as the ordinary user.
+# how fast, not what is built or tested). By default the cache is inside the
+# root and starts empty: root's builds are a newcomer's cold first build (the
+# timings docs/hacking.md records), and the ordinary user's reuse them.
+# FRESH_CHECK_CCACHE=DIR bind-mounts another cache (read-only for the
+# ordinary user); it hits only if written with compiler_check=content, since
+# the root's compiler has other mtimes than this machine's.
+# FRESH_CHECK_CCACHE_SIZE sets its size (default 20G). Run it on an idle
+# machine, as the README orders them: tools/run-demo.sh then tools/test.sh,
+# as root, then as the ordinary user; each step's minutes are recorded.
 # The summary goes to stdout and to build/fresh-check/result.txt; the full
 # log to build/fresh-check/log.txt.
 # Exit status: 0 when every check passed, 1 otherwise, 2 on bad usage.
@@ -63,9 +65,10 @@ mirror() {
   echo "http://deb.debian.org/debian"
 }
 
-cleanup() {
+# Stops what runs inside the root and unmounts what is mounted into it;
+# also run first, for what an interrupted earlier run left behind.
+unmount_root() {
   local proc mount
-  set +e
   # Whatever still runs inside the root (a demo daemon, a volclava daemon).
   for proc in /proc/[0-9]*; do
     [ "$(readlink "$proc/root" 2>/dev/null)" = "$target" ] && kill -KILL "${proc#/proc/}" 2>/dev/null
@@ -74,6 +77,12 @@ cleanup() {
   for mount in var/cache/fresh-ccache dev/pts dev sys proc; do
     mountpoint -q "$target/$mount" && umount -R -l "$target/$mount"
   done
+  return 0
+}
+
+cleanup() {
+  set +e
+  unmount_root
   # Never remove through a mount left behind (the bind-mounted cache is on
   # the same file system, which --one-file-system would not stop).
   if grep -qF " $work/" /proc/mounts; then
@@ -98,11 +107,23 @@ as_user() { in_root runuser -l "$user" -c "$1"; }
 
 # --- a Debian 12 minbase root -----------------------------------------------
 command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
+unmount_root
+if grep -qF " $work/" /proc/mounts; then
+  echo "fresh-check: mounts remain under $work from an earlier run; unmount them first" >&2
+  exit 1
+fi
 rm -rf --one-file-system "$work"
 mkdir -p "$work"
 url=$(mirror)
 say "debootstrap --variant=minbase bookworm from $url (a few minutes)"
-if ! debootstrap --variant=minbase bookworm "$target" "$url" >>"$log" 2>&1; then
+# One retry: a mirror's answer can fail once (seen here), and debootstrap's own
+# log (in the root, removed with it) says why.
+bootstrap() {
+  debootstrap --variant=minbase bookworm "$target" "$url" >>"$log" 2>&1 && return 0
+  [ -f "$target/debootstrap/debootstrap.log" ] && tail -n 20 "$target/debootstrap/debootstrap.log" >>"$log"
+  return 1
+}
+if ! bootstrap && ! { say "debootstrap failed; once more"; rm -rf --one-file-system "$target"; bootstrap; }; then
   record FAIL "debootstrap from $url (no mirror reachable?); see $log"
   exit 1
 fi
@@ -154,19 +175,26 @@ in_root apt-get update -qq >>"$log" 2>&1
 DEBIAN_FRONTEND=noninteractive in_root apt-get install -y -qq --no-install-recommends ccache >>"$log" 2>&1
 mkdir -p "$target/var/cache/fresh-ccache"
 chmod 1777 "$target/var/cache/fresh-ccache"
-host_cache=${FRESH_CHECK_CCACHE:-$(ccache -k cache_dir 2>/dev/null || echo none)}
-if [ "$host_cache" != none ] && [ -d "$host_cache" ]; then
-  mount --bind "$host_cache" "$target/var/cache/fresh-ccache"
-  say "compiler cache: $host_cache (bind-mounted; read-only for $user)"
-  user_cache_env="CCACHE_READONLY=1"
-else
-  say "compiler cache: inside the root only"
-  user_cache_env="CCACHE_UMASK=000"
-fi
 # The root's ccache has its own config: without a size it keeps 5 GB and
 # evicts what a full build and this machine's builds share.
 cache_env="CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR=/var/cache/fresh-ccache CCACHE_NOHASHDIR=1"
 cache_env="$cache_env CCACHE_MAXSIZE=${FRESH_CHECK_CCACHE_SIZE:-20G}"
+host_cache=${FRESH_CHECK_CCACHE:-none}
+if [ "$host_cache" != none ] && [ -d "$host_cache" ]; then
+  mount --bind "$host_cache" "$target/var/cache/fresh-ccache"
+  say "compiler cache: $host_cache (bind-mounted; read-only for $user)"
+  cache_env="$cache_env CCACHE_COMPILERCHECK=content"
+  user_cache_env="CCACHE_READONLY=1"
+else
+  say "compiler cache: inside the root, empty (a cold first build)"
+  # Root's entries readable and its directories writable by the user.
+  cache_env="$cache_env CCACHE_UMASK=000"
+  user_cache_env=""
+fi
+
+minutes() { # minutes START-SECONDS: the time since, as "12.3 min"
+  awk -v s=$((SECONDS - $1)) 'BEGIN { printf "%.1f min", s / 60 }'
+}
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -189,22 +217,10 @@ run_as() { # run_as root|user WHO-LABEL
     dir="/home/$user/src/bplace"
     run() { as_user "cd $dir && $cache_env CCACHE_BASEDIR=/home/$user/src $user_cache_env $1"; }
   fi
-  say "$who: tools/test.sh (builds everything, runs every test; long)"
-  set +e
-  waited "$work/out" run "nice tools/test.sh"
-  rc=$?
-  set -e
-  text=$(cat "$work/out")
-  printf '%s\n' "$text" >>"$log"
-  grep -E '\*\*\*Skipped| Skipped |\[  SKIPPED \]' <<<"$text" | sed "s/^/  $who skipped: /" >>"$result" || true
-  if [ $rc -eq 0 ]; then
-    record PASS "as $who: tools/test.sh: $(suite_summary "$text")"
-  else
-    record FAIL "as $who: tools/test.sh exit $rc: $(suite_summary "$text"); $(grep -m3 -E 'Failed|\(Failed\)' <<<"$text" | tr '\n' ' ')"
-  fi
-  say "$who: tools/run-demo.sh (builds the release tree) and its hints"
+  say "$who: tools/run-demo.sh (builds what the demo needs) and its hints"
   # The newest checker from this checkout (it checks; it is not checked).
   install -m 755 "$repo/tools/demo-check.sh" "$target$dir/tools/demo-check.sh"
+  started=$SECONDS
   set +e
   waited "$work/out" run "nice tools/demo-check.sh $(free_port)"
   set -e
@@ -216,6 +232,21 @@ run_as() { # run_as root|user WHO-LABEL
       FAIL:*) record FAIL "as $who: ${line#FAIL: }" ;;
     esac
   done <<<"$text"
+  echo "  as $who: tools/run-demo.sh and its checks took $(minutes $started)" | tee -a "$result" "$log"
+  say "$who: tools/test.sh (builds everything, runs every test; long)"
+  started=$SECONDS
+  set +e
+  waited "$work/out" run "nice tools/test.sh"
+  rc=$?
+  set -e
+  text=$(cat "$work/out")
+  printf '%s\n' "$text" >>"$log"
+  grep -E '\*\*\*Skipped| Skipped |\[  SKIPPED \]' <<<"$text" | sed "s/^/  $who skipped: /" >>"$result" || true
+  if [ $rc -eq 0 ]; then
+    record PASS "as $who: tools/test.sh in $(minutes $started): $(suite_summary "$text")"
+  else
+    record FAIL "as $who: tools/test.sh exit $rc after $(minutes $started): $(suite_summary "$text"); $(grep -m3 -E 'Failed|\(Failed\)' <<<"$text" | tr '\n' ' ')"
+  fi
 }
 
 run_as root
@@ -223,7 +254,7 @@ run_as "$user"
 
 {
   echo "fresh-check $(date -u +%Y-%m-%d) on $(uname -m), Debian $(cat "$target/etc/debian_version") minbase:" \
-    "$failures failure(s)"
+    "$failures failure(s), $(minutes 0) in all"
 } | tee -a "$result"
 [ "$failures" -eq 0 ]
 exit
