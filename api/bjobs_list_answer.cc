@@ -167,9 +167,9 @@ std::optional<std::string> Unready(const Services& services, const JobList* list
   return std::nullopt;
 }
 
-Response Reply(const Services& services, const std::vector<std::string>& argv,
-               const lsf::BjobsCommandLine& line, const lsf::BjobsFormat* format,
-               const ListOwner& owner) {
+Response ListReply(const Services& services, const std::vector<std::string>& argv,
+                   const lsf::BjobsCommandLine& line, const lsf::BjobsFormat* format,
+                   const ListOwner& owner) {
   const auto list = services.tracker->list_view().Current();
   if (auto unready = Unready(services, list.get(), lsf::ListShowsFinished(line))) {
     return RunRealBjobs(*services.cache.Current(), line, argv, *unready);
@@ -211,13 +211,13 @@ void AnswerBjobsList(const Services& services, const Caller& caller,
   const bool tried = services.tracker->list_view().Ask(services.clock.SystemNow(), finished);
   const auto list = services.tracker->list_view().Current();
   if (tried || !Unready(services, list.get(), finished)) {
-    return respond(Reply(services, argv, line, format ? &*format : nullptr, owner));
+    return respond(ListReply(services, argv, line, format ? &*format : nullptr, owner));
   }
   // The first list request since none came: the jobs tier's next run (at
   // most a second away) reads the list, and this request is answered then.
   services.tracker->RefreshSoon([s = &services, argv, line, format = std::move(format), owner,
                                  respond = std::move(respond)](Result<void>) {
-    respond(Reply(*s, argv, line, format ? &*format : nullptr, owner));
+    respond(ListReply(*s, argv, line, format ? &*format : nullptr, owner));
   });
 }
 

@@ -15,7 +15,7 @@ json Time(const std::optional<SystemTime>& time) {
   return time ? json(FormatRfc3339(*time)) : json();
 }
 
-json Text(const std::string& text) { return text.empty() ? json() : json(text); }
+json StringOrNull(const std::string& text) { return text.empty() ? json() : json(text); }
 
 // The status a client can switch on: one of LSF 10.1's words, SUBMITTED,
 // or UNKNOWN for a word LSF 10.1 does not document (a newer LSF's state)
@@ -51,38 +51,39 @@ json JobJson(const JobView& job) {
   }
   std::optional<int> exit_code = r.exit_code;
   if (!exit_code && r.status == "DONE") exit_code = 0;
-  json body = {{"id", r.IdText()},
-               {"job_id", r.job_id},
-               {"array_index", r.array_index},
-               {"user", Text(r.user)},
-               {"status", StatusOf(r.status)},
-               {"lsf_status", Text(r.status == kSubmittedStatus ? std::string() : r.status)},
-               {"terminal", job.terminal},
-               {"exit_code", exit_code ? json(*exit_code) : json()},
-               {"exit_reason", Text(r.exit_reason)},
-               {"pend_reason", Text(r.pend_reason)},
-               {"queue", Text(r.queue)},
-               {"requested_queue", Text(job.requested_queue)},
-               {"submit_time", Time(job.submit_time)},
-               {"start_time", Time(job.start_time)},
-               {"finish_time", Time(job.finish_time)},
-               {"finish_time_estimated", r.finish_time_estimated},
-               {"exec_hosts", hosts},
-               {"slots", r.slots},
-               {"job_name", Text(r.job_name)},
-               {"job_description", Text(r.job_description)},
-               {"from_host", Text(r.from_host)},
-               {"project", Text(r.project)},
-               {"submitted_by_bplace", job.submitted_by_bplace},
-               {"request_id", Text(job.request_id)},
-               {"idempotency_key", Text(job.idempotency_key)},
-               {"labels", job.labels},
-               {"submitted_at", Time(job.submitted_at)},
-               {"last_seen_in_lsf", Time(job.last_seen_in_lsf)},
-               {"missing_since", Time(job.missing_since)},
-               {"left_lsf", job.left_lsf},
-               {"left_lsf_at", Time(job.left_lsf_at)},
-               {"updated_at", FormatRfc3339(job.updated_at)}};
+  json body = {
+      {"id", r.IdText()},
+      {"job_id", r.job_id},
+      {"array_index", r.array_index},
+      {"user", StringOrNull(r.user)},
+      {"status", StatusOf(r.status)},
+      {"lsf_status", StringOrNull(r.status == kSubmittedStatus ? std::string() : r.status)},
+      {"terminal", job.terminal},
+      {"exit_code", exit_code ? json(*exit_code) : json()},
+      {"exit_reason", StringOrNull(r.exit_reason)},
+      {"pend_reason", StringOrNull(r.pend_reason)},
+      {"queue", StringOrNull(r.queue)},
+      {"requested_queue", StringOrNull(job.requested_queue)},
+      {"submit_time", Time(job.submit_time)},
+      {"start_time", Time(job.start_time)},
+      {"finish_time", Time(job.finish_time)},
+      {"finish_time_estimated", r.finish_time_estimated},
+      {"exec_hosts", hosts},
+      {"slots", r.slots},
+      {"job_name", StringOrNull(r.job_name)},
+      {"job_description", StringOrNull(r.job_description)},
+      {"from_host", StringOrNull(r.from_host)},
+      {"project", StringOrNull(r.project)},
+      {"submitted_by_bplace", job.submitted_by_bplace},
+      {"request_id", StringOrNull(job.request_id)},
+      {"idempotency_key", StringOrNull(job.idempotency_key)},
+      {"labels", job.labels},
+      {"submitted_at", Time(job.submitted_at)},
+      {"last_seen_in_lsf", Time(job.last_seen_in_lsf)},
+      {"missing_since", Time(job.missing_since)},
+      {"left_lsf", job.left_lsf},
+      {"left_lsf_at", Time(job.left_lsf_at)},
+      {"updated_at", FormatRfc3339(job.updated_at)}};
   AddPrediction(body, job);
   return body;
 }
@@ -112,7 +113,7 @@ void AddJobsAge(json& body, const ClusterSnapshot& snapshot, SystemTime now) {
     body["as_of"] = nullptr;
     body["age_s"] = nullptr;
   }
-  body["jobs_error"] = Text(status.last_error);
+  body["jobs_error"] = StringOrNull(status.last_error);
 }
 
 }  // namespace bplace::api

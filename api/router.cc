@@ -7,18 +7,12 @@
 #include <boost/beast/http/field.hpp>
 
 #include "api/http/problem.h"
+#include "common/text.h"
 
 namespace bplace::api {
 namespace {
 
 namespace http = boost::beast::http;
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // "/v1/queues/" -> {"v1", "queues", ""}; "/" -> {""}. Expects a leading '/'.
 std::vector<std::string_view> SplitPath(std::string_view path) {
@@ -125,8 +119,8 @@ Result<std::string> PercentDecode(std::string_view text, bool plus_as_space) {
     } else if (c != '%') {
       out += c;
     } else {
-      const int hi = i + 1 < text.size() ? HexValue(text[i + 1]) : -1;
-      const int lo = i + 2 < text.size() ? HexValue(text[i + 2]) : -1;
+      const int hi = i + 1 < text.size() ? HexDigitValue(text[i + 1]) : -1;
+      const int lo = i + 2 < text.size() ? HexDigitValue(text[i + 2]) : -1;
       if (hi < 0 || lo < 0) {
         return Fail(ErrorCode::kInvalidArgument,
                     "invalid percent-escape '" + std::string(text.substr(i, 3)) + "'");

@@ -160,9 +160,10 @@ Response Answer(const Services& services, const Caller& caller,
 // Answers `line` (Answer); for -l, when the tier lacks a job's `bjobs -l`
 // block, waits once for the tier's next cycle, which fetches it, then
 // answers from it or runs the real bjobs.
-void Reply(const Services& services, const Caller& caller, const std::vector<std::string>& argv,
-           const lsf::BjobsCommandLine& line, const std::optional<lsf::BjobsFormat>& format,
-           const std::vector<lsf::JobId>& not_found, Responder respond) {
+void AnswerOrWait(const Services& services, const Caller& caller,
+                  const std::vector<std::string>& argv, const lsf::BjobsCommandLine& line,
+                  const std::optional<lsf::BjobsFormat>& format,
+                  const std::vector<lsf::JobId>& not_found, Responder respond) {
   std::vector<JobKey> lacking;
   Response response =
       Answer(services, caller, argv, line, format ? &*format : nullptr, not_found, &lacking);
@@ -241,7 +242,7 @@ void PostLsfBjobs(const Services& services, const Caller& caller, Request&& req,
   if (auto old = TooOld(services, *snapshot)) return respond(RunRealLsf(*argv, *old));
   auto chosen = ChooseByIds(services, caller, *snapshot, *line);
   if (!chosen || chosen->unknown.empty()) {
-    return Reply(services, caller, *argv, *line, format, {}, std::move(respond));
+    return AnswerOrWait(services, caller, *argv, *line, format, {}, std::move(respond));
   }
   // Ids bplace does not follow (a job submitted without it): looked up once,
   // then answered like the others; an engine polling them is answered from
@@ -250,7 +251,7 @@ void PostLsfBjobs(const Services& services, const Caller& caller, Request&& req,
          [s = &services, caller, argv = *argv, line = *line, format, respond = std::move(respond)](
              std::optional<std::string> refused, std::vector<lsf::JobId> not_found) {
            if (refused) return respond(RunRealLsf(argv, *refused));
-           Reply(*s, caller, argv, line, format, not_found, std::move(respond));
+           AnswerOrWait(*s, caller, argv, line, format, not_found, std::move(respond));
          });
 }
 

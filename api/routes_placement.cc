@@ -72,7 +72,7 @@ Result<PlacementRequest> ParsePlacementQuery(const RouteParams& params, const st
 
 namespace {
 
-void Count(const Services& services, const Result<Placement>& placement) {
+void CountPlacement(const Services& services, const Result<Placement>& placement) {
   if (services.daemon_metrics != nullptr) services.daemon_metrics->CountPlacement(placement);
 }
 
@@ -117,11 +117,11 @@ Response CachedPlacement(const Services& services, const PlacementRequest& reque
   const PlacementStamp current = services.submitter.Stamp(request.user);
   const SystemTime asked_at = services.clock.SystemNow();
   if (auto answer = answers.Find(key, current, asked_at)) {
-    Count(services, answer->counted);
+    CountPlacement(services, answer->counted);
     return MakeJsonText(200, answer->body.Render(asked_at));
   }
   StampedPlacement stamped = services.submitter.DryRunStamped(request);
-  Count(services, stamped.placement);
+  CountPlacement(services, stamped.placement);
   if (!stamped.placement) return MakeProblem(stamped.placement.error());
   const SystemTime now = services.clock.SystemNow();
   nlohmann::json body = PlacementBody(request, *stamped.placement, *stamped.snapshot, now);
@@ -157,7 +157,7 @@ Response GetPlacement(const Services& services, const Caller& caller, const Requ
   if (!request) return MakeProblem(request.error());
   if (services.placement_answers != nullptr) return CachedPlacement(services, *request);
   StampedPlacement stamped = services.submitter.DryRunStamped(*request);
-  Count(services, stamped.placement);
+  CountPlacement(services, stamped.placement);
   if (!stamped.placement) return MakeProblem(stamped.placement.error());
   // The ages and IB source of the snapshot placed against (not a newer one
   // published meanwhile).

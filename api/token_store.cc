@@ -37,13 +37,6 @@ constexpr std::pair<Scope, std::string_view> kScopeNames[] = {
 
 bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // User names as `useradd` and LDAP directories commonly allow them. Stricter
 // than POSIX on purpose: the name ends up in logs and as bsub's user, and a
 // leading '-' could pass for an option further down the line.
@@ -120,8 +113,8 @@ Result<Sha256Digest> ParseHash(std::string_view hash) {
                 "hash must be 64 hex digits, got " + std::to_string(hash.size()) + " characters");
   }
   for (std::size_t i = 0; i < digest.size(); ++i) {
-    const int high = HexValue(hash[2 * i]);
-    const int low = HexValue(hash[2 * i + 1]);
+    const int high = HexDigitValue(hash[2 * i]);
+    const int low = HexDigitValue(hash[2 * i + 1]);
     if (high < 0 || low < 0) {
       const char bad = high < 0 ? hash[2 * i] : hash[2 * i + 1];
       return Fail(ErrorCode::kInvalidArgument,

@@ -1,8 +1,8 @@
 #pragma once
 
 // Splitting and trimming on blanks, for LSF's whitespace-aligned tables and
-// the line-oriented files bplace reads (the token file). Pure functions,
-// safe from any thread.
+// the line-oriented files bplace reads (the token file), and hex digits.
+// Pure functions, safe from any thread.
 
 #include <string_view>
 #include <vector>
@@ -18,5 +18,9 @@ std::string_view Trim(std::string_view text);
 // Splits one line into fields on runs of blanks. Leading and trailing blanks
 // yield no empty fields; the views point into `line`.
 std::vector<std::string_view> SplitFields(std::string_view line);
+
+// The value 0-15 of one hexadecimal digit (either case), or -1 when `c` is
+// not one (percent-escapes in URLs, SHA-256 hashes in the token file).
+int HexDigitValue(char c);
 
 }  // namespace bplace

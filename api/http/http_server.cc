@@ -41,31 +41,31 @@ constexpr auto kOverloadLogInterval = std::chrono::seconds(1);
 // flood is closed without a word, which costs the least.
 constexpr std::size_t kMaxTurningAway = 64;
 
-// The accept loop of one listener.
-// Thread safety: used on the listener's strand only (and in the destructor).
-struct AcceptLoop {
-  // What is outstanding on the listener.
-  enum class Phase {
-    kIdle,            // nothing: before Start, or while a completion runs
-    kAccepting,       // an accept
-    kWaitingToRetry,  // the retry timer after a failed accept
-    kEnded,           // nothing, for good: the server is stopping
-  };
-
-  AcceptLoop(std::unique_ptr<ListeningSocket> listening, std::size_t position)
-      : socket(std::move(listening)),
-        index(position),
-        retry_timer(socket->acceptor().get_executor()) {}
-
-  const std::unique_ptr<ListeningSocket> socket;
-  const std::size_t index;  // in State::loops, and the listener's in State::budget
-  net::steady_timer retry_timer;
-  Phase phase = Phase::kIdle;
-};
-
 }  // namespace
 
 struct HttpServer::State {
+  // The accept loop of one listener.
+  // Thread safety: used on the listener's strand only (and in the destructor).
+  struct AcceptLoop {
+    // What is outstanding on the listener.
+    enum class Phase {
+      kIdle,            // nothing: before Start, or while a completion runs
+      kAccepting,       // an accept
+      kWaitingToRetry,  // the retry timer after a failed accept
+      kEnded,           // nothing, for good: the server is stopping
+    };
+
+    AcceptLoop(std::unique_ptr<ListeningSocket> listening, std::size_t position)
+        : socket(std::move(listening)),
+          index(position),
+          retry_timer(socket->acceptor().get_executor()) {}
+
+    const std::unique_ptr<ListeningSocket> socket;
+    const std::size_t index;  // in State::loops, and the listener's in State::budget
+    net::steady_timer retry_timer;
+    Phase phase = Phase::kIdle;
+  };
+
   State(net::io_context& io, ServerOptions options, Handler handler, HeaderCheck before_continue,
         std::vector<std::unique_ptr<AcceptLoop>> accept_loops)
       : ioc(io),
@@ -227,6 +227,7 @@ struct HttpServer::State {
 namespace {
 
 using State = HttpServer::State;
+using AcceptLoop = State::AcceptLoop;
 
 // A connection no budget has room for: gets 503 with Retry-After at once (a
 // client should get an answer, not a hang) and is closed. Reads nothing of
