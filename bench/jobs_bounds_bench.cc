@@ -107,8 +107,7 @@ int Flood(Flags& flags) {
   settings.load_refresh_s = 15;
   settings.topology_refresh_s = 300;
   settings.token_lines = {bplace::testing::TokenHash(kToken) + " " +
-                          (geteuid() == 0 ? std::string("bplace-sys") : std::string("nobody")) +
-                          " read,submit"};
+                          bplace::testing::ServiceUserFor(settings) + " read,submit"};
   bplace::testing::DaemonProcess daemon(sim, settings);
   const std::string bearer = std::string("Bearer ") + kToken;
   for (int i = 0; i < 50; ++i) {

@@ -29,6 +29,9 @@ mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/etc"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'root:x:0:' >"$root/etc/group"
 
+# dpkg checks that ldconfig and start-stop-daemon are on PATH, and an
+# ordinary user's PATH on Debian has no sbin directories.
+export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 dpkg_root=(dpkg --root="$root" --force-script-chrootless --force-depends --log=/dev/null)
 [ "$(id -u)" -eq 0 ] || dpkg_root+=(--force-not-root)
 # dpkg's own output (the dependencies it was told to ignore) only on failure.

@@ -278,6 +278,11 @@ nlohmann::json SimCluster::Counts() const {
   return nlohmann::json::parse(Lsf({"lsfsim", "counts"}).out, nullptr, false);
 }
 
+std::string ServiceUserFor(const DaemonSettings& settings) {
+  if (settings.multi_user) return "alice";
+  return geteuid() == 0 ? "bplace-sys" : CurrentUser();
+}
+
 DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settings) {
   const std::filesystem::path node_dir =
       settings.node_dir.empty() ? sim.dir() : std::filesystem::path(settings.node_dir);
@@ -289,7 +294,7 @@ DaemonProcess::DaemonProcess(const SimCluster& sim, const DaemonSettings& settin
   std::filesystem::remove(port_path);
   const bool root = geteuid() == 0;
   const bool drop = root && !settings.multi_user;
-  service_user_ = settings.multi_user ? "alice" : drop ? "bplace-sys" : CurrentUser();
+  service_user_ = ServiceUserFor(settings);
   token_ = "bpl_harness_" + std::to_string(getpid()) + "_" + std::to_string(std::rand());
   const auto tokens_path = node_dir / "tokens";
   {

@@ -115,6 +115,11 @@ long long LsfCommandsIn(const std::string& metrics_text, const std::string& comm
 // "sha256:<hex>" of `token`, as the tokens file holds it.
 std::string TokenHash(const std::string& token);
 
+// The user a DaemonProcess started with `settings` runs jobs as, whom its
+// tokens must name to submit: alice in multi-user mode, else the service
+// account (`bplace-sys` as root, the current user otherwise).
+std::string ServiceUserFor(const DaemonSettings& settings);
+
 // A bplaced process serving `sim` on 127.0.0.1 with an ephemeral port.
 // Started in the constructor (waits until /readyz answers 200); SIGTERM and
 // reaped in the destructor.
