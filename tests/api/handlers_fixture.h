@@ -75,6 +75,10 @@ inline constexpr char kBobSubmitToken[] = "Bearer bob-submit-token";
 inline constexpr char kCarolAdminToken[] = "Bearer carol-admin-token";
 inline constexpr char kAliceToken[] = "Bearer alice-token";
 
+// A GET for the route functions called directly (the path is the router's
+// business, not theirs).
+inline const Request kGet{boost::beast::http::verb::get, "/", 11};
+
 class HandlersTest : public ::testing::Test {
  protected:
   using FakeCommandRunner = bplace::testing::FakeCommandRunner;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/http/problem.h"
+#include "tests/api/http/response_json.h"
 
 namespace bplace::api {
 namespace {
@@ -39,7 +40,7 @@ RouteHandler Echo(std::string name) {
   };
 }
 
-nlohmann::json Body(const Response& res) { return nlohmann::json::parse(res.body()); }
+using http_test::Body;
 
 class RouterTest : public ::testing::Test {
  protected:

@@ -18,8 +18,6 @@ using ::testing::StartsWith;
 using namespace std::chrono_literals;
 namespace http = boost::beast::http;
 
-const Request kGet{http::verb::get, "/", 11};
-
 TEST_F(HandlersTest, HealthzIsOkEvenWithoutASnapshot) {
   const Response response = GetHealthz(services_, kGet);
   EXPECT_EQ(response.result_int(), 200u);

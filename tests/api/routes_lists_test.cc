@@ -19,8 +19,6 @@ using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::StartsWith;
 
-const Request kGet{http::verb::get, "/", 11};
-
 // node001 is free, node002 half full, node003 down and unlimited.
 constexpr char kThreeHosts[] =
     "HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV\n"

@@ -17,8 +17,6 @@ using nlohmann::json;
 using ::testing::ElementsAre;
 namespace http = boost::beast::http;
 
-const Request kGet{http::verb::get, "/", 11};
-
 TEST_F(HandlersTest, PlacementRanksTheCallersQueuesAndChoosesTheLeastBusy) {
   Ready();
   const Response response = GetPlacement(services_, DaemonUser(), kGet, Query("host=node001"));

@@ -24,8 +24,6 @@ using ::testing::StartsWith;
 using namespace std::chrono_literals;
 namespace http = boost::beast::http;
 
-const Request kGet{http::verb::get, "/", 11};
-
 TEST_F(HandlersTest, ClusterAnswersBeforeTheFirstSnapshotWithNullAges) {
   const Response response = GetCluster(services_, DaemonUser(), kGet, {});
   ASSERT_EQ(response.result_int(), 200u);

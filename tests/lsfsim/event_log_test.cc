@@ -20,15 +20,6 @@
 namespace bplace::lsfsim::testing {
 namespace {
 
-constexpr long long kT0 = 1764502800;  // SimFixture::kNow
-
-std::string ClusterWith(const std::string& cluster_keys) {
-  std::string toml = kTestCluster;
-  const std::string anchor = "admins = [\"lsfadmin\"]\n";
-  toml.insert(toml.find(anchor) + anchor.size(), cluster_keys);
-  return toml;
-}
-
 class EventLogTest : public SimFixture {
  protected:
   std::string LogPath(const std::string& suffix = "") const {

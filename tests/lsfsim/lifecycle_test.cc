@@ -11,16 +11,6 @@
 namespace bplace::lsfsim::testing {
 namespace {
 
-constexpr long long kT0 = 1764502800;  // SimFixture::kNow, Nov 30 11:40:00 UTC
-
-// kTestCluster with extra [cluster] keys.
-std::string ClusterWith(const std::string& cluster_keys) {
-  std::string toml = kTestCluster;
-  const std::string anchor = "admins = [\"lsfadmin\"]\n";
-  toml.insert(toml.find(anchor) + anchor.size(), cluster_keys);
-  return toml;
-}
-
 class LifecycleTest : public SimFixture {
  protected:
   void SetUp() override {

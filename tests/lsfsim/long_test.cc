@@ -14,8 +14,6 @@
 namespace bplace::lsfsim::testing {
 namespace {
 
-constexpr long long kT0 = 1764502800;  // SimFixture::kNow, Sun Nov 30 11:40:00 UTC 2025
-
 constexpr const char* kSchedulingParameters =
     "\n"
     " SCHEDULING PARAMETERS:\n"

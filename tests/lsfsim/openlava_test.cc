@@ -15,8 +15,6 @@
 namespace bplace::lsfsim::testing {
 namespace {
 
-constexpr long long kT0 = 1764502800;  // SimFixture::kNow, Sun Nov 30 11:40:00 UTC 2025
-
 // tests/realsched/captures/bjobs-o-errors.txt, `bjobs -a -w -o ... -json 18`.
 constexpr const char* kBjobsUsage =
     "Usage: bjobs [-h] [-V] [-w |-l |-UF] [-a] [-d] [-p] [-s] [-r] [-o] [-json] [-A]\n"

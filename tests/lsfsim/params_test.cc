@@ -14,14 +14,6 @@
 namespace bplace::lsfsim::testing {
 namespace {
 
-// kTestCluster with extra [cluster] keys.
-std::string ClusterWith(const std::string& keys) {
-  std::string toml = kTestCluster;
-  const std::string anchor = "admins = [\"lsfadmin\"]\n";
-  toml.insert(toml.find(anchor) + anchor.size(), keys);
-  return toml;
-}
-
 // Toil's tokenize_conf_stream: the value of KEY in "KEY = value" lines.
 std::string ToilValue(const std::string& output, const std::string& key) {
   std::istringstream in(output);

@@ -12,13 +12,16 @@
 
 namespace bplace::lsfsim::testing {
 
+// The simulator's clock in these tests: Sun Nov 30 11:40:00 UTC 2025.
+inline constexpr long long kT0 = 1764502800;
+
 // A fresh simulator state directory per test, and helpers that run the real
 // lsfsim binary through its LSF command symlinks against it. The clock
 // (LSFSIM_NOW), time zone and submission host are fixed so that output can
 // be compared byte for byte.
 class SimFixture : public ::testing::Test {
  protected:
-  static constexpr const char* kNow = "1764502800";  // Sun Nov 30 11:40:00 UTC 2025
+  static constexpr const char* kNow = "1764502800";  // kT0, as LSFSIM_NOW takes it
 
   void SetUp() override;
   void TearDown() override;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 namespace bplace::lsfsim::testing {
 
 // A small cluster for byte-exact output tests. The test user (whoever runs
@@ -119,5 +121,13 @@ priority = 5
 description = "Rejected by the esub."
 esub_reject = "esub: project required"
 )toml";
+
+// kTestCluster with `cluster_keys` (TOML lines) added to its [cluster] table.
+inline std::string ClusterWith(const std::string& cluster_keys) {
+  std::string toml = kTestCluster;
+  const std::string anchor = "admins = [\"lsfadmin\"]\n";
+  toml.insert(toml.find(anchor) + anchor.size(), cluster_keys);
+  return toml;
+}
 
 }  // namespace bplace::lsfsim::testing

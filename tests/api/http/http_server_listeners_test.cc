@@ -36,6 +36,7 @@
 #include "api/http/problem.h"
 #include "api/router.h"
 #include "tests/api/http/http_test_client.h"
+#include "tests/api/http/response_json.h"
 
 namespace bplace::api {
 namespace {
@@ -46,7 +47,7 @@ using namespace std::chrono_literals;
 using http_test::Client;
 using http_test::UnixEndpoint;
 
-nlohmann::json Body(const Response& res) { return nlohmann::json::parse(res.body()); }
+using http_test::Body;
 
 // A socket made the way systemd or a test needs it, closed on destruction
 // unless released.

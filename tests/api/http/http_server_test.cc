@@ -23,6 +23,7 @@
 #include "api/http/problem.h"
 #include "api/router.h"
 #include "tests/api/http/http_test_client.h"
+#include "tests/api/http/response_json.h"
 
 namespace bplace::api {
 namespace {
@@ -35,7 +36,7 @@ using namespace std::chrono_literals;
 
 using http_test::Client;
 
-nlohmann::json Body(const Response& res) { return nlohmann::json::parse(res.body()); }
+using http_test::Body;
 
 class HttpServerTest : public ::testing::Test {
  protected:

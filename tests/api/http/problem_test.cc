@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/api/http/response_json.h"
+
 namespace bplace::api {
 namespace {
 
-nlohmann::json Body(const Response& res) { return nlohmann::json::parse(res.body()); }
+using http_test::Body;
 
 TEST(HttpStatusForTest, MapsEveryErrorCode) {
   EXPECT_EQ(HttpStatusFor(ErrorCode::kInvalidArgument), 400u);

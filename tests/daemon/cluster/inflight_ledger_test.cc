@@ -17,10 +17,10 @@ using ::testing::IsEmpty;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 using namespace std::chrono_literals;
-using Clock = InflightLedger::Clock;
+using LedgerClock = InflightLedger::Clock;
 
 // A fixed origin: the ledger takes times as arguments, so tests never sleep.
-const Clock::time_point kT0 = Clock::time_point{} + 1000s;
+const LedgerClock::time_point kT0 = LedgerClock::time_point{} + 1000s;
 
 TEST(InflightLedgerTest, CountsReservedSlotsPerQueue) {
   InflightLedger ledger;

@@ -99,7 +99,7 @@ IbHealthState Ib(std::vector<std::pair<std::string, IbHealth>> hosts) {
   return ib;
 }
 
-lsf::HostStatus Status(std::string status) {
+lsf::HostStatus HostStatusNamed(std::string status) {
   lsf::HostStatus host;
   host.name = "node001";
   host.status = std::move(status);
@@ -111,7 +111,7 @@ class HostIbOfTest : public ::testing::TestWithParam<StatusCase> {};
 // The complaint: /v1/ib called unreach and closed_Adm hosts healthy.
 TEST_P(HostIbOfTest, HealthyReadingCountsOnlyWhereTheHostTakesNewWork) {
   const IbHealthState ib = Ib({{"node001", IbHealth::kHealthy}});
-  const lsf::HostStatus status = Status(GetParam().status);
+  const lsf::HostStatus status = HostStatusNamed(GetParam().status);
   const HostIbHealth health = HostIbOf(&ib, &status, "node001");
   if (GetParam().takes_new_work) {
     EXPECT_EQ(health.health, IbHealth::kHealthy) << GetParam().status;
@@ -136,14 +136,14 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(HostIbOfTest, UnhealthyReadingStaysUnhealthyOnAClosedHost) {
   const IbHealthState ib = Ib({{"node001", IbHealth::kUnhealthy}});
-  const lsf::HostStatus status = Status("closed_Adm");
+  const lsf::HostStatus status = HostStatusNamed("closed_Adm");
   const HostIbHealth health = HostIbOf(&ib, &status, "node001");
   EXPECT_EQ(health.health, IbHealth::kUnhealthy);
   EXPECT_EQ(health.reasons, std::vector<std::string>{"ib_ok is 0 (lsload)"});
 }
 
 TEST(HostIbOfTest, NoSourceOrNoEntryIsUnknownWithoutReasons) {
-  const lsf::HostStatus status = Status("ok");
+  const lsf::HostStatus status = HostStatusNamed("ok");
   EXPECT_EQ(HostIbOf(nullptr, &status, "node001").health, IbHealth::kUnknown);
   const IbHealthState ib = Ib({{"node002", IbHealth::kHealthy}});
   const HostIbHealth health = HostIbOf(&ib, &status, "node001");

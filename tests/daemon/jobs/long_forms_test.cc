@@ -11,7 +11,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const SystemTime kNow = std::chrono::sys_days(std::chrono::year(2027) / 1 / 1);
+const SystemTime kLongFormsNow = std::chrono::sys_days(std::chrono::year(2027) / 1 / 1);
 
 // A table of jobs in the given states (id 1, 2, ...); "" for a job the tier
 // has not seen in LSF yet.
@@ -38,22 +38,23 @@ lsf::BjobsLongBlock Block(std::int64_t id, const std::string& status) {
 TEST(LongFormsTest, AJobAskedForIsFetchedOnceAndThenServedFromTheCopy) {
   LongForms forms;
   const JobTable table = TableOf({"RUN", "PEND"});
-  EXPECT_EQ(forms.Find({1, 0}, "RUN", kNow), std::nullopt);
-  EXPECT_TRUE(forms.ToFetch(table, kNow).empty()) << "nobody asked yet";
-  forms.Ask({{1, 0}}, kNow);
-  ASSERT_EQ(forms.ToFetch(table, kNow), std::vector<std::string>{"1"});
-  forms.Store({Block(1, "RUN"), Block(2, "PEND")}, kNow);
-  EXPECT_EQ(forms.Find({1, 0}, "RUN", kNow + 10s), Block(1, "RUN").text);
-  EXPECT_EQ(forms.Find({2, 0}, "PEND", kNow + 10s), std::nullopt) << "job 2 was not asked for";
-  EXPECT_TRUE(forms.ToFetch(table, kNow + 10s).empty());
+  EXPECT_EQ(forms.Find({1, 0}, "RUN", kLongFormsNow), std::nullopt);
+  EXPECT_TRUE(forms.ToFetch(table, kLongFormsNow).empty()) << "nobody asked yet";
+  forms.Ask({{1, 0}}, kLongFormsNow);
+  ASSERT_EQ(forms.ToFetch(table, kLongFormsNow), std::vector<std::string>{"1"});
+  forms.Store({Block(1, "RUN"), Block(2, "PEND")}, kLongFormsNow);
+  EXPECT_EQ(forms.Find({1, 0}, "RUN", kLongFormsNow + 10s), Block(1, "RUN").text);
+  EXPECT_EQ(forms.Find({2, 0}, "PEND", kLongFormsNow + 10s), std::nullopt)
+      << "job 2 was not asked for";
+  EXPECT_TRUE(forms.ToFetch(table, kLongFormsNow + 10s).empty());
 }
 
 TEST(LongFormsTest, AChangeOfStateMakesTheCopyStaleAndFetchesItAgain) {
   LongForms forms;
-  forms.Ask({{1, 0}}, kNow);
-  forms.Store({Block(1, "PEND")}, kNow);
-  EXPECT_EQ(forms.Find({1, 0}, "RUN", kNow + 10s), std::nullopt);
-  EXPECT_EQ(forms.ToFetch(TableOf({"RUN"}), kNow + 10s), std::vector<std::string>{"1"});
+  forms.Ask({{1, 0}}, kLongFormsNow);
+  forms.Store({Block(1, "PEND")}, kLongFormsNow);
+  EXPECT_EQ(forms.Find({1, 0}, "RUN", kLongFormsNow + 10s), std::nullopt);
+  EXPECT_EQ(forms.ToFetch(TableOf({"RUN"}), kLongFormsNow + 10s), std::vector<std::string>{"1"});
   // bplace's SUBMITTED is PEND as bjobs prints it.
   JobView submitted;
   submitted.lsf.status = kSubmittedStatus;
@@ -65,23 +66,25 @@ TEST(LongFormsTest, AnUnfinishedJobsCopyAgesAndAFinishedOnesDoesNot) {
   limits.max_age_unfinished = 300s;
   limits.interest = 24h;
   LongForms forms(limits);
-  forms.Ask({{1, 0}, {2, 0}}, kNow);
-  forms.Store({Block(1, "RUN"), Block(2, "DONE")}, kNow);
-  EXPECT_TRUE(forms.Find({1, 0}, "RUN", kNow + 300s).has_value());
-  EXPECT_FALSE(forms.Find({1, 0}, "RUN", kNow + 301s).has_value()) << "MAX MEM would be old";
-  EXPECT_TRUE(forms.Find({2, 0}, "DONE", kNow + 10h).has_value());
-  EXPECT_EQ(forms.ToFetch(TableOf({"RUN", "DONE"}), kNow + 301s), std::vector<std::string>{"1"});
+  forms.Ask({{1, 0}, {2, 0}}, kLongFormsNow);
+  forms.Store({Block(1, "RUN"), Block(2, "DONE")}, kLongFormsNow);
+  EXPECT_TRUE(forms.Find({1, 0}, "RUN", kLongFormsNow + 300s).has_value());
+  EXPECT_FALSE(forms.Find({1, 0}, "RUN", kLongFormsNow + 301s).has_value())
+      << "MAX MEM would be old";
+  EXPECT_TRUE(forms.Find({2, 0}, "DONE", kLongFormsNow + 10h).has_value());
+  EXPECT_EQ(forms.ToFetch(TableOf({"RUN", "DONE"}), kLongFormsNow + 301s),
+            std::vector<std::string>{"1"});
 }
 
 TEST(LongFormsTest, OnlyRecentInterestFetchesAndJobsTheTierDroppedAreForgotten) {
   LongFormLimits limits;
   limits.interest = 600s;
   LongForms forms(limits);
-  forms.Ask({{1, 0}, {2, 0}}, kNow);
-  EXPECT_EQ(forms.ToFetch(TableOf({"RUN", ""}), kNow).size(), 1u)
+  forms.Ask({{1, 0}, {2, 0}}, kLongFormsNow);
+  EXPECT_EQ(forms.ToFetch(TableOf({"RUN", ""}), kLongFormsNow).size(), 1u)
       << "job 2 is not in LSF's answers yet";
-  EXPECT_TRUE(forms.ToFetch(TableOf({"RUN", "RUN"}), kNow + 601s).empty());
-  EXPECT_TRUE(forms.ToFetch(TableOf({}), kNow).empty());
+  EXPECT_TRUE(forms.ToFetch(TableOf({"RUN", "RUN"}), kLongFormsNow + 601s).empty());
+  EXPECT_TRUE(forms.ToFetch(TableOf({}), kLongFormsNow).empty());
   EXPECT_EQ(forms.size(), 0u);
 }
 
@@ -90,14 +93,14 @@ TEST(LongFormsTest, FetchesAreCappedLongestWaitingFirstAndCopiesAreBounded) {
   limits.max_ids_per_fetch = 2;
   limits.max_copies = 3;
   LongForms forms(limits);
-  forms.Ask({{3, 0}}, kNow);
-  forms.Ask({{1, 0}}, kNow + 1s);
-  forms.Ask({{2, 0}}, kNow + 2s);
+  forms.Ask({{3, 0}}, kLongFormsNow);
+  forms.Ask({{1, 0}}, kLongFormsNow + 1s);
+  forms.Ask({{2, 0}}, kLongFormsNow + 2s);
   const JobTable table = TableOf({"RUN", "RUN", "RUN", "RUN"});
-  EXPECT_EQ(forms.ToFetch(table, kNow + 3s), (std::vector<std::string>{"3", "1"}));
-  forms.Ask({{4, 0}}, kNow + 4s);
+  EXPECT_EQ(forms.ToFetch(table, kLongFormsNow + 3s), (std::vector<std::string>{"3", "1"}));
+  forms.Ask({{4, 0}}, kLongFormsNow + 4s);
   EXPECT_EQ(forms.size(), 3u);
-  EXPECT_EQ(forms.ToFetch(table, kNow + 5s), (std::vector<std::string>{"1", "2"}))
+  EXPECT_EQ(forms.ToFetch(table, kLongFormsNow + 5s), (std::vector<std::string>{"1", "2"}))
       << "job 3, asked about longest ago, was dropped";
 }
 
