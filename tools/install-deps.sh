@@ -4,10 +4,13 @@
 # the packages are in. Otherwise it needs root: as root it runs apt-get; as
 # an ordinary user it uses sudo when sudo is installed, and without sudo (a
 # minimal Debian has none) it prints the command to run as root and exits 1.
-# Usage: tools/install-deps.sh [--demo]
+# Usage: tools/install-deps.sh [--demo | --build-first]
 #   --demo  only what tools/run-demo.sh needs: the compiler, CMake and the
 #           libraries the build tree's configure step asks for (a first demo
 #           is not kept waiting for the browser, Prometheus, lintian...)
+#   --build-first  what the build needs now, after checking that every
+#           package can be installed (else the message for them all, exit 1);
+#           tools/test.sh then installs the rest beside the build
 set -euo pipefail
 
 # What configuring and building the tree needs (tools/build.sh): GoogleTest
@@ -20,11 +23,14 @@ packages=(
   libibverbs-dev libssl-dev libsqlite3-dev
 )
 demo_only=0
+build_first=0
 case "${1:-}" in
   --demo) demo_only=1 ;;
+  --build-first) build_first=1 ;;
   "") ;;
-  *) echo "usage: tools/install-deps.sh [--demo]" >&2; exit 2 ;;
+  *) echo "usage: tools/install-deps.sh [--demo | --build-first]" >&2; exit 2 ;;
 esac
+build_packages=("${packages[@]}")
 
 # What the tests need besides.
 test_packages=(
@@ -78,7 +84,7 @@ for package in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  [ "$demo_only" = 1 ] || install_redocly
+  [ "$demo_only" = 1 ] || [ "$build_first" = 1 ] || install_redocly
   exit 0
 fi
 
@@ -98,6 +104,18 @@ MSG
     exit 1
   fi
   sudo=(sudo)
+fi
+if [ "$build_first" = 1 ]; then
+  # Only the build's; the rest (tests only) come with a later plain run.
+  build_missing=()
+  for package in "${missing[@]}"; do
+    if [[ " ${build_packages[*]} " == *" $package "* ]]; then build_missing+=("$package"); fi
+  done
+  # sudo asks for the password now, not in the later run beside the build.
+  [ ${#sudo[@]} -eq 0 ] || sudo -v
+  [ ${#build_missing[@]} -gt 0 ] || exit 0
+  missing=("${build_missing[@]}")
+  demo_only=1  # no npm package either: it is the tests'
 fi
 echo "install-deps: installing ${missing[*]}" >&2
 "${sudo[@]}" apt-get update -qq

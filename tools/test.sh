@@ -6,7 +6,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tools/install-deps.sh
+# The build's packages now (or, when they cannot be installed, the command
+# that installs them all); the tests' (a browser, Prometheus, the workflow
+# engines, the packaging tools: minutes on a fresh machine) install beside
+# the build, which needs none of them (its configure step looks for no
+# program). Their output goes to build/install-deps.log.
+tools/install-deps.sh --build-first
+mkdir -p build
+deps_log=build/install-deps.log
+tools/install-deps.sh >"$deps_log" 2>&1 &
+deps=$!
+# The tree tools/run-demo.sh builds its part of (tools/build.sh): what the
+# demo compiled is not compiled again.
+if ! tools/build.sh; then
+  wait "$deps" || true
+  exit 1
+fi
+if ! wait "$deps"; then
+  cat "$deps_log" >&2
+  echo "test: installing the tests' packages failed (above; $deps_log)" >&2
+  exit 1
+fi
 # Include layering between the units (tools/check-layering), and its own tests.
 python3 tests/tools/check_layering_test.py
 tools/check-layering
@@ -24,7 +44,4 @@ tools/test-users.sh
 # 700, would stop them).
 tools/make-reachable.sh . "the test users"
 
-# The tree tools/run-demo.sh builds its part of (tools/build.sh): what the
-# demo compiled is not compiled again.
-tools/build.sh
 ctest --test-dir "$(tools/build.sh --dir)" --output-on-failure -j"$(nproc)" --timeout 300 "$@"
