@@ -15,6 +15,7 @@ json Time(const std::optional<SystemTime>& time) {
   return time ? json(FormatRfc3339(*time)) : json();
 }
 
+// `text` as a JSON string, or null when it is empty (LSF printed nothing).
 json StringOrNull(const std::string& text) { return text.empty() ? json() : json(text); }
 
 // The status a client can switch on: one of LSF 10.1's words, SUBMITTED,
