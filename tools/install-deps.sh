@@ -24,9 +24,10 @@ packages=(
 )
 demo_only=0
 build_first=0
+npm_now=1  # @redocly/cli too (a test tool: not with --demo or --build-first)
 case "${1:-}" in
-  --demo) demo_only=1 ;;
-  --build-first) build_first=1 ;;
+  --demo) demo_only=1 npm_now=0 ;;
+  --build-first) build_first=1 npm_now=0 ;;
   "") ;;
   *) echo "usage: tools/install-deps.sh [--demo | --build-first]" >&2; exit 2 ;;
 esac
@@ -84,7 +85,7 @@ for package in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  [ "$demo_only" = 1 ] || [ "$build_first" = 1 ] || install_redocly
+  [ "$npm_now" = 0 ] || install_redocly
   exit 0
 fi
 
@@ -115,9 +116,8 @@ if [ "$build_first" = 1 ]; then
   [ ${#sudo[@]} -eq 0 ] || sudo -v
   [ ${#build_missing[@]} -gt 0 ] || exit 0
   missing=("${build_missing[@]}")
-  demo_only=1  # no npm package either: it is the tests'
 fi
 echo "install-deps: installing ${missing[*]}" >&2
 "${sudo[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-[ "$demo_only" = 1 ] || install_redocly
+[ "$npm_now" = 0 ] || install_redocly
