@@ -43,6 +43,12 @@ int Flags::Int(const std::string& name, int fallback) {
   return it == values_.end() ? fallback : Count(name, it->second);
 }
 
+std::string Flags::String(const std::string& name, const std::string& fallback) {
+  used_.insert(name);
+  const auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second;
+}
+
 std::vector<int> Flags::Ints(const std::string& name, const std::string& fallback) {
   used_.insert(name);
   const auto it = values_.find(name);

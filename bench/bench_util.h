@@ -16,16 +16,18 @@ namespace bplace::bench {
 
 // `--name value` pairs (the arguments after the mode). Throws
 // std::invalid_argument for a malformed list, a value that is not a count
-// (an integer >= 0), or, from CheckAllKnown, a name no Int/Ints asked for.
+// (an integer >= 0), or, from CheckAllKnown, a name no Int/Ints/String asked for.
 class Flags {
  public:
   explicit Flags(const std::vector<std::string>& args);
 
   // The value of --name, or `fallback` when not given.
   int Int(const std::string& name, int fallback);
+  // The text of --name, or `fallback` when not given.
+  std::string String(const std::string& name, const std::string& fallback);
   // A comma-separated list of counts ("1,200"); `fallback` is parsed the same way.
   std::vector<int> Ints(const std::string& name, const std::string& fallback);
-  // Call after every Int/Ints: an unknown flag is an error.
+  // Call after every Int/Ints/String: an unknown flag is an error.
   void CheckAllKnown() const;
 
  private:

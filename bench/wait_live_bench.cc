@@ -7,7 +7,7 @@
 //   wait_live_bench run [--jobs 240] [--interval-ms 500] [--gap-ms 150] [--seed 1]
 //   wait_live_bench smoke (20 jobs: the ctest wait_live_bench_smoke)
 //   wait_live_bench paired [--pairs 100] [--warmup-s 90] [--pair-gap-ms 3000]
-//                          [--interval-ms 500] [--phase-s 20] [--seed 1]
+//                          [--interval-ms 500] [--phase-s 20] [--seed 1] [--dump FILE]
 //     (paired trials on the same cluster under a changing background load:
 //     bench/wait_paired_trials.h)
 //
@@ -145,6 +145,7 @@ int Paired(const std::vector<std::string>& args) {
   options.interval_ms = flags.Int("interval-ms", options.interval_ms);
   options.phase_s = flags.Int("phase-s", options.phase_s);
   options.seed = flags.Int("seed", options.seed);
+  options.dump_path = flags.String("dump", "");
   flags.CheckAllKnown();
   const auto sim = MakeCluster();
   DaemonProcess daemon(*sim, Settings());

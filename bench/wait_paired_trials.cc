@@ -114,10 +114,13 @@ struct Pair {
   std::array<std::int64_t, 2> bound_s{};
   std::array<std::string, 2> method;  // expected_start.method
   std::array<std::string, 2> job_id;
-  int fewer_pend = -1;       // index of the queue with fewer PEND; -1 equal
-  int smaller_backlog = -1;  // index of the smaller slots_to_free / capacity; -1 equal
-  int smaller_bound = -1;    // index of the smaller expected_start.bound_s; -1 equal
-  int smaller_p50 = -1;      // index of the smaller expected_start.p50_s; -1 equal or unknown
+  std::array<double, 2> backlog{};  // slots_to_free / capacity
+  std::array<double, 2> pend{};
+  std::array<double, 2> p50_s{-1, -1};  // -1: none
+  int fewer_pend = -1;                  // index of the queue with fewer PEND; -1 equal
+  int smaller_backlog = -1;             // index of the smaller slots_to_free / capacity; -1 equal
+  int smaller_bound = -1;               // index of the smaller expected_start.bound_s; -1 equal
+  int smaller_p50 = -1;  // index of the smaller expected_start.p50_s; -1 equal or unknown
 };
 
 // bplace's two candidates, in its order, when both must wait and have a
@@ -164,6 +167,10 @@ std::optional<Pair> TryPair(const DaemonProcess& daemon, const std::string& plac
     pair.queue[i] = c.value("queue", "");
     pair.bound_s[i] = c["expected_start"]["bound_s"].get<std::int64_t>();
     pair.method[i] = c["expected_start"].value("method", "");
+    pair.backlog[i] = Backlog(c);
+    pair.pend[i] = c.value("pend", 0.0);
+    const json p50 = c["expected_start"].value("p50_s", json());
+    if (p50.is_number()) pair.p50_s[i] = p50.get<double>();
   }
   const json& a = (*candidates)[0];
   const json& b = (*candidates)[1];
@@ -272,6 +279,31 @@ void PrintTable(const std::vector<Pair>& pairs, const Sessions& sessions, int sk
               options.interval_ms, sessions.count, sessions.unreadable_tables);
 }
 
+// Writes every pair, one tab-separated line each (PairedOptions::dump_path).
+void DumpPairs(const std::vector<Pair>& pairs, const Sessions& sessions, const std::string& path) {
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (!out) {
+    std::fprintf(stderr, "wait_live_bench: cannot write %s\n", path.c_str());
+    return;
+  }
+  std::fprintf(out,
+               "pair\tqueue0\tqueue1\tbacklog0\tbacklog1\tpend0\tpend1\tbound0\tbound1"
+               "\tp50_0\tp50_1\tmethod0\tmethod1\tsession0\tsession1\n");
+  for (std::size_t n = 0; n < pairs.size(); ++n) {
+    const Pair& p = pairs[n];
+    const auto session = [&](int i) {
+      const auto it = sessions.started_in.find(p.job_id[i]);
+      return it == sessions.started_in.end() ? -1 : it->second;
+    };
+    std::fprintf(
+        out, "%zu\t%s\t%s\t%.3f\t%.3f\t%.0f\t%.0f\t%lld\t%lld\t%.0f\t%.0f\t%s\t%s\t%d\t%d\n", n,
+        p.queue[0].c_str(), p.queue[1].c_str(), p.backlog[0], p.backlog[1], p.pend[0], p.pend[1],
+        static_cast<long long>(p.bound_s[0]), static_cast<long long>(p.bound_s[1]), p.p50_s[0],
+        p.p50_s[1], p.method[0].c_str(), p.method[1].c_str(), session(0), session(1));
+  }
+  std::fclose(out);
+}
+
 }  // namespace
 
 int RunPairedTrials(const SimCluster& sim, const DaemonProcess& daemon,
@@ -321,6 +353,7 @@ int RunPairedTrials(const SimCluster& sim, const DaemonProcess& daemon,
   std::printf("background jobs straight to LSF: %d (load per queue redrawn every %d s)\n",
               background, options.phase_s);
   PrintTable(pairs, sessions, skipped, options);
+  if (!options.dump_path.empty()) DumpPairs(pairs, sessions, options.dump_path);
   return sessions.started_in.empty() ? 1 : 0;
 }
 

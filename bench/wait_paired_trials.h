@@ -26,6 +26,10 @@ struct PairedOptions {
   int interval_ms = 500;            // between dispatch sessions
   int phase_s = 20;                 // the background load changes every phase
   int seed = 1;
+  // When set, one tab-separated line per pair is written here (header
+  // first): both queues' backlog share, PEND, bound_s, p50_s, method and
+  // dispatch session, in bplace's order. For finding why a judge missed.
+  std::string dump_path;
 };
 
 // Runs the trials against `daemon` (which follows `sim`) and prints their
