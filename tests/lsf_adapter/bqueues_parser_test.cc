@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "lsf_adapter/table.h"
 #include "tests/lsf_adapter/testdata.h"
 
 namespace bplace::lsf {
@@ -216,6 +217,14 @@ TEST(ParseBqueuesTest, NamesTheColumnOfABadNumber) {
       "short            40  Open:Active       -    -    -    -     0    12k    0     0\n");
   ASSERT_FALSE(queues.has_value());
   EXPECT_EQ(queues.error().message, "bqueues -w line 2: PEND is \"12k\", not a whole number");
+}
+
+TEST(QuoteForMessageTest, QuotesAndCutsAfterMaxShown) {
+  EXPECT_EQ(QuoteForMessage("12k"), "\"12k\"");
+  EXPECT_EQ(QuoteForMessage(""), "\"\"");
+  EXPECT_EQ(QuoteForMessage(std::string(40, 'x')), "\"" + std::string(40, 'x') + "\"");
+  EXPECT_EQ(QuoteForMessage(std::string(41, 'x')), "\"" + std::string(40, 'x') + "...\"");
+  EXPECT_EQ(QuoteForMessage("abcdef", 3), "\"abc...\"");
 }
 
 TEST(ParseBqueuesTest, RejectsAnUnknownStatus) {
