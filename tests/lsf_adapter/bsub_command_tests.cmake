@@ -1,6 +1,7 @@
 # bsub argv building, shell quoting, the extra_args check, the #BSUB lines
 # of a script and the syntax of option values: pure functions.
 add_executable(bsub_command_test bsub_command_test.cc bsub_script_test.cc bsub_values_test.cc)
+bplace_unity_build(bsub_command_test)
 target_link_libraries(bsub_command_test PRIVATE bplace_lsf GTest::gtest_main GTest::gmock
                       bplace_warnings)
 gtest_discover_tests(bsub_command_test PROPERTIES LABELS unit)
