@@ -10,6 +10,7 @@ gtest_discover_tests(bsub_command_test PROPERTIES LABELS unit)
 add_executable(lsf_command_line_test bsub_command_line_test.cc bjobs_command_line_test.cc
                                      bkill_command_line_test.cc
                                      bjobs_writer_test.cc bjobs_list_test.cc)
+bplace_unity_build(lsf_command_line_test)
 target_link_libraries(lsf_command_line_test PRIVATE bplace_lsf GTest::gtest_main bplace_warnings)
 gtest_discover_tests(lsf_command_line_test PROPERTIES LABELS unit)
 
