@@ -16,14 +16,6 @@ std::string Lookup(const std::map<std::string, std::string>& env, const std::str
   return it == env.end() ? std::string() : it->second;
 }
 
-bool AllDigits(const std::string& text) {
-  if (text.empty()) return false;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
 Result<Endpoint> ParseHttp(const std::string& url, std::string rest) {
   Endpoint endpoint;
   endpoint.kind = Endpoint::Kind::kTcp;

@@ -1,7 +1,8 @@
 #pragma once
 
 // Splitting and trimming on blanks, for LSF's whitespace-aligned tables and
-// the line-oriented files bplace reads (the token file), and hex digits.
+// the line-oriented files bplace reads (the token file), and decimal and hex
+// digits.
 // Pure functions, safe from any thread.
 
 #include <string_view>
@@ -18,6 +19,13 @@ std::string_view Trim(std::string_view text);
 // Splits one line into fields on runs of blanks. Leading and trailing blanks
 // yield no empty fields; the views point into `line`.
 std::vector<std::string_view> SplitFields(std::string_view line);
+
+// True when `c` is a decimal digit, '0' to '9'.
+bool IsDigit(char c);
+
+// True when `text` is not empty and every character of it is a decimal digit
+// (no sign, no blanks).
+bool AllDigits(std::string_view text);
 
 // The value 0-15 of one hexadecimal digit (either case), or -1 when `c` is
 // not one (percent-escapes in URLs, SHA-256 hashes in the token file).

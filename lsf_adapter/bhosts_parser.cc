@@ -9,14 +9,14 @@ namespace bplace::lsf {
 
 namespace {
 
-constexpr std::string_view kCommand = "bhosts -w";
+constexpr std::string_view kBhostsCommand = "bhosts -w";
 
 }  // namespace
 
 Result<std::vector<HostStatus>> ParseBhosts(std::string_view text) {
   const std::vector<Line> lines = SplitLines(text);
   auto header = FindTableHeader(
-      kCommand, lines, "HOST_NAME",
+      kBhostsCommand, lines, "HOST_NAME",
       {"HOST_NAME", "STATUS", "JL/U", "MAX", "NJOBS", "RUN", "SSUSP", "USUSP", "RSV"});
   if (!header) return tl::unexpected(header.error());
   const std::size_t name_at = *header->Find("HOST_NAME");
@@ -24,11 +24,11 @@ Result<std::vector<HostStatus>> ParseBhosts(std::string_view text) {
 
   std::vector<HostStatus> hosts;
   for (std::size_t i = header->position + 1; i < lines.size(); ++i) {
-    auto cells = RowCells(kCommand, *header, lines[i]);
+    auto cells = RowCells(kBhostsCommand, *header, lines[i]);
     if (!cells) return tl::unexpected(cells.error());
     const std::vector<std::string_view>& fields = *cells;
     if (fields.empty()) continue;
-    const Place where{kCommand, lines[i].number};
+    const Place where{kBhostsCommand, lines[i].number};
     auto value = [&](std::string_view column) { return fields[*header->Find(column)]; };
     HostStatus host;
     host.name = std::string(fields[name_at]);

@@ -12,8 +12,8 @@
 namespace bplace::lsf {
 namespace {
 
-constexpr std::string_view kJsonCommand = "bjobs -a -o ... -json";
-constexpr std::string_view kTableCommand = "bjobs -a -w -u all";
+constexpr std::string_view kBjobsAllJsonCommand = "bjobs -a -o ... -json";
+constexpr std::string_view kBjobsAllTableCommand = "bjobs -a -w -u all";
 
 // What a bjobs that cannot give our fields as JSON prints (see the contract
 // of BjobsRefusedOutputFormat for which bjobs prints which).
@@ -27,23 +27,9 @@ constexpr std::string_view kRefusals[] = {
     "Illegal field name",
 };
 
-// What bjobs prints when no job matches (LSF 10.1 and volclava's cmd.err.c:
-// "No job found", "No unfinished job found", "No DONE/EXIT job found",
-// "No pending job found in queue <q>", ...).
-bool SaysNoJobFound(std::string_view line) {
-  return line.substr(0, 3) == "No " && line.find("job found") != std::string_view::npos;
-}
-
 // The bytes one argv string costs against ARG_MAX: the string, its NUL and
 // its pointer in argv.
 std::size_t ArgBytes(std::string_view arg) { return arg.size() + 1 + sizeof(char*); }
-
-std::string Quote(std::string_view value) {
-  constexpr std::size_t kMaxShown = 40;
-  std::string quoted = "\"" + std::string(value.substr(0, kMaxShown));
-  if (value.size() > kMaxShown) quoted += "...";
-  return quoted + "\"";
-}
 
 // `ids` without repeats, in order; an error naming the first bad one.
 Result<std::vector<std::string_view>> UniqueValidIds(const std::vector<std::string>& ids) {
@@ -52,7 +38,7 @@ Result<std::vector<std::string_view>> UniqueValidIds(const std::vector<std::stri
   for (const std::string& id : ids) {
     if (!ParseJobId(id)) {
       return Fail(ErrorCode::kInvalidArgument,
-                  "bjobs: " + Quote(id) + " is not a job id (digits, optional [index])");
+                  "bjobs: " + QuoteForMessage(id) + " is not a job id (digits, optional [index])");
     }
     if (seen.insert(id).second) unique.push_back(id);
   }
@@ -118,7 +104,7 @@ bool BjobsRefusedOutputFormat(const CommandResult& result) {
 }
 
 Result<std::vector<JobRecord>> ReadBjobsReply(Result<CommandResult> result, bool use_o_json) {
-  const std::string_view command = use_o_json ? kJsonCommand : kTableCommand;
+  const std::string_view command = use_o_json ? kBjobsAllJsonCommand : kBjobsAllTableCommand;
   if (result && ClassifyFailure(*result).kind == CommandFailureKind::kCommandError) {
     if (use_o_json && result->out.find('{') != std::string::npos) {
       return ParseBjobsJson(result->out);
@@ -158,7 +144,8 @@ bool TableSaysNotFound(const CommandResult& result, const std::string& id) {
 Result<BjobsConfirmation> ReadBjobsConfirmation(Result<CommandResult> result, const std::string& id,
                                                 bool use_o_json) {
   const std::optional<JobId> asked = ParseJobId(id);
-  if (!asked) return Fail(ErrorCode::kInvalidArgument, "bjobs: " + Quote(id) + " is not a job id");
+  if (!asked)
+    return Fail(ErrorCode::kInvalidArgument, "bjobs: " + QuoteForMessage(id) + " is not a job id");
   BjobsConfirmation confirmation;
   if (!use_o_json && result && TableSaysNotFound(*result, id)) {
     confirmation.not_found = true;

@@ -1,19 +1,23 @@
 #include "lsf_adapter/bjobs_long_parser.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <system_error>
 
+#include "common/text.h"
+#include "lsf_adapter/lsf_messages.h"
+#include "lsf_adapter/lsf_time.h"
 #include "lsf_adapter/table.h"
 
 namespace bplace::lsf {
 
 namespace {
 
-constexpr std::string_view kCommand = "bjobs -l";
+constexpr std::string_view kBjobsLongCommand = "bjobs -l";
 constexpr std::string_view kHeaderStart = "Job <";
 constexpr std::string_view kPendingHeading = "PENDING REASONS:";
 // The line of dashes between two job blocks (LSF 10.1 and volclava 2.2).
@@ -29,15 +33,6 @@ constexpr std::size_t kIndentWithYear = 26;
 // '>' from being scanned once per '>'.
 constexpr std::size_t kMaxLabelLength = 48;
 
-constexpr std::string_view kWeekdays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
 bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 
@@ -65,12 +60,8 @@ std::vector<RawLine> SplitRawLines(std::string_view text) {
 }
 
 template <std::size_t N>
-bool IsOneOf(std::string_view word, const std::string_view (&names)[N]) {
+bool IsOneOf(std::string_view word, const std::array<std::string_view, N>& names) {
   return std::find(std::begin(names), std::end(names), word) != std::end(names);
-}
-
-bool AllDigits(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), IsDigit);
 }
 
 // The length of the time that opens an event line ("Tue Dec  1 11:00:59" or
@@ -79,8 +70,8 @@ bool AllDigits(std::string_view text) {
 // else 0.
 std::size_t EventTimeLength(std::string_view line) {
   if (line.size() < 20) return 0;
-  if (!IsOneOf(line.substr(0, 3), kWeekdays) || line[3] != ' ' ||
-      !IsOneOf(line.substr(4, 3), kMonths) || line[7] != ' ' ||
+  if (!IsOneOf(line.substr(0, 3), kLsfWeekdays) || line[3] != ' ' ||
+      !IsOneOf(line.substr(4, 3), kLsfMonths) || line[7] != ' ' ||
       !(line[8] == ' ' || IsDigit(line[8])) || !IsDigit(line[9]) || line[10] != ' ') {
     return 0;
   }
@@ -175,7 +166,7 @@ std::string LabelKey(std::string_view label) {
 // Reads the header line into `job`; false when it is not "Job <ID>" with a
 // valid id followed by nothing or by ','.
 bool ReadHeader(std::string_view line, JobLongRecord& job) {
-  if (!StartsWith(line, kHeaderStart)) return false;
+  if (!line.starts_with(kHeaderStart)) return false;
   const std::size_t id_end = line.find('>', kHeaderStart.size());
   if (id_end == std::string_view::npos) return false;
   const std::optional<JobId> id =
@@ -226,11 +217,11 @@ std::optional<int> LeadingNumber(std::string_view text, int low, int high) {
 
 // Reads one event line (`time` and what follows its ": ") into `job`.
 void ReadEvent(std::string_view time, std::string_view what, JobLongRecord& job) {
-  if (StartsWith(what, "Submitted")) {
+  if (what.starts_with("Submitted")) {
     job.submit_time = std::string(time);
     return;
   }
-  if (StartsWith(what, "Done successfully")) {
+  if (what.starts_with("Done successfully")) {
     job.finish_time = std::string(time);
     job.done_successfully = true;
     job.exited = false;
@@ -239,7 +230,7 @@ void ReadEvent(std::string_view time, std::string_view what, JobLongRecord& job)
     return;
   }
   constexpr std::string_view kExited = "Exited";
-  if (StartsWith(what, kExited) && (what.size() == kExited.size() || what[kExited.size()] == ' ' ||
+  if (what.starts_with(kExited) && (what.size() == kExited.size() || what[kExited.size()] == ' ' ||
                                     what[kExited.size()] == '.' || what[kExited.size()] == ';')) {
     job.finish_time = std::string(time);
     job.done_successfully = false;
@@ -248,19 +239,19 @@ void ReadEvent(std::string_view time, std::string_view what, JobLongRecord& job)
     job.exit_signal.reset();
     constexpr std::string_view kCode = "Exited with exit code ";
     constexpr std::string_view kSignal = "Exited by signal ";
-    if (StartsWith(what, kCode)) job.exit_code = LeadingNumber(what.substr(kCode.size()), 0, 255);
-    if (StartsWith(what, kSignal)) {
+    if (what.starts_with(kCode)) job.exit_code = LeadingNumber(what.substr(kCode.size()), 0, 255);
+    if (what.starts_with(kSignal)) {
       job.exit_signal = LeadingNumber(what.substr(kSignal.size()), 1, 255);
     }
     return;
   }
   // volclava names an array element's index first: "[7] started on <vm>".
-  if (StartsWith(what, "[")) {
+  if (what.starts_with("[")) {
     const std::size_t close = what.find("] ");
     if (close != std::string_view::npos) what.remove_prefix(close + 2);
   }
-  if (StartsWith(what, "Started") || StartsWith(what, "started") ||
-      StartsWith(what, "Dispatched") || StartsWith(what, "dispatched")) {
+  if (what.starts_with("Started") || what.starts_with("started") ||
+      what.starts_with("Dispatched") || what.starts_with("dispatched")) {
     job.start_time = std::string(time);
   }
 }
@@ -308,20 +299,8 @@ std::optional<JobLongRecord> ReadBlock(const std::vector<RawLine>& lines, std::s
   return job;
 }
 
-// True when bjobs says that no job matched: "No job found", "No unfinished
-// job found", "No pending job found", ... (LSF 10.1 and volclava's
-// cmd.err.c), the same sentences ReadBjobsReply accepts.
-bool SaysNoJobFound(std::string_view line) {
-  const std::string_view trimmed = Trim(line);
-  return StartsWith(trimmed, "No ") && trimmed.find("job found") != std::string_view::npos;
-}
-
-std::string Quoted(std::string_view text) {
-  constexpr std::size_t kMaxShown = 60;
-  std::string quoted = "\"" + std::string(text.substr(0, kMaxShown));
-  if (text.size() > kMaxShown) quoted += "...";
-  return quoted + "\"";
-}
+// Lines quoted in an error message are cut after this many characters.
+constexpr std::size_t kMaxLineShown = 60;
 
 bool IsUserNameChar(char c) {
   const auto byte = static_cast<unsigned char>(c);
@@ -333,7 +312,7 @@ bool IsUserNameChar(char c) {
 std::vector<std::size_t> BlockStarts(const std::vector<RawLine>& lines) {
   std::vector<std::size_t> starts;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (StartsWith(lines[i].text, kHeaderStart) && (i == 0 || IsBlankLine(lines[i - 1].text))) {
+    if (lines[i].text.starts_with(kHeaderStart) && (i == 0 || IsBlankLine(lines[i - 1].text))) {
       starts.push_back(i);
     }
   }
@@ -400,8 +379,10 @@ Result<std::vector<BjobsLongBlock>> SplitBjobsLong(std::string_view text) {
   const auto first = std::find_if(lines.begin(), lines.end(),
                                   [](const RawLine& line) { return !IsBlankLine(line.text); });
   return Fail(ErrorCode::kParseError,
-              std::string(kCommand) + ": no job block (no line \"Job <ID>, ...\" after a blank " +
-                  "line); " + Where(kCommand, first->number) + ": " + Quoted(Trim(first->text)));
+              std::string(kBjobsLongCommand) +
+                  ": no job block (no line \"Job <ID>, ...\" after a blank line); " +
+                  Where(kBjobsLongCommand, first->number) + ": " +
+                  QuoteForMessage(Trim(first->text), kMaxLineShown));
 }
 
 std::string JoinBjobsLong(const std::vector<std::string_view>& blocks) {

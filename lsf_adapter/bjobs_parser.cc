@@ -8,14 +8,15 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/text.h"
 #include "lsf_adapter/json_reader.h"
 #include "lsf_adapter/table.h"
 
 namespace bplace::lsf {
 namespace {
 
-constexpr std::string_view kJsonCommand = "bjobs -json";
-constexpr std::string_view kTableCommand = "bjobs -w";
+constexpr std::string_view kBjobsJsonCommand = "bjobs -json";
+constexpr std::string_view kBjobsTableCommand = "bjobs -w";
 constexpr std::size_t kMaxSlotDigits = 9;
 
 // How the value of one bjobs field is read into a JobRecord.
@@ -33,13 +34,13 @@ enum class FieldKind {
 // The -o fields the daemon asks for, with the key LSF prints for each (the
 // JSON key and the table header are the same word). BjobsOutputFields,
 // ParseBjobsJson and ParseBjobsTable all read this one list.
-struct FieldSpec {
+struct BjobsFieldSpec {
   std::string_view field;
   std::string_view key;
   FieldKind kind;
   std::string JobRecord::*text;  // for the text kinds
 };
-constexpr FieldSpec kFields[] = {
+constexpr BjobsFieldSpec kBjobsFieldSpecs[] = {
     {"jobid", "JOBID", FieldKind::kJobId, nullptr},
     {"jobindex", "JOBINDEX", FieldKind::kIndex, nullptr},
     {"user", "USER", FieldKind::kText, &JobRecord::user},
@@ -59,23 +60,12 @@ constexpr FieldSpec kFields[] = {
     {"proj_name", "PROJ_NAME", FieldKind::kText, &JobRecord::project},
 };
 
-const FieldSpec* FindSpec(std::string_view key) {
-  for (const FieldSpec& spec : kFields) {
+const BjobsFieldSpec* FindSpec(std::string_view key) {
+  for (const BjobsFieldSpec& spec : kBjobsFieldSpecs) {
     if (spec.key == key) return &spec;
   }
   return nullptr;
 }
-
-// Quotes a value for an error message, cut so that a megabyte of garbage
-// does not end up in a log line.
-std::string Quote(std::string_view value) {
-  constexpr std::size_t kMaxShown = 40;
-  std::string quoted = "\"" + std::string(value.substr(0, kMaxShown));
-  if (value.size() > kMaxShown) quoted += "...";
-  return quoted + "\"";
-}
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // The index in the "[7]" that ends an array element's JOB_NAME, else 0.
 std::int64_t IndexFromJobName(std::string_view name) {
@@ -134,17 +124,16 @@ Result<void> AddExecItem(std::string_view item, std::vector<ExecHost>& hosts, Ho
   const std::size_t star = item.find('*');
   if (star != std::string_view::npos) {
     const std::string_view count = item.substr(0, star);
-    if (count.empty() || count.size() > kMaxSlotDigits ||
-        !std::all_of(count.begin(), count.end(), IsDigit)) {
-      return Fail(ErrorCode::kParseError, "bad slot count in " + Quote(item));
+    if (count.size() > kMaxSlotDigits || !AllDigits(count)) {
+      return Fail(ErrorCode::kParseError, "bad slot count in " + QuoteForMessage(item));
     }
     slots = 0;
     for (char c : count) slots = slots * 10 + (c - '0');
-    if (slots == 0) return Fail(ErrorCode::kParseError, "zero slots in " + Quote(item));
+    if (slots == 0) return Fail(ErrorCode::kParseError, "zero slots in " + QuoteForMessage(item));
     item.remove_prefix(star + 1);
   }
   if (item.empty() || item.find('*') != std::string_view::npos) {
-    return Fail(ErrorCode::kParseError, "bad host name in " + Quote(item));
+    return Fail(ErrorCode::kParseError, "bad host name in " + QuoteForMessage(item));
   }
   AddHost(hosts, index, item, slots);
   return {};
@@ -171,7 +160,7 @@ std::int64_t SumSlots(const std::vector<ExecHost>& hosts) {
 }
 
 // Sets the field `spec` describes from its printed value.
-Result<void> SetField(JobRecord& record, const FieldSpec& spec, std::string_view printed,
+Result<void> SetField(JobRecord& record, const BjobsFieldSpec& spec, std::string_view printed,
                       const Place& where) {
   if (spec.kind == FieldKind::kVerbatim) {
     record.*spec.text = std::string(printed);
@@ -193,7 +182,8 @@ Result<void> SetField(JobRecord& record, const FieldSpec& spec, std::string_view
     }
     case FieldKind::kJobId: {
       const std::optional<JobId> id = ParseJobId(value);
-      if (!id) return Fail(ErrorCode::kParseError, where.Text() + ": JOBID is " + Quote(value));
+      if (!id)
+        return Fail(ErrorCode::kParseError, where.Text() + ": JOBID is " + QuoteForMessage(value));
       record.job_id = id->job_id;
       if (id->array_index != 0) record.array_index = id->array_index;
       return {};
@@ -231,7 +221,7 @@ Result<void> SetField(JobRecord& record, const FieldSpec& spec, std::string_view
 
 std::string BjobsOutputFields() {
   std::string fields;
-  for (const FieldSpec& spec : kFields) {
+  for (const BjobsFieldSpec& spec : kBjobsFieldSpecs) {
     if (!fields.empty()) fields += ' ';
     fields += spec.field;
   }
@@ -259,7 +249,7 @@ Result<std::vector<ExecHost>> ParseExecHosts(std::string_view text) {
 
 namespace {
 
-constexpr std::size_t kFieldCount = std::size(kFields);
+constexpr std::size_t kFieldCount = std::size(kBjobsFieldSpecs);
 
 // The text of one JSON value: LSF prints strings; integers are accepted and
 // null reads as "". An error for any other type. A string without escapes
@@ -294,7 +284,7 @@ std::optional<JobId> IdInMessage(std::string_view message) {
 // The members of one record that this code reads: the last value of each
 // (a key given twice counts once, as a JSON object holds it).
 struct RecordMembers {
-  std::optional<JsonValue> fields[kFieldCount];  // in the order of kFields
+  std::optional<JsonValue> fields[kFieldCount];  // in the order of kBjobsFieldSpecs
   std::optional<JsonValue> error;
   bool has_index = false;  // JOBINDEX is present
 };
@@ -309,7 +299,7 @@ RecordMembers MembersOf(const JsonValue& record) {
     }
     for (std::size_t n = 0; n < kFieldCount; ++n) {
       const std::size_t i = (next + n) % kFieldCount;
-      if (kFields[i].key == key) {
+      if (kBjobsFieldSpecs[i].key == key) {
         members.fields[i] = value;
         members.has_index = members.has_index || key == "JOBINDEX";
         next = i + 1;
@@ -328,8 +318,8 @@ Result<JobRecord> ReadErrorRecord(const RecordMembers& members, const Place& whe
   auto error = JsonText(*members.error, "ERROR", where, scratch);
   if (!error) return tl::unexpected(error.error());
   job.error = std::string(Trim(*error));
-  const FieldSpec& jobid_spec = *FindSpec("JOBID");
-  if (const auto& jobid = members.fields[&jobid_spec - kFields]) {
+  const BjobsFieldSpec& jobid_spec = *FindSpec("JOBID");
+  if (const auto& jobid = members.fields[&jobid_spec - kBjobsFieldSpecs]) {
     auto id = JsonText(*jobid, "JOBID", where, scratch);
     if (!id) return tl::unexpected(id.error());
     if (!Trim(*id).empty()) {
@@ -356,7 +346,7 @@ Result<JobRecord> ReadJsonRecord(const JsonValue& record, const Place& where) {
   std::string scratch;
   for (std::size_t i = 0; i < kFieldCount; ++i) {
     if (!members.fields[i]) continue;
-    const FieldSpec& spec = kFields[i];
+    const BjobsFieldSpec& spec = kBjobsFieldSpecs[i];
     auto text = JsonText(*members.fields[i], spec.key, where, scratch);
     if (!text) return tl::unexpected(text.error());
     auto set = SetField(job, spec, *text, where);
@@ -375,16 +365,16 @@ Result<std::size_t> JobsCount(const std::optional<JsonValue>& jobs) {
     return static_cast<std::size_t>(*jobs->Unsigned());
   }
   if (jobs && jobs->is_string()) {
-    auto count = ParseCount(Place{kJsonCommand, 0, "record"}, "JOBS", jobs->String());
+    auto count = ParseCount(Place{kBjobsJsonCommand, 0, "record"}, "JOBS", jobs->String());
     if (count && *count >= 0) return static_cast<std::size_t>(*count);
   }
-  return Fail(ErrorCode::kParseError, std::string(kJsonCommand) + ": no JOBS count");
+  return Fail(ErrorCode::kParseError, std::string(kBjobsJsonCommand) + ": no JOBS count");
 }
 
 }  // namespace
 
 Result<std::vector<JobRecord>> ParseBjobsJson(std::string_view text) {
-  const std::string command(kJsonCommand);
+  const std::string command(kBjobsJsonCommand);
   const std::size_t start = text.find('{');
   if (start == std::string_view::npos) {
     return Fail(ErrorCode::kParseError, command + ": no JSON object in output");
@@ -417,7 +407,7 @@ Result<std::vector<JobRecord>> ParseBjobsJson(std::string_view text) {
   std::optional<Error> failed;
   records->ForEachElement([&](const JsonValue& record) {
     if (failed) return;
-    auto job = ReadJsonRecord(record, Place{kJsonCommand, jobs.size(), "record"});
+    auto job = ReadJsonRecord(record, Place{kBjobsJsonCommand, jobs.size(), "record"});
     if (!job) {
       failed = job.error();
       return;
@@ -434,10 +424,10 @@ namespace {
 
 // Where the columns of a bjobs table are, from its header.
 struct TableLayout {
-  std::vector<const FieldSpec*> leading;  // one word each; nullptr: a column we ignore
-  std::size_t last_leading_at = 0;        // header position of the last leading column
-  std::size_t exec_at = 0;                // header position of EXEC_HOST
-  std::size_t name_at = 0;                // header position of JOB_NAME
+  std::vector<const BjobsFieldSpec*> leading;  // one word each; nullptr: a column we ignore
+  std::size_t last_leading_at = 0;             // header position of the last leading column
+  std::size_t exec_at = 0;                     // header position of EXEC_HOST
+  std::size_t name_at = 0;                     // header position of JOB_NAME
 };
 
 std::size_t Offset(std::string_view part, std::string_view line) {
@@ -450,7 +440,7 @@ Result<TableLayout> ReadLayout(const TableHeader& header, std::string_view line)
   if (n < 4 || columns[n - 3] != "EXEC_HOST" || columns[n - 2] != "JOB_NAME" ||
       columns[n - 1] != "SUBMIT_TIME") {
     return Fail(ErrorCode::kParseError,
-                Where(kTableCommand, header.line_number) +
+                Where(kBjobsTableCommand, header.line_number) +
                     ": header does not end with EXEC_HOST JOB_NAME SUBMIT_TIME");
   }
   TableLayout layout;
@@ -461,9 +451,9 @@ Result<TableLayout> ReadLayout(const TableHeader& header, std::string_view line)
   return layout;
 }
 
-bool AllDigits(std::string_view text, std::size_t min, std::size_t max) {
-  if (text.size() < min || text.size() > max) return false;
-  return std::all_of(text.begin(), text.end(), IsDigit);
+// True when `text` is `min` (at least 1) to `max` decimal digits.
+bool DigitsOfLength(std::string_view text, std::size_t min, std::size_t max) {
+  return text.size() >= min && text.size() <= max && AllDigits(text);
 }
 
 // How many words at the end of a row make SUBMIT_TIME: 3 ("Nov 30 11:40"), 4
@@ -476,10 +466,10 @@ std::size_t TimeWords(const std::vector<std::string_view>& words) {
     const bool alpha = std::all_of(month.begin(), month.end(), [](char c) {
       return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
     });
-    return month.size() == 3 && alpha && AllDigits(words[end - 2], 1, 2) &&
+    return month.size() == 3 && alpha && DigitsOfLength(words[end - 2], 1, 2) &&
            clock.find(':') != std::string_view::npos;
   };
-  if (!words.empty() && AllDigits(words.back(), 4, 4) && looks_like_time(words.size() - 1)) {
+  if (!words.empty() && DigitsOfLength(words.back(), 4, 4) && looks_like_time(words.size() - 1)) {
     return 4;
   }
   return looks_like_time(words.size()) ? 3 : 0;
@@ -509,7 +499,7 @@ Result<void> ReadMiddle(JobRecord& job, const TableLayout& layout,
 }
 
 Result<JobRecord> ReadRow(const TableLayout& layout, const Line& line) {
-  const Place where{kTableCommand, line.number};
+  const Place where{kBjobsTableCommand, line.number};
   const std::vector<std::string_view> words = SplitFields(line.text);
   const std::size_t time_words = TimeWords(words);
   if (time_words == 0) {
@@ -539,7 +529,7 @@ Result<JobRecord> ReadRow(const TableLayout& layout, const Line& line) {
 // An indented line holding one host: LSF's further execution hosts of the
 // job above (plain bjobs prints one per line).
 Result<void> ReadContinuation(std::vector<JobRecord>& jobs, const Line& line) {
-  const Place where{kTableCommand, line.number};
+  const Place where{kBjobsTableCommand, line.number};
   const std::vector<std::string_view> words = SplitFields(line.text);
   if (jobs.empty() || words.size() != 1) {
     return Fail(ErrorCode::kParseError,
@@ -558,7 +548,7 @@ Result<void> ReadContinuation(std::vector<JobRecord>& jobs, const Line& line) {
 Result<std::vector<JobRecord>> ParseBjobsTable(std::string_view text) {
   const std::vector<Line> lines = SplitLines(text);
   auto header = FindTableHeader(
-      kTableCommand, lines, "JOBID",
+      kBjobsTableCommand, lines, "JOBID",
       {"JOBID", "USER", "STAT", "QUEUE", "FROM_HOST", "EXEC_HOST", "JOB_NAME", "SUBMIT_TIME"});
   if (!header) return tl::unexpected(header.error());
   auto layout = ReadLayout(*header, lines[header->position].text);

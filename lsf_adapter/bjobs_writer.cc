@@ -35,7 +35,7 @@ std::string FinishTimeValue(const JobRecord& job) { return job.finish_time; }
 // The fields the jobs tier holds (lsf::BjobsOutputFields asks LSF for them),
 // with LSF 10.1's names, aliases, headers and recommended widths (bjobs -o,
 // "Output fields for bjobs").
-constexpr BjobsField kFields[] = {
+constexpr BjobsField kWrittenFields[] = {
     {"jobid", "id", "JOBID", 7, JobIdValue},
     {"jobindex", "", "JOBINDEX", 8, JobIndexValue},
     {"stat", "", "STAT", 5, StatValue},
@@ -209,7 +209,7 @@ std::string EmptyAnswer(char state_filter) {
 }  // namespace
 
 const BjobsField* FindBjobsField(std::string_view name) {
-  for (const BjobsField& field : kFields) {
+  for (const BjobsField& field : kWrittenFields) {
     if (name == field.name || (!field.alias.empty() && name == field.alias)) return &field;
   }
   return nullptr;

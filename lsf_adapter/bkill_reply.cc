@@ -16,16 +16,16 @@ constexpr std::string_view kJobOpen = "Job <";
 // The reasons bkill prints after "Job <N>: " that we act on (lsb.err.c of
 // volclava 2.2, LSF 10.1's bkill, tests/lsfsim/cmd_bkill.cc), and the
 // sentences it prints after "Job <N> ".
-struct Reason {
+struct BkillReason {
   std::string_view text;
   BkillOutcome outcome;
 };
-constexpr Reason kColonReasons[] = {
+constexpr BkillReason kColonReasons[] = {
     {"Job has already finished", BkillOutcome::kAlreadyFinished},
     {"No matching job found", BkillOutcome::kNotFound},
     {"User permission denied", BkillOutcome::kPermissionDenied},
 };
-constexpr Reason kSentences[] = {
+constexpr BkillReason kSentences[] = {
     {"is being terminated", BkillOutcome::kTerminating},
     {"is not found", BkillOutcome::kNotFound},
 };
@@ -47,7 +47,7 @@ std::optional<JobLine> SplitJobLine(std::string_view line) {
 }
 
 BkillOutcome ReasonOutcome(std::string_view reason) {
-  for (const Reason& known : kColonReasons) {
+  for (const BkillReason& known : kColonReasons) {
     if (reason.find(known.text) != std::string_view::npos) return known.outcome;
   }
   return SaysLsfUnavailable(reason) ? BkillOutcome::kUnavailable : BkillOutcome::kUnknown;
@@ -70,7 +70,7 @@ BkillResult Classify(std::string_view line) {
     result.outcome = ReasonOutcome(reason);
     return result;
   }
-  for (const Reason& known : kSentences) {
+  for (const BkillReason& known : kSentences) {
     if (job->rest.find(known.text) != std::string_view::npos) result.outcome = known.outcome;
   }
   return result;

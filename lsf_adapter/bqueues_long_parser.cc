@@ -11,16 +11,12 @@ namespace bplace::lsf {
 
 namespace {
 
-constexpr std::string_view kCommand = "bqueues -l";
+constexpr std::string_view kBqueuesLongCommand = "bqueues -l";
 constexpr std::string_view kQueueKey = "QUEUE:";
 constexpr std::string_view kParameters = "PARAMETERS/STATISTICS";
 constexpr std::string_view kDefaultSentence = "This is the default queue.";
 
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
-bool IsQueueLine(std::string_view text) { return StartsWith(Trim(text), kQueueKey); }
+bool IsQueueLine(std::string_view text) { return Trim(text).starts_with(kQueueKey); }
 
 // "USERS:", "SCHEDULING POLICIES:", "RERUNNABLE :", "DEFAULT LIMITS:": an
 // upper-case label then a colon. Such a line ends a continuation.
@@ -37,7 +33,7 @@ bool IsKeyLine(std::string_view trimmed) {
 
 // The value after "KEY:" when `trimmed` is that key line, else nullopt.
 std::optional<std::string_view> KeyValue(std::string_view trimmed, std::string_view key) {
-  if (!StartsWith(trimmed, key) || trimmed.size() <= key.size() || trimmed[key.size()] != ':') {
+  if (!trimmed.starts_with(key) || trimmed.size() <= key.size() || trimmed[key.size()] != ':') {
     return std::nullopt;
   }
   return Trim(trimmed.substr(key.size() + 1));
@@ -60,13 +56,13 @@ Result<void> ReadParameters(const Line& header_line, const Line& value_line,
                                                    "SSUSP", "USUSP", "RSV"};
   for (std::string_view column : kRequired) {
     if (!header.Find(column)) {
-      return Fail(ErrorCode::kParseError, Where(kCommand, header_line.number) + ": queue " +
-                                              queue.name + ": PARAMETERS/STATISTICS has no " +
-                                              std::string(column) + " column");
+      return Fail(ErrorCode::kParseError,
+                  Where(kBqueuesLongCommand, header_line.number) + ": queue " + queue.name +
+                      ": PARAMETERS/STATISTICS has no " + std::string(column) + " column");
     }
   }
   const std::vector<std::string_view> values = SplitFields(value_line.text);
-  const Place where{kCommand, value_line.number};
+  const Place where{kBqueuesLongCommand, value_line.number};
   if (values.size() != header.columns.size()) {
     return Fail(ErrorCode::kParseError, where.Text() + ": queue " + queue.name + ": expected " +
                                             std::to_string(header.columns.size()) +
@@ -117,7 +113,7 @@ Result<QueueDefinition> ParseBlock(const std::vector<Line>& lines, std::size_t b
   queue.name = std::string(Trim(Trim(lines[begin].text).substr(kQueueKey.size())));
   if (queue.name.empty()) {
     return Fail(ErrorCode::kParseError,
-                Where(kCommand, lines[begin].number) + ": QUEUE: line without a name");
+                Where(kBqueuesLongCommand, lines[begin].number) + ": QUEUE: line without a name");
   }
   bool have_parameters = false;
   std::optional<std::string> users, hosts, administrators, res_req;
@@ -126,7 +122,7 @@ Result<QueueDefinition> ParseBlock(const std::vector<Line>& lines, std::size_t b
     const std::string_view trimmed = Trim(lines[i].text);
     if (trimmed.empty()) continue;
 
-    if (!have_parameters && StartsWith(trimmed, "--")) {
+    if (!have_parameters && trimmed.starts_with("--")) {
       const std::string_view part = Trim(trimmed.substr(2));
       if (!part.empty()) {
         if (!queue.description.empty()) queue.description += ' ';
@@ -142,8 +138,8 @@ Result<QueueDefinition> ParseBlock(const std::vector<Line>& lines, std::size_t b
       std::size_t values_at = header_at + 1;
       while (values_at < end && Trim(lines[values_at].text).empty()) ++values_at;
       if (values_at >= end) {
-        return Fail(ErrorCode::kParseError, Where(kCommand, lines[i].number) + ": queue " +
-                                                queue.name +
+        return Fail(ErrorCode::kParseError, Where(kBqueuesLongCommand, lines[i].number) +
+                                                ": queue " + queue.name +
                                                 ": PARAMETERS/STATISTICS without its two rows");
       }
       auto read = ReadParameters(lines[header_at], lines[values_at], queue);
@@ -179,8 +175,9 @@ Result<QueueDefinition> ParseBlock(const std::vector<Line>& lines, std::size_t b
   }
 
   if (!have_parameters) {
-    return Fail(ErrorCode::kParseError, Where(kCommand, lines[begin].number) + ": queue " +
-                                            queue.name + " has no PARAMETERS/STATISTICS rows");
+    return Fail(ErrorCode::kParseError, Where(kBqueuesLongCommand, lines[begin].number) +
+                                            ": queue " + queue.name +
+                                            " has no PARAMETERS/STATISTICS rows");
   }
   queue.is_default = queue.description.find(kDefaultSentence) != std::string::npos;
   queue.users = users ? ListTokens(*users) : std::vector<std::string>{"all"};
@@ -202,7 +199,8 @@ Result<std::vector<QueueDefinition>> ParseBqueuesLong(std::string_view text) {
     if (IsQueueLine(lines[i].text)) starts.push_back(i);
   }
   if (starts.empty()) {
-    return Fail(ErrorCode::kParseError, std::string(kCommand) + ": no header (no QUEUE: line)");
+    return Fail(ErrorCode::kParseError,
+                std::string(kBqueuesLongCommand) + ": no header (no QUEUE: line)");
   }
   std::vector<QueueDefinition> queues;
   for (std::size_t b = 0; b < starts.size(); ++b) {

@@ -12,12 +12,8 @@ namespace bplace::lsf {
 
 namespace {
 
-constexpr std::string_view kCommand = "bqueues -w";
-constexpr std::string_view kJsonCommand = "bqueues -json";
-
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
+constexpr std::string_view kBqueuesCommand = "bqueues -w";
+constexpr std::string_view kBqueuesJsonCommand = "bqueues -json";
 
 // Column indices of one bqueues header, found by name.
 struct Columns {
@@ -80,9 +76,9 @@ Result<QueueStatus> ParseQueueStatus(std::string_view value) {
   }
   // The column is 14 characters wide: "Closed:Inact_Adm" prints cut, but the
   // part that tells active from inactive always survives.
-  if (StartsWith(active_half, "Act")) {
+  if (active_half.starts_with("Act")) {
     status.active = true;
-  } else if (StartsWith(active_half, "Inact")) {
+  } else if (active_half.starts_with("Inact")) {
     status.active = false;
   } else {
     return Fail(ErrorCode::kParseError, "STATUS \"" + std::string(value.substr(0, 40)) +
@@ -93,7 +89,7 @@ Result<QueueStatus> ParseQueueStatus(std::string_view value) {
 
 Result<std::vector<QueueLoad>> ParseBqueues(std::string_view text) {
   const std::vector<Line> lines = SplitLines(text);
-  auto header = FindTableHeader(kCommand, lines, "QUEUE_NAME",
+  auto header = FindTableHeader(kBqueuesCommand, lines, "QUEUE_NAME",
                                 {"QUEUE_NAME", "PRIO", "STATUS", "MAX", "JL/U", "JL/P", "JL/H",
                                  "NJOBS", "PEND", "RUN", "SUSP"});
   if (!header) return tl::unexpected(header.error());
@@ -101,11 +97,11 @@ Result<std::vector<QueueLoad>> ParseBqueues(std::string_view text) {
 
   std::vector<QueueLoad> queues;
   for (std::size_t i = header->position + 1; i < lines.size(); ++i) {
-    auto cells = RowCells(kCommand, *header, lines[i]);
+    auto cells = RowCells(kBqueuesCommand, *header, lines[i]);
     if (!cells) return tl::unexpected(cells.error());
     const std::vector<std::string_view>& fields = *cells;
     if (fields.empty()) continue;
-    const Place where{kCommand, lines[i].number};
+    const Place where{kBqueuesCommand, lines[i].number};
     QueueLoad queue;
     queue.name = std::string(fields[col.name]);
     auto prio = ParseSmallInt(where, "PRIO", fields[col.prio]);
@@ -166,22 +162,24 @@ Result<std::vector<QueueLoad>> ParseBqueuesJson(std::string_view text) {
   // first '{'.
   const std::size_t start = text.find('{');
   if (start == std::string_view::npos) {
-    return Fail(ErrorCode::kParseError, std::string(kJsonCommand) + ": no JSON object in output");
+    return Fail(ErrorCode::kParseError,
+                std::string(kBqueuesJsonCommand) + ": no JSON object in output");
   }
   const nlohmann::json doc =
       nlohmann::json::parse(text.substr(start), /*cb=*/nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return Fail(ErrorCode::kParseError, std::string(kJsonCommand) + ": output is not valid JSON");
+    return Fail(ErrorCode::kParseError,
+                std::string(kBqueuesJsonCommand) + ": output is not valid JSON");
   }
   const auto records = doc.find("RECORDS");
   if (records == doc.end() || !records->is_array()) {
-    return Fail(ErrorCode::kParseError, std::string(kJsonCommand) + ": no RECORDS array");
+    return Fail(ErrorCode::kParseError, std::string(kBqueuesJsonCommand) + ": no RECORDS array");
   }
 
   std::vector<QueueLoad> queues;
   for (std::size_t i = 0; i < records->size(); ++i) {
     const nlohmann::json& record = (*records)[i];
-    const Place where{kJsonCommand, i, "record"};
+    const Place where{kBqueuesJsonCommand, i, "record"};
     if (!record.is_object()) {
       return Fail(ErrorCode::kParseError, where.Text() + ": not an object");
     }

@@ -84,7 +84,7 @@ constexpr std::string_view kShellReservedWords[] = {
     "function", "if",     "in", "select", "then", "time", "until", "while"};
 
 template <std::size_t N>
-bool Contains(const std::string_view (&list)[N], std::string_view flag) {
+bool IsListed(const std::string_view (&list)[N], std::string_view flag) {
   return std::find(std::begin(list), std::end(list), flag) != std::end(list);
 }
 
@@ -97,7 +97,7 @@ BsubOptionRule FindBsubOption(std::string_view flag) {
   for (const BsubOptionRule& rule : kHasField) {
     if (rule.flag == flag) return rule;
   }
-  if (Contains(kBlocking, flag)) return {flag, BsubOptionUse::kBlocking, false, ""};
+  if (IsListed(kBlocking, flag)) return {flag, BsubOptionUse::kBlocking, false, ""};
   for (const AllowedOption& option : kAllowed) {
     if (option.flag == flag) return {flag, BsubOptionUse::kPassed, option.takes_value, ""};
   }
@@ -151,7 +151,7 @@ std::string JoinShellQuoted(const std::vector<std::string>& argv) {
   std::string joined;
   for (const std::string& word : argv) {
     if (joined.empty() && ((word.find('=') != std::string::npos && word.front() != '\'') ||
-                           Contains(kShellReservedWords, word))) {
+                           IsListed(kShellReservedWords, word))) {
       // A bare "A=b" in command position is a variable assignment, and a bare
       // "if" a keyword, not a program: quote it so the shell runs it as the
       // command it was meant to be.

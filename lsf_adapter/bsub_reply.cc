@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/text.h"
 #include "lsf_adapter/lsf_messages.h"
 #include "lsf_adapter/table.h"
 
@@ -24,12 +25,12 @@ constexpr std::size_t kMaxEsubLines = 5;
 // job or the user: no other queue will help. "Failed in an LSF library call"
 // comes before the other unavailable phrases: its text goes on with ": LIM is
 // down", which must not make it look like a prefix.
-struct Reason {
+struct BsubReason {
   std::string_view text;
   BsubScope scope;
   BsubCause cause;
 };
-constexpr Reason kReasons[] = {
+constexpr BsubReason kReasons[] = {
     {"User cannot use the queue", BsubScope::kUserQueue, BsubCause::kPermission},
     {"No such queue", BsubScope::kUserQueue, BsubCause::kPermission},
     {"Queue has been closed", BsubScope::kUserQueue, BsubCause::kQueueClosed},
@@ -58,8 +59,6 @@ struct Submitted {
   std::string job_id;
   std::string queue;
 };
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 bool ConsumePrefix(std::string_view& text, std::string_view prefix) {
   if (text.substr(0, prefix.size()) != prefix) return false;
@@ -130,7 +129,7 @@ Rejection Known(std::string_view body, std::size_t at, BsubScope scope, BsubCaus
 Rejection Dissect(std::string_view line) {
   bool had_suffix = false;
   const std::string_view body = WithoutNotSubmitted(Trim(line), had_suffix);
-  for (const Reason& reason : kReasons) {
+  for (const BsubReason& reason : kReasons) {
     const std::size_t at = body.find(reason.text);
     if (at != std::string_view::npos) return Known(body, at, reason.scope, reason.cause);
   }

@@ -3,16 +3,14 @@
 #include <charconv>
 #include <system_error>
 
+#include "common/text.h"
 #include "lsf_adapter/bsub_command.h"
 
 namespace bplace::lsf {
 namespace {
 
-// isspace() in the C locale, which is what bsub's SKIPSPACE uses.
-bool IsBlank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n';
-}
-
+// Blanks are isspace() in the C locale, which is what bsub's SKIPSPACE uses:
+// the six of IsBlank (common/text.h).
 std::string_view SkipBlanks(std::string_view s) {
   while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
   return s;

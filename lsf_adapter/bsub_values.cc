@@ -3,12 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "common/text.h"
+
 namespace bplace::lsf {
 namespace {
-
-bool AllDigits(std::string_view s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
-}
 
 // Where a bracket or quote of a resource requirement opened.
 struct Opening {

@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include "common/text.h"
+
 namespace bplace::lsf {
 namespace {
 
@@ -19,8 +21,6 @@ constexpr StatusWord kStatusWords[] = {
 // LSF job ids and array indices stop at 2147483646 (LSB_MAX_JOBID, and
 // MAX_JOB_ARRAY_SIZE of LSF 10.1): ten digits.
 constexpr std::size_t kMaxIdDigits = 10;
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // True for 1 to kMaxIdDigits digits that do not start with '0'.
 bool IsIdNumber(std::string_view text) {

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <vector>
 
+#include "common/text.h"
+
 namespace bplace::lsf {
 namespace {
 
@@ -19,8 +21,6 @@ constexpr std::array<bool, 256> kJsonBlank = [] {
 }();
 
 bool IsJsonBlank(char c) { return kJsonBlank[static_cast<unsigned char>(c)]; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // The character at `at`, or NUL past the end: nlohmann reads a NUL byte as
 // the end of the text.
 char Peek(std::string_view text, std::size_t at) { return at < text.size() ? text[at] : '\0'; }

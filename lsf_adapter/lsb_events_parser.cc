@@ -30,7 +30,9 @@ std::string Shown(const Token& token) {
   return token.quoted ? "'\"" + Unquote(token) + "\"'" : "'" + std::string(token.text) + "'";
 }
 
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+// The blanks between the fields of a record: space and tab, and the CR of a
+// CRLF line end.
+bool IsFieldBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 // Reads the fields of one record in order, straight from the line: nothing
 // is copied but the strings kept, and fields after the last one read are
@@ -99,7 +101,7 @@ class Cursor {
 
  private:
   void SkipBlanks() {
-    while (next_ < line_.size() && IsBlank(line_[next_])) ++next_;
+    while (next_ < line_.size() && IsFieldBlank(line_[next_])) ++next_;
   }
 
   std::optional<Token> Take(const char* field) {

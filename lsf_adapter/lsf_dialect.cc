@@ -5,13 +5,14 @@
 #include <cmath>
 #include <optional>
 
+#include "common/text.h"
+
 namespace bplace::lsf {
 namespace {
 
 constexpr std::array<std::string_view, 7> kUnitNames = {"KB", "MB", "GB", "TB", "PB", "EB", "ZB"};
 
 char Upper(char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); }
-bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 bool StartsWithNoCase(std::string_view text, std::string_view prefix) {
@@ -20,16 +21,6 @@ bool StartsWithNoCase(std::string_view text, std::string_view prefix) {
     if (Upper(text[i]) != Upper(prefix[i])) return false;
   }
   return true;
-}
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
 }
 
 // "K", "KB", "k", "kb" ... "ZB" as a unit; nullopt for anything else.

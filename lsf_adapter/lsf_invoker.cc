@@ -10,10 +10,6 @@
 namespace bplace::lsf {
 namespace {
 
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
 bool KeepVariable(std::string_view entry) {
   const std::string_view name = entry.substr(0, entry.find('='));
   if (name == "LSB_BQUEUES_FORMAT" || name == "LSB_BJOBS_FORMAT" || name == "LSB_BHOSTS_FORMAT") {
@@ -21,7 +17,7 @@ bool KeepVariable(std::string_view entry) {
   }
   if (name == "PATH" || name == "LSF_ENVDIR") return false;  // set explicitly below
   return name == "HOME" || name == "USER" || name == "LOGNAME" || name == "LANG" || name == "TZ" ||
-         StartsWith(name, "LC_") || StartsWith(name, "LSF_") || StartsWith(name, "LSB_") ||
+         name.starts_with("LC_") || name.starts_with("LSF_") || name.starts_with("LSB_") ||
          name == "LD_LIBRARY_PATH";
 }
 

@@ -54,6 +54,11 @@ bool SaysNoGroups(std::string_view line) {
   return Contains(line, "No ") && Contains(line, "group") && !SaysLsfUnavailable(line);
 }
 
+bool SaysNoJobFound(std::string_view line) {
+  const std::string_view trimmed = Trim(line);
+  return trimmed.starts_with("No ") && Contains(trimmed, "job found");
+}
+
 std::string_view ReasonLine(std::string_view out, std::string_view err) {
   for (bool chatter : {false, true}) {
     if (std::string_view line = LastLine(err, chatter); !line.empty()) return line;

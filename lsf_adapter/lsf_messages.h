@@ -32,6 +32,11 @@ std::size_t FindUnavailablePhrase(std::string_view line);
 // when asked for every group), which is an answer, not a failure.
 bool SaysNoGroups(std::string_view line);
 
+// True when bjobs says that no job matched: "No job found", "No unfinished
+// job found", "No DONE/EXIT job found", "No pending job found in queue <q>",
+// ... (LSF 10.1 and volclava's cmd.err.c). Blanks around `line` are ignored.
+bool SaysNoJobFound(std::string_view line);
+
 // Where a failed command's reason is: the last line of `err` that is
 // neither blank nor retry chatter; else the same of `out`; else the last
 // chatter line (of `err`, then `out`); else "". Blanks and CR are trimmed.

@@ -20,11 +20,6 @@ using std::chrono::seconds;
 using std::chrono::sys_days;
 using std::chrono::year_month_day;
 
-constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-// In the order of std::chrono::weekday's c_encoding (Sunday is 0).
-constexpr std::array<std::string_view, 7> kWeekdays = {"Sun", "Mon", "Tue", "Wed",
-                                                       "Thu", "Fri", "Sat"};
 constexpr int kMaxOffsetMinutes = 18 * 60;
 // Weekdays repeat every 28 years between 1901 and 2099: any weekday a date
 // can have is found within that many years back.
@@ -132,7 +127,7 @@ std::optional<Words> SplitTime(std::string_view text) {
 std::optional<LocalFields> ReadWords(Words words) {
   LocalFields fields;
   if (words.size() >= 4) {
-    if (const auto weekday = IndexOf(kWeekdays, words.front())) {
+    if (const auto weekday = IndexOf(kLsfWeekdays, words.front())) {
       fields.weekday = *weekday;
       ++words.first;
     }
@@ -143,7 +138,7 @@ std::optional<LocalFields> ReadWords(Words words) {
     --words.end;
   }
   if (words.size() != 3) return std::nullopt;
-  const auto month = IndexOf(kMonths, words[0]);
+  const auto month = IndexOf(kLsfMonths, words[0]);
   const auto day = Digits(words[1], 1, 2);
   if (!month || !day || !ReadClock(words[2], fields)) return std::nullopt;
   fields.month = *month + 1;

@@ -4,12 +4,23 @@
 // thread; LocalUtcOffsetMinutes reads the process's time zone (thread-safe:
 // it uses localtime_r).
 
+#include <array>
 #include <optional>
 #include <string_view>
 
 #include "common/clock.h"
 
 namespace bplace::lsf {
+
+// The month names LSF prints (strftime's "%b" in the C locale), January
+// first.
+inline constexpr std::array<std::string_view, 12> kLsfMonths = {
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+// The weekday names LSF prints ("%a"), in the order of std::chrono::weekday's
+// c_encoding (Sunday is 0).
+inline constexpr std::array<std::string_view, 7> kLsfWeekdays = {"Sun", "Mon", "Tue", "Wed",
+                                                                 "Thu", "Fri", "Sat"};
 
 // Reads a time as bjobs prints it, in the cluster's local time:
 //   "Nov 30 11:40"            bjobs table SUBMIT_TIME and `bjobs -o` times

@@ -13,7 +13,7 @@ namespace bplace::lsf {
 
 namespace {
 
-constexpr std::string_view kCommand = "lsload -w -I";
+constexpr std::string_view kLsloadCommand = "lsload -w -I";
 
 Result<std::optional<double>> ParseValue(const Place& where, std::string_view column,
                                          std::string_view value) {
@@ -35,7 +35,8 @@ Result<std::optional<double>> ParseValue(const Place& where, std::string_view co
 Result<std::vector<LoadIndexValue>> ParseLsload(std::string_view text,
                                                 std::string_view index_name) {
   const std::vector<Line> lines = SplitLines(text);
-  auto header = FindTableHeader(kCommand, lines, "HOST_NAME", {"HOST_NAME", "status", index_name});
+  auto header =
+      FindTableHeader(kLsloadCommand, lines, "HOST_NAME", {"HOST_NAME", "status", index_name});
   if (!header) return tl::unexpected(header.error());
   const std::size_t name_at = *header->Find("HOST_NAME");
   const std::size_t status_at = *header->Find("status");
@@ -47,7 +48,7 @@ Result<std::vector<LoadIndexValue>> ParseLsload(std::string_view text,
   for (std::size_t i = header->position + 1; i < lines.size(); ++i) {
     const std::vector<std::string_view> fields = SplitFields(lines[i].text);
     if (fields.empty()) continue;
-    const Place where{kCommand, lines[i].number};
+    const Place where{kLsloadCommand, lines[i].number};
     // Blank load columns leave no token, so a row either has every column or
     // stops after the status; anything in between cannot be matched to names.
     if (fields.size() != header->columns.size() && fields.size() != min_fields) {

@@ -71,20 +71,13 @@ Result<std::vector<std::string_view>> RowCells(std::string_view command, const T
   return fields;
 }
 
-namespace {
-
-// Quotes a field for an error message, cut so that a megabyte of garbage does
-// not end up in a log line.
-std::string Quote(std::string_view value) {
-  constexpr std::size_t kMaxShown = 40;
+std::string QuoteForMessage(std::string_view value, std::size_t max_shown) {
   std::string quoted = "\"";
-  quoted += value.substr(0, kMaxShown);
-  if (value.size() > kMaxShown) quoted += "...";
+  quoted += value.substr(0, max_shown);
+  if (value.size() > max_shown) quoted += "...";
   quoted += "\"";
   return quoted;
 }
-
-}  // namespace
 
 Result<std::int64_t> ParseCount(const Place& where, std::string_view column,
                                 std::string_view value) {
@@ -95,7 +88,7 @@ Result<std::int64_t> ParseCount(const Place& where, std::string_view column,
   const auto [end, ec] = std::from_chars(first, last, number);
   if (value.empty() || ec != std::errc() || end != last) {
     return Fail(ErrorCode::kParseError, where.Text() + ": " + std::string(column) + " is " +
-                                            Quote(value) + ", not a whole number");
+                                            QuoteForMessage(value) + ", not a whole number");
   }
   return number;
 }

@@ -74,6 +74,11 @@ Result<TableHeader> FindTableHeader(std::string_view command, const std::vector<
 Result<std::vector<std::string_view>> RowCells(std::string_view command, const TableHeader& header,
                                                const Line& line);
 
+// `value` in double quotes for an error message, cut after `max_shown`
+// characters (then "..." before the closing quote) so that a megabyte of
+// garbage does not end up in a log line: "abc", "0123456789...".
+std::string QuoteForMessage(std::string_view value, std::size_t max_shown = 40);
+
 // Reads a whole number (optional leading '-', digits only, fits int64). Used
 // for LSF's slot counters. Fails with kParseError "<where>: COLUMN is "x", not a
 // whole number".

@@ -1,4 +1,5 @@
-// Blanks, trimming, splitting into fields and hex digits (common/text.h).
+// Blanks, trimming, splitting into fields, decimal and hex digits
+// (common/text.h).
 
 #include "common/text.h"
 
@@ -41,6 +42,24 @@ TEST(TextTest, SplitFieldsPointsIntoTheLine) {
   const std::vector<std::string_view> fields = SplitFields(line);
   ASSERT_EQ(fields.size(), 2u);
   EXPECT_EQ(fields[1].data(), line.data() + 2);
+}
+
+TEST(TextTest, IsDigitIsTrueForTheTenDecimalDigitsOnly) {
+  for (const char c : std::string("0123456789")) EXPECT_TRUE(IsDigit(c)) << c;
+  for (const char c : std::string("/:aA +-.\0", 10)) EXPECT_FALSE(IsDigit(c)) << int{c};
+  EXPECT_FALSE(IsDigit(static_cast<char>(0xb2)));  // superscript two in Latin-1
+}
+
+TEST(TextTest, AllDigitsWantsAtLeastOneDigitAndNothingElse) {
+  EXPECT_TRUE(AllDigits("0"));
+  EXPECT_TRUE(AllDigits("0123456789"));
+  EXPECT_FALSE(AllDigits(""));
+  EXPECT_FALSE(AllDigits("-1"));
+  EXPECT_FALSE(AllDigits("+1"));
+  EXPECT_FALSE(AllDigits(" 12"));
+  EXPECT_FALSE(AllDigits("12 "));
+  EXPECT_FALSE(AllDigits("1.5"));
+  EXPECT_FALSE(AllDigits("12a"));
 }
 
 TEST(TextTest, HexDigitValueOfEveryDigitInEitherCase) {

@@ -36,13 +36,13 @@ TEST(ParseBhostsTest, ParsesLsf10SampleWithEveryStatus) {
   EXPECT_EQ(node002.rsv, 0);
 }
 
-struct CaptureCase {
+struct BhostsCapture {
   const char* file;
   const char* status;
   std::int64_t njobs;
 };
 
-class OpenLavaBhostsTest : public ::testing::TestWithParam<CaptureCase> {};
+class OpenLavaBhostsTest : public ::testing::TestWithParam<BhostsCapture> {};
 
 TEST_P(OpenLavaBhostsTest, ParsesTheOneHost) {
   for (const std::string& text :
@@ -59,10 +59,10 @@ TEST_P(OpenLavaBhostsTest, ParsesTheOneHost) {
 
 INSTANTIATE_TEST_SUITE_P(
     Captures, OpenLavaBhostsTest,
-    ::testing::Values(CaptureCase{"lsf/openlava/bhosts.txt", "ok", 0},
-                      CaptureCase{"lsf/openlava/bhosts_w.txt", "ok", 0},
-                      CaptureCase{"lsf/openlava/bhosts_w_unreach.txt", "unreach", 4},
-                      CaptureCase{"lsf/openlava/bhosts_w_closed_full.txt", "closed_Full", 4}));
+    ::testing::Values(BhostsCapture{"lsf/openlava/bhosts.txt", "ok", 0},
+                      BhostsCapture{"lsf/openlava/bhosts_w.txt", "ok", 0},
+                      BhostsCapture{"lsf/openlava/bhosts_w_unreach.txt", "unreach", 4},
+                      BhostsCapture{"lsf/openlava/bhosts_w_closed_full.txt", "closed_Full", 4}));
 
 TEST(ParseBhostsTest, FindsColumnsByHeaderNameWhenASiteAddsOneOrReorders) {
   auto hosts = ParseBhosts(

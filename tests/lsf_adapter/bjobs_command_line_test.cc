@@ -2,46 +2,45 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/lsf_adapter/command_line_parse.h"
+
 namespace bplace::lsf {
 namespace {
 
-BjobsCommandLine Parse(const std::vector<std::string>& args) {
-  auto line = ParseBjobsCommandLine(args);
-  EXPECT_TRUE(line) << (line ? "" : line.error().message);
-  return line ? *line : BjobsCommandLine{};
-}
+using testing::ParsedBjobsLine;
 
 TEST(ParseBjobsCommandLineTest, ReadsTheEnginesForms) {
   // Snakemake 7 profile.
-  BjobsCommandLine line = Parse({"-o", "stat", "-noheader", "42"});
+  BjobsCommandLine line = ParsedBjobsLine({"-o", "stat", "-noheader", "42"});
   EXPECT_EQ(line.format, "stat");
   EXPECT_TRUE(line.noheader);
   EXPECT_EQ(line.ids, std::vector<std::string>{"42"});
   // Toil.
-  line = Parse({"-json", "-o", "user exit_code stat exit_reason pend_reason", "7", "8[2]"});
+  line =
+      ParsedBjobsLine({"-json", "-o", "user exit_code stat exit_reason pend_reason", "7", "8[2]"});
   EXPECT_TRUE(line.json);
   EXPECT_EQ(line.ids, (std::vector<std::string>{"7", "8[2]"}));
   // Snakemake 8: -a and -J bundled.
-  line = Parse({"-noheader", "-o", "jobid stat", "-aJ", "*uuid*"});
+  line = ParsedBjobsLine({"-noheader", "-o", "jobid stat", "-aJ", "*uuid*"});
   EXPECT_EQ(line.state_filter, 'a');
   EXPECT_EQ(line.job_name, "*uuid*");
   // Nextflow, Open OnDemand.
-  line = Parse({"-w", "-q", "short"});
+  line = ParsedBjobsLine({"-w", "-q", "short"});
   EXPECT_TRUE(line.wide);
   EXPECT_EQ(line.queue, "short");
-  line = Parse({"-uall", "-aw"});
+  line = ParsedBjobsLine({"-uall", "-aw"});
   EXPECT_EQ(line.user, "all");
   EXPECT_TRUE(line.wide);
   // ERT passes "-o exit_code" as ONE word.
-  line = Parse({"-o exit_code", "-noheader", "9"});
+  line = ParsedBjobsLine({"-o exit_code", "-noheader", "9"});
   EXPECT_EQ(line.format, " exit_code");
 }
 
 TEST(ParseBjobsCommandLineTest, ReadsTheLongFormOfJobIds) {
-  BjobsCommandLine line = Parse({"-l", "12"});
+  BjobsCommandLine line = ParsedBjobsLine({"-l", "12"});
   EXPECT_TRUE(line.long_form);
   EXPECT_EQ(line.ids, std::vector<std::string>{"12"});
-  line = Parse({"-al", "12", "13[2]"});  // Toil and Galaxy: bjobs -l ID
+  line = ParsedBjobsLine({"-al", "12", "13[2]"});  // Toil and Galaxy: bjobs -l ID
   EXPECT_TRUE(line.long_form);
   EXPECT_EQ(line.ids.size(), 2u);
 }

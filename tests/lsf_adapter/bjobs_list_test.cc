@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lsf_adapter/bjobs_parser.h"
+#include "tests/lsf_adapter/command_line_parse.h"
 
 namespace bplace::lsf {
 namespace {
@@ -17,11 +18,7 @@ JobRecord Job(std::string status, std::string name = "job", std::int64_t index =
   return job;
 }
 
-BjobsCommandLine Line(const std::vector<std::string>& args) {
-  auto line = ParseBjobsCommandLine(args);
-  EXPECT_TRUE(line) << line.error().message;
-  return *line;
-}
+using testing::ParsedBjobsLine;
 
 TEST(BjobsListArgvTest, EveryJobOfTheClusterAsTheTierReadsIt) {
   EXPECT_EQ(
@@ -67,17 +64,17 @@ TEST(BjobsListFilterTest, JobNamePatternsMatchTheNameOrTheArrayName) {
 
 TEST(BjobsListFilterTest, ListedByCombinesQueueNameAndState) {
   const JobRecord job = Job("PEND", "snk_1");
-  EXPECT_TRUE(ListedBy(Line({}), job));
-  EXPECT_TRUE(ListedBy(Line({"-q", "normal"}), job));
-  EXPECT_FALSE(ListedBy(Line({"-q", "short"}), job));
-  EXPECT_TRUE(ListedBy(Line({"-aJ", "snk*"}), job));
-  EXPECT_FALSE(ListedBy(Line({"-J", "other*"}), job));
-  EXPECT_FALSE(ListedBy(Line({"-d"}), job));
-  EXPECT_FALSE(ListedBy(Line({}), Job("DONE")));
-  EXPECT_TRUE(ListedBy(Line({"-a"}), Job("DONE")));
-  EXPECT_TRUE(ListShowsFinished(Line({"-a", "-o", "id stat"})));
-  EXPECT_TRUE(ListShowsFinished(Line({"-d"})));
-  EXPECT_FALSE(ListShowsFinished(Line({"-r"})));
+  EXPECT_TRUE(ListedBy(ParsedBjobsLine({}), job));
+  EXPECT_TRUE(ListedBy(ParsedBjobsLine({"-q", "normal"}), job));
+  EXPECT_FALSE(ListedBy(ParsedBjobsLine({"-q", "short"}), job));
+  EXPECT_TRUE(ListedBy(ParsedBjobsLine({"-aJ", "snk*"}), job));
+  EXPECT_FALSE(ListedBy(ParsedBjobsLine({"-J", "other*"}), job));
+  EXPECT_FALSE(ListedBy(ParsedBjobsLine({"-d"}), job));
+  EXPECT_FALSE(ListedBy(ParsedBjobsLine({}), Job("DONE")));
+  EXPECT_TRUE(ListedBy(ParsedBjobsLine({"-a"}), Job("DONE")));
+  EXPECT_TRUE(ListShowsFinished(ParsedBjobsLine({"-a", "-o", "id stat"})));
+  EXPECT_TRUE(ListShowsFinished(ParsedBjobsLine({"-d"})));
+  EXPECT_FALSE(ListShowsFinished(ParsedBjobsLine({"-r"})));
 }
 
 }  // namespace

@@ -598,12 +598,12 @@ TEST(BjobsLongArgvTest, RefusesWordsThatAreNotUserNames) {
 // throw (the suite also runs under ASan/UBSan). Fixed seeds, so a failure
 // reproduces.
 
-constexpr std::uint32_t kSeed = 20261202;
+constexpr std::uint32_t kBjobsLongSeed = 20261202;
 constexpr int kRandomInputs = 20000;
 
 // A parse that ended well holds only records a caller can use; a failure
 // says why.
-::testing::AssertionResult Sound(const Result<std::vector<JobLongRecord>>& jobs) {
+::testing::AssertionResult SoundLongRecords(const Result<std::vector<JobLongRecord>>& jobs) {
   if (!jobs) {
     if (jobs.error().message.empty()) return ::testing::AssertionFailure() << "empty error";
     return ::testing::AssertionSuccess();
@@ -627,7 +627,7 @@ TEST(BjobsLongRobustnessTest, EveryTruncationOfEverySampleIsRead) {
     for (std::size_t n = 0; n <= text.size(); ++n) {
       Result<std::vector<JobLongRecord>> jobs;
       ASSERT_NO_THROW(jobs = ParseBjobsLong(std::string_view(text).substr(0, n))) << file << n;
-      ASSERT_TRUE(Sound(jobs)) << file << " cut at " << n;
+      ASSERT_TRUE(SoundLongRecords(jobs)) << file << " cut at " << n;
       if (jobs && !jobs->empty()) ++with_records;
     }
     // Once the first line is whole ("Job <18>"), every cut has a record.
@@ -636,14 +636,14 @@ TEST(BjobsLongRobustnessTest, EveryTruncationOfEverySampleIsRead) {
 }
 
 TEST(BjobsLongRobustnessTest, RandomBytesNeverCrash) {
-  std::mt19937 rng(kSeed);
+  std::mt19937 rng(kBjobsLongSeed);
   std::string input;
   for (int i = 0; i < kRandomInputs; ++i) {
     input.clear();
     for (std::size_t n = rng() % 400; n > 0; --n) input.push_back(static_cast<char>(rng() % 256));
     Result<std::vector<JobLongRecord>> jobs;
     ASSERT_NO_THROW(jobs = ParseBjobsLong(input)) << i;
-    ASSERT_TRUE(Sound(jobs)) << i;
+    ASSERT_TRUE(SoundLongRecords(jobs)) << i;
   }
 }
 
@@ -675,7 +675,7 @@ TEST(BjobsLongRobustnessTest, MutatedSamplesNeverCrash) {
                                            std::string(1, '\0')};
   std::vector<std::string> samples;
   for (const std::string& file : SampleFiles()) samples.push_back(ReadTestdata(file));
-  std::mt19937 rng(kSeed + 1);
+  std::mt19937 rng(kBjobsLongSeed + 1);
   auto below = [&rng](std::size_t n) { return n == 0 ? 0 : rng() % n; };
   int with_records = 0;
   std::string input;
@@ -696,7 +696,7 @@ TEST(BjobsLongRobustnessTest, MutatedSamplesNeverCrash) {
     }
     Result<std::vector<JobLongRecord>> jobs;
     ASSERT_NO_THROW(jobs = ParseBjobsLong(input)) << i;
-    ASSERT_TRUE(Sound(jobs)) << i;
+    ASSERT_TRUE(SoundLongRecords(jobs)) << i;
     with_records += jobs && !jobs->empty() ? 1 : 0;
   }
   // Mutations that all failed early would test nothing past the first line.

@@ -28,12 +28,13 @@ namespace {
 
 using testing::ReadBsubCases;
 using testing::ReadTestdata;
+using testing::ReadTestdataFiles;
 
-constexpr int kInputsPerParser = 20000;
-constexpr std::uint32_t kSeed = 20261201;
+constexpr int kInputsPerReader = 20000;
+constexpr std::uint32_t kBjobsSeed = 20261201;
 
 // Text that steers mutated input into the readers' interesting branches.
-const std::vector<std::string> kTokens = {
+const std::vector<std::string> kBjobsTokens = {
     "\n", "\r\n", " ", "\t", "-", "*", ":", "[", "]", "<", ">", "{", "}", "[{", "}]", ",",
     "\"", "\\", "null", "1e308", "-1", "99999999999999999999", "\"JOBS\":", "\"RECORDS\":[",
     "\"JOBID\":\"", "\"ERROR\":\"Job <", "\"EXEC_HOST\":\"4*", "\"JOBINDEX\":\"",
@@ -44,9 +45,9 @@ const std::vector<std::string> kTokens = {
 
 // Mutates text in place, reusing its buffers (under ASan every allocation
 // is expensive).
-class Mutator {
+class BjobsMutator {
  public:
-  explicit Mutator(std::uint32_t seed) : rng_(seed) {}
+  explicit BjobsMutator(std::uint32_t seed) : rng_(seed) {}
 
   std::size_t Below(std::size_t n) {
     return n == 0 ? 0 : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
@@ -108,7 +109,7 @@ class Mutator {
         return;
       case 6:
       case 7:  // insert a token of some grammar
-        text.insert(Below(text.size() + 1), kTokens[Below(kTokens.size())]);
+        text.insert(Below(text.size() + 1), kBjobsTokens[Below(kBjobsTokens.size())]);
         return;
       default:  // random bytes only
         text.clear();
@@ -122,30 +123,24 @@ class Mutator {
   std::string scratch_;
 };
 
-std::vector<std::string> Read(std::initializer_list<const char*> files) {
-  std::vector<std::string> texts;
-  for (const char* file : files) texts.push_back(ReadTestdata(file));
-  return texts;
-}
-
 const std::vector<std::string>& JsonSamples() {
   static const std::vector<std::string> samples =
-      Read({"lsf/lsf10/bjobs_json_lifecycle.txt", "lsf/lsf10/bjobs_json_not_found.txt",
-            "lsf/openlava/bjobs_json.txt"});
+      ReadTestdataFiles({"lsf/lsf10/bjobs_json_lifecycle.txt", "lsf/lsf10/bjobs_json_not_found.txt",
+                         "lsf/openlava/bjobs_json.txt"});
   return samples;
 }
 
 const std::vector<std::string>& TableSamples() {
   static const std::vector<std::string> samples =
-      Read({"lsf/lsf10/bjobs_a_w.txt", "lsf/lsf10/bjobs_a.txt", "lsf/openlava/bjobs_u_all_w.txt",
-            "lsf/openlava/bjobs_a_u_all.txt", "lsf/openlava/bjobs_u_all.txt",
-            "lsf/openlava/bjobs_a_u_all_w_unkwn.txt"});
+      ReadTestdataFiles({"lsf/lsf10/bjobs_a_w.txt", "lsf/lsf10/bjobs_a.txt",
+                         "lsf/openlava/bjobs_u_all_w.txt", "lsf/openlava/bjobs_a_u_all.txt",
+                         "lsf/openlava/bjobs_u_all.txt", "lsf/openlava/bjobs_a_u_all_w_unkwn.txt"});
   return samples;
 }
 
 // A parse that ended well holds only records a caller can use; a failure
 // says why.
-::testing::AssertionResult Sound(const Result<std::vector<JobRecord>>& jobs) {
+::testing::AssertionResult SoundJobRecords(const Result<std::vector<JobRecord>>& jobs) {
   if (!jobs) {
     if (jobs.error().message.empty()) return ::testing::AssertionFailure() << "empty error";
     return ::testing::AssertionSuccess();
@@ -167,39 +162,39 @@ void FuzzParser(const std::vector<std::string>& samples,
                 const std::function<Result<std::vector<JobRecord>>(std::string_view)>& parse,
                 std::uint32_t seed) {
   ASSERT_FALSE(samples.empty());
-  Mutator mutator(seed);
+  BjobsMutator mutator(seed);
   std::string input;
   int parsed = 0;
-  for (int i = 0; i < kInputsPerParser; ++i) {
+  for (int i = 0; i < kInputsPerReader; ++i) {
     mutator.Mutate(samples[mutator.Below(samples.size())], input);
     const auto jobs = parse(input);
-    ASSERT_TRUE(Sound(jobs)) << "input #" << i << " (seed " << seed << ")";
+    ASSERT_TRUE(SoundJobRecords(jobs)) << "input #" << i << " (seed " << seed << ")";
     parsed += jobs.has_value() ? 1 : 0;
   }
   // Mutations that all fail early would test nothing past the first check.
-  EXPECT_GT(parsed, kInputsPerParser / 20) << "too few mutations parse";
+  EXPECT_GT(parsed, kInputsPerReader / 20) << "too few mutations parse";
 }
 
 TEST(BjobsRobustnessTest, JsonNeverCrashesOnMutatedInput) {
-  FuzzParser(JsonSamples(), [](std::string_view text) { return ParseBjobsJson(text); }, kSeed);
+  FuzzParser(JsonSamples(), [](std::string_view text) { return ParseBjobsJson(text); }, kBjobsSeed);
 }
 
 TEST(BjobsRobustnessTest, TableNeverCrashesOnMutatedInput) {
   FuzzParser(TableSamples(), [](std::string_view text) { return ParseBjobsTable(text); },
-             kSeed + 1);
+             kBjobsSeed + 1);
 }
 
 TEST(BjobsRobustnessTest, ParsersNeverCrashOnRandomBytes) {
-  Mutator mutator(kSeed + 2);
+  BjobsMutator mutator(kBjobsSeed + 2);
   std::string input;
-  for (int i = 0; i < kInputsPerParser; ++i) {
+  for (int i = 0; i < kInputsPerReader; ++i) {
     input.clear();
     for (std::size_t n = mutator.Below(400); n > 0; --n) {
       input.push_back(static_cast<char>(mutator.Below(256)));
     }
-    ASSERT_TRUE(Sound(ParseBjobsJson(input))) << i;
-    ASSERT_TRUE(Sound(ParseBjobsTable(input))) << i;
-    ASSERT_TRUE(Sound(ParseBjobsJson("{" + input))) << i;
+    ASSERT_TRUE(SoundJobRecords(ParseBjobsJson(input))) << i;
+    ASSERT_TRUE(SoundJobRecords(ParseBjobsTable(input))) << i;
+    ASSERT_TRUE(SoundJobRecords(ParseBjobsJson("{" + input))) << i;
   }
 }
 
@@ -224,7 +219,7 @@ TEST(BjobsRobustnessTest, EveryTruncationOfATableInsideALineIsAnError) {
   for (const std::string& sample : TableSamples()) {
     for (std::size_t length = 0; length < sample.size(); ++length) {
       const std::string_view cut = std::string_view(sample).substr(0, length);
-      ASSERT_TRUE(Sound(ParseBjobsTable(cut))) << "cut at " << length;
+      ASSERT_TRUE(SoundJobRecords(ParseBjobsTable(cut))) << "cut at " << length;
       if (cut.empty() || cut.back() == '\n') continue;
       CommandResult result;
       result.exit_code = 0;
@@ -237,9 +232,9 @@ TEST(BjobsRobustnessTest, EveryTruncationOfATableInsideALineIsAnError) {
 }
 
 TEST(BjobsRobustnessTest, ParseExecHostsNeverCrashesOnRandomText) {
-  Mutator mutator(kSeed + 3);
+  BjobsMutator mutator(kBjobsSeed + 3);
   constexpr std::string_view kAlphabet = "ab01*: -\t";
-  for (int i = 0; i < kInputsPerParser; ++i) {
+  for (int i = 0; i < kInputsPerReader; ++i) {
     std::string text;
     for (std::size_t n = mutator.Below(24); n > 0; --n) {
       text += kAlphabet[mutator.Below(kAlphabet.size())];
@@ -261,8 +256,8 @@ TEST(BjobsRobustnessTest, ParseLsfTimeNeverCrashesAndNeverGoesPastTheSlack) {
   const std::vector<std::string> words = {"Nov", "Feb", "Mon", "Sun", "29", "30", "31", "0", "3",
                                           "11:40", "23:59:59", "24:00", "11/30-11:40:51", "2026",
                                           "12/31-", ":", "/", "-", " ", "  ", "\t", "x"};
-  Mutator mutator(kSeed + 4);
-  for (int i = 0; i < kInputsPerParser; ++i) {
+  BjobsMutator mutator(kBjobsSeed + 4);
+  for (int i = 0; i < kInputsPerReader; ++i) {
     std::string text;
     bool has_year = false;
     for (std::size_t n = mutator.Below(6); n > 0; --n) {
@@ -280,9 +275,9 @@ TEST(BjobsRobustnessTest, ParseLsfTimeNeverCrashesAndNeverGoesPastTheSlack) {
 }
 
 TEST(BjobsRobustnessTest, ArgvNeverCarriesAWordThatIsNotAJobId) {
-  Mutator mutator(kSeed + 5);
+  BjobsMutator mutator(kBjobsSeed + 5);
   constexpr std::string_view kAlphabet = "0123456789[]- ;a";
-  for (int i = 0; i < kInputsPerParser / 10; ++i) {
+  for (int i = 0; i < kInputsPerReader / 10; ++i) {
     std::vector<std::string> ids;
     for (std::size_t n = 1 + mutator.Below(6); n > 0; --n) {
       std::string id;
@@ -314,10 +309,10 @@ TEST(BjobsRobustnessTest, RepliesNeverCrashTheClassifiers) {
       samples.push_back(c.err);
     }
   }
-  Mutator mutator(kSeed + 6);
+  BjobsMutator mutator(kBjobsSeed + 6);
   constexpr int kExitCodes[] = {0, 255, 254, 99, -1};
   CommandResult result;
-  for (int i = 0; i < kInputsPerParser; ++i) {
+  for (int i = 0; i < kInputsPerReader; ++i) {
     mutator.Mutate(samples[mutator.Below(samples.size())], result.out);
     mutator.Mutate(samples[mutator.Below(samples.size())], result.err);
     result.exit_code = kExitCodes[mutator.Below(5)];
@@ -328,7 +323,7 @@ TEST(BjobsRobustnessTest, RepliesNeverCrashTheClassifiers) {
       ASSERT_TRUE(kill.job_id.empty() || ParseJobId(kill.job_id)) << kill.job_id;
     }
     BjobsRefusedOutputFormat(result);
-    ASSERT_TRUE(Sound(ReadBjobsReply(result, mutator.Below(2) == 0)));
+    ASSERT_TRUE(SoundJobRecords(ReadBjobsReply(result, mutator.Below(2) == 0)));
   }
 }
 

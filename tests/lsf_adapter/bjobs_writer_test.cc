@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/lsf_adapter/command_line_parse.h"
+
 namespace bplace::lsf {
 namespace {
 
@@ -32,16 +34,12 @@ JobRecord Pending() {
   return job;
 }
 
-BjobsCommandLine Line(const std::vector<std::string>& args) {
-  auto line = ParseBjobsCommandLine(args);
-  EXPECT_TRUE(line);
-  return *line;
-}
+using testing::ParsedBjobsLine;
 
 TEST(WriteBjobsTest, DefaultTableAsFormatsMdShowsIt) {
   const JobRecord run = Running();
   const JobRecord pend = Pending();
-  const BjobsOutput out = WriteBjobs(Line({}), nullptr, {{&run, &pend}, {}, {}});
+  const BjobsOutput out = WriteBjobs(ParsedBjobsLine({}), nullptr, {{&run, &pend}, {}, {}});
   EXPECT_EQ(out.out,
             "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n"
             "5183028 alice   RUN   normal     login01     node001     align.sh   Nov 19 13:22\n"
@@ -52,7 +50,8 @@ TEST(WriteBjobsTest, DefaultTableAsFormatsMdShowsIt) {
 
 TEST(WriteBjobsTest, WideTableCutsNothing) {
   const JobRecord pend = Pending();
-  const BjobsOutput out = WriteBjobs(Line({"-w", "-noheader"}), nullptr, {{&pend}, {}, {}});
+  const BjobsOutput out =
+      WriteBjobs(ParsedBjobsLine({"-w", "-noheader"}), nullptr, {{&pend}, {}, {}});
   EXPECT_EQ(out.out,
             "5183029 alice   PEND  short      login01        -        a_very_long_name_ Nov 19 "
             "13:23\n");
@@ -61,17 +60,19 @@ TEST(WriteBjobsTest, WideTableCutsNothing) {
 TEST(WriteBjobsTest, FurtherExecutionHostsGoUnderExecHost) {
   JobRecord run = Running();
   run.exec_hosts = {{"node001", 4}, {"node002", 2}};
-  const BjobsOutput narrow = WriteBjobs(Line({"-noheader"}), nullptr, {{&run}, {}, {}});
+  const BjobsOutput narrow = WriteBjobs(ParsedBjobsLine({"-noheader"}), nullptr, {{&run}, {}, {}});
   EXPECT_EQ(narrow.out,
             "5183028 alice   RUN   normal     login01     4*node001   align.sh   Nov 19 13:22\n" +
                 std::string(45, ' ') + "2*node002\n");
-  const BjobsOutput wide = WriteBjobs(Line({"-noheader", "-w"}), nullptr, {{&run}, {}, {}});
+  const BjobsOutput wide =
+      WriteBjobs(ParsedBjobsLine({"-noheader", "-w"}), nullptr, {{&run}, {}, {}});
   EXPECT_NE(wide.out.find(" 4*node001:2*node002 "), std::string::npos);
 }
 
 TEST(WriteBjobsTest, ColumnsWithDelimiterAndDashForEmpty) {
   const JobRecord pend = Pending();
-  const BjobsCommandLine line = Line({"-noheader", "-o", "jobid stat exec_host delimiter='^'"});
+  const BjobsCommandLine line =
+      ParsedBjobsLine({"-noheader", "-o", "jobid stat exec_host delimiter='^'"});
   const auto format = ParseBjobsFormat(*line.format);
   ASSERT_TRUE(format);
   EXPECT_EQ(WriteBjobs(line, &*format, {{&pend}, {}, {}}).out, "5183029^PEND^-\n");
@@ -79,7 +80,7 @@ TEST(WriteBjobsTest, ColumnsWithDelimiterAndDashForEmpty) {
 
 TEST(WriteBjobsTest, PartialAnswerPrintsFoundJobsAndNotFoundLines) {
   const JobRecord run = Running();
-  const BjobsCommandLine line = Line({"-o", "stat", "-noheader", "5183028", "77"});
+  const BjobsCommandLine line = ParsedBjobsLine({"-o", "stat", "-noheader", "5183028", "77"});
   const auto format = ParseBjobsFormat(*line.format);
   const BjobsOutput out = WriteBjobs(line, &*format, {{&run}, {"77"}, {}});
   EXPECT_EQ(out.out, "RUN\n");
@@ -92,7 +93,8 @@ TEST(WriteBjobsTest, JsonHasStringValuesAndErrorRecords) {
   done.status = "EXIT";
   done.exit_code = 3;
   done.exit_reason = "TERM_MEMLIMIT: \"x\"";
-  const BjobsCommandLine line = Line({"-json", "-o", "jobid stat exit_code exit_reason", "1"});
+  const BjobsCommandLine line =
+      ParsedBjobsLine({"-json", "-o", "jobid stat exit_code exit_reason", "1"});
   const auto format = ParseBjobsFormat(*line.format);
   const BjobsOutput out = WriteBjobs(line, &*format, {{&done}, {"9[2]"}, {}});
   EXPECT_EQ(out.out,
@@ -117,16 +119,16 @@ TEST(WriteBjobsTest, JsonHasStringValuesAndErrorRecords) {
 }
 
 TEST(WriteBjobsTest, EmptyAnswerSaysSoLikeLsf) {
-  BjobsOutput out = WriteBjobs(Line({}), nullptr, {});
+  BjobsOutput out = WriteBjobs(ParsedBjobsLine({}), nullptr, {});
   EXPECT_EQ(out.err, "No unfinished job found\n");
   EXPECT_EQ(out.exit_code, 254);
-  out = WriteBjobs(Line({"-a"}), nullptr, {});
+  out = WriteBjobs(ParsedBjobsLine({"-a"}), nullptr, {});
   EXPECT_EQ(out.err, "No job found\n");
 }
 
 TEST(WriteBjobsTest, WidthCutsJobNameAtTheFront) {
   const JobRecord pend = Pending();
-  const BjobsCommandLine line = Line({"-noheader", "-o", "job_name:8 stat:-6"});
+  const BjobsCommandLine line = ParsedBjobsLine({"-noheader", "-o", "job_name:8 stat:-6"});
   const auto format = ParseBjobsFormat(*line.format);
   EXPECT_EQ(WriteBjobs(line, &*format, {{&pend}, {}, {}}).out, "*g_name_   PEND\n");
 }

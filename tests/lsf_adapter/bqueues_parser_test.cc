@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "lsf_adapter/table.h"
 #include "tests/lsf_adapter/testdata.h"
 
 namespace bplace::lsf {
@@ -43,12 +44,12 @@ TEST(ParseBqueuesTest, ParsesLsf10SampleWithFiveDigitCountersFillingTheColumn) {
   EXPECT_FALSE(workshop.jl_h.has_value());
 }
 
-struct CaptureCase {
+struct BqueuesCapture {
   const char* file;
   std::vector<std::string> names;
 };
 
-class OpenLavaBqueuesTest : public ::testing::TestWithParam<CaptureCase> {};
+class OpenLavaBqueuesTest : public ::testing::TestWithParam<BqueuesCapture> {};
 
 TEST_P(OpenLavaBqueuesTest, ParsesEveryQueueOfTheCapture) {
   auto queues = ParseBqueues(ReadTestdata(GetParam().file));
@@ -61,15 +62,15 @@ const std::vector<std::string> kAllOpenLavaQueues = {
 
 INSTANTIATE_TEST_SUITE_P(
     Captures, OpenLavaBqueuesTest,
-    ::testing::Values(CaptureCase{"lsf/openlava/bqueues.txt", kAllOpenLavaQueues},
-                      CaptureCase{"lsf/openlava/bqueues_w.txt", kAllOpenLavaQueues},
-                      CaptureCase{"lsf/openlava/bqueues_after_restart.txt", kAllOpenLavaQueues},
-                      CaptureCase{"lsf/openlava/bqueues_w_u_lsfadmin.txt", kAllOpenLavaQueues},
-                      CaptureCase{"lsf/openlava/bqueues_u_alice.txt",
-                                  {"short", "devq", "aliceq", "normal", "bigmem", "outer",
-                                   "closedq", "inactq"}},
-                      CaptureCase{"lsf/openlava/bqueues_w_u_carol.txt",
-                                  {"short", "normal", "bigmem", "outer", "closedq", "inactq"}}));
+    ::testing::Values(BqueuesCapture{"lsf/openlava/bqueues.txt", kAllOpenLavaQueues},
+                      BqueuesCapture{"lsf/openlava/bqueues_w.txt", kAllOpenLavaQueues},
+                      BqueuesCapture{"lsf/openlava/bqueues_after_restart.txt", kAllOpenLavaQueues},
+                      BqueuesCapture{"lsf/openlava/bqueues_w_u_lsfadmin.txt", kAllOpenLavaQueues},
+                      BqueuesCapture{"lsf/openlava/bqueues_u_alice.txt",
+                                     {"short", "devq", "aliceq", "normal", "bigmem", "outer",
+                                      "closedq", "inactq"}},
+                      BqueuesCapture{"lsf/openlava/bqueues_w_u_carol.txt",
+                                     {"short", "normal", "bigmem", "outer", "closedq", "inactq"}}));
 
 TEST(ParseBqueuesTest, ReadsOpenLavaCentredStatusLikeLeftAlignedOne) {
   auto centred = ParseBqueues(ReadTestdata("lsf/openlava/bqueues.txt"));
@@ -216,6 +217,14 @@ TEST(ParseBqueuesTest, NamesTheColumnOfABadNumber) {
       "short            40  Open:Active       -    -    -    -     0    12k    0     0\n");
   ASSERT_FALSE(queues.has_value());
   EXPECT_EQ(queues.error().message, "bqueues -w line 2: PEND is \"12k\", not a whole number");
+}
+
+TEST(QuoteForMessageTest, QuotesAndCutsAfterMaxShown) {
+  EXPECT_EQ(QuoteForMessage("12k"), "\"12k\"");
+  EXPECT_EQ(QuoteForMessage(""), "\"\"");
+  EXPECT_EQ(QuoteForMessage(std::string(40, 'x')), "\"" + std::string(40, 'x') + "\"");
+  EXPECT_EQ(QuoteForMessage(std::string(41, 'x')), "\"" + std::string(40, 'x') + "...\"");
+  EXPECT_EQ(QuoteForMessage("abcdef", 3), "\"abc...\"");
 }
 
 TEST(ParseBqueuesTest, RejectsAnUnknownStatus) {

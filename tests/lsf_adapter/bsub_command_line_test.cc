@@ -2,20 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/lsf_adapter/command_line_parse.h"
+
 namespace bplace::lsf {
 namespace {
 
-BsubCommandLine Parse(const std::vector<std::string>& args) {
-  auto line = ParseBsubCommandLine(args);
-  EXPECT_TRUE(line) << (line ? "" : line.error().message);
-  return line ? *line : BsubCommandLine{};
-}
+using testing::ParsedBsubLine;
 
 TEST(ParseBsubCommandLineTest, ReadsToilsArgvAsBsubDoes) {
   const BsubCommandLine line =
-      Parse({"-cwd", ".", "-J", "toil_job_3", "-R", "select[mem>100MB] rusage[mem=100MB]", "-M",
-             "100MB", "-n", "1", "-o", "/tmp/toil.%J.out.log", "-e", "/tmp/toil.%J.err.log",
-             "_toil_worker run --flag x"});
+      ParsedBsubLine({"-cwd", ".", "-J", "toil_job_3", "-R", "select[mem>100MB] rusage[mem=100MB]",
+                      "-M", "100MB", "-n", "1", "-o", "/tmp/toil.%J.out.log", "-e",
+                      "/tmp/toil.%J.err.log", "_toil_worker run --flag x"});
   EXPECT_EQ(line.Last("-cwd"), ".");
   EXPECT_EQ(line.Last("-J"), "toil_job_3");
   EXPECT_EQ(line.Last("-M"), "100MB");
@@ -26,7 +24,7 @@ TEST(ParseBsubCommandLineTest, ReadsToilsArgvAsBsubDoes) {
 
 TEST(ParseBsubCommandLineTest, GluedValuesKeepTheirBlanks) {
   // miniwdl passes "-R span[hosts=1]" as ONE argv word.
-  const BsubCommandLine line = Parse({"-n4", "-R span[hosts=1]", "-qshort", "sleep", "1"});
+  const BsubCommandLine line = ParsedBsubLine({"-n4", "-R span[hosts=1]", "-qshort", "sleep", "1"});
   EXPECT_EQ(line.Last("-n"), "4");
   EXPECT_EQ(line.Values("-R"), std::vector<std::string>{" span[hosts=1]"});
   EXPECT_EQ(line.Last("-q"), "short");
@@ -34,33 +32,33 @@ TEST(ParseBsubCommandLineTest, GluedValuesKeepTheirBlanks) {
 }
 
 TEST(ParseBsubCommandLineTest, RepeatedResourceOptionsAreAllKept) {
-  const BsubCommandLine line =
-      Parse({"-R", "rusage[mem=2000.0]", "-R", "span[hosts=1]", "-R", "select[x]", "true"});
+  const BsubCommandLine line = ParsedBsubLine(
+      {"-R", "rusage[mem=2000.0]", "-R", "span[hosts=1]", "-R", "select[x]", "true"});
   EXPECT_EQ(line.Values("-R"),
             (std::vector<std::string>{"rusage[mem=2000.0]", "span[hosts=1]", "select[x]"}));
 }
 
 TEST(ParseBsubCommandLineTest, OptionsAfterTheCommandAreTheCommands) {
-  const BsubCommandLine line = Parse({"-q", "a b", "myprog", "-q", "-n", "2"});
+  const BsubCommandLine line = ParsedBsubLine({"-q", "a b", "myprog", "-q", "-n", "2"});
   EXPECT_EQ(line.Last("-q"), "a b");
   EXPECT_FALSE(line.Last("-n"));
   EXPECT_EQ(line.command, (std::vector<std::string>{"myprog", "-q", "-n", "2"}));
 }
 
 TEST(ParseBsubCommandLineTest, AValueIsTakenWhateverItLooksLike) {
-  const BsubCommandLine line = Parse({"-J", "-x", "true"});
+  const BsubCommandLine line = ParsedBsubLine({"-J", "-x", "true"});
   EXPECT_EQ(line.Last("-J"), "-x");
 }
 
 TEST(ParseBsubCommandLineTest, NoCommandMeansAScriptOnStdin) {
-  const BsubCommandLine line = Parse({"-q", "short"});
+  const BsubCommandLine line = ParsedBsubLine({"-q", "short"});
   EXPECT_TRUE(line.command.empty());
 }
 
 TEST(ParseBsubCommandLineTest, BlockingOptionsAreFlagged) {
-  EXPECT_TRUE(Parse({"-Is", "bash"}).Has(BsubOptionUse::kBlocking));
-  EXPECT_TRUE(Parse({"-K", "-q", "x", "true"}).Has(BsubOptionUse::kBlocking));
-  EXPECT_FALSE(Parse({"-B", "true"}).Has(BsubOptionUse::kBlocking));
+  EXPECT_TRUE(ParsedBsubLine({"-Is", "bash"}).Has(BsubOptionUse::kBlocking));
+  EXPECT_TRUE(ParsedBsubLine({"-K", "-q", "x", "true"}).Has(BsubOptionUse::kBlocking));
+  EXPECT_FALSE(ParsedBsubLine({"-B", "true"}).Has(BsubOptionUse::kBlocking));
 }
 
 TEST(ParseBsubCommandLineTest, RefusesWhatItCannotReadLikeBsub) {

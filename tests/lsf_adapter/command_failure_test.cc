@@ -89,5 +89,16 @@ TEST(LsfMessagesTest, ReasonLinePrefersStderrThenStdoutThenChatter) {
   EXPECT_EQ(ReasonLine("", ""), "");
 }
 
+TEST(LsfMessagesTest, SaysNoJobFoundForEveryNoJobSentenceOnly) {
+  EXPECT_TRUE(SaysNoJobFound("No job found"));
+  EXPECT_TRUE(SaysNoJobFound("No unfinished job found"));
+  EXPECT_TRUE(SaysNoJobFound("No DONE/EXIT job found"));
+  EXPECT_TRUE(SaysNoJobFound("  No pending job found in queue <short>\r"));
+  EXPECT_FALSE(SaysNoJobFound("Job <12> is not found"));
+  EXPECT_FALSE(SaysNoJobFound("Nojob found"));
+  EXPECT_FALSE(SaysNoJobFound("LSF is down. Please wait..."));
+  EXPECT_FALSE(SaysNoJobFound(""));
+}
+
 }  // namespace
 }  // namespace bplace::lsf

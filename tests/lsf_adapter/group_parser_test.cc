@@ -31,16 +31,16 @@ void ExpectGroups(const Result<std::vector<Group>>& groups,
   }
 }
 
-struct CaptureCase {
+struct GroupCapture {
   const char* file;
   bool users;
   std::vector<GroupExpectation> groups;
 };
 
-class GroupCaptureTest : public ::testing::TestWithParam<CaptureCase> {};
+class GroupCaptureTest : public ::testing::TestWithParam<GroupCapture> {};
 
 TEST_P(GroupCaptureTest, ParsesEveryGroupInOrder) {
-  const CaptureCase& c = GetParam();
+  const GroupCapture& c = GetParam();
   const std::string text = ReadTestdata(c.file);
   ExpectGroups(c.users ? ParseBugroup(text) : ParseBmgroup(text), c.groups);
   ExpectGroups(c.users ? ParseBugroup(WithCrlf(text)) : ParseBmgroup(WithCrlf(text)), c.groups);
@@ -50,40 +50,42 @@ INSTANTIATE_TEST_SUITE_P(
     Captures, GroupCaptureTest,
     ::testing::Values(
         // hg_all names hg_gpu/ before hg_gpu's own row: order is kept.
-        CaptureCase{"lsf/lsf10/bmgroup_w.txt",
-                    false,
-                    {{"hg_small", false, {"node001", "node002", "node003", "node004"}},
-                     {"hg_all", false, {"hg_small/", "hg_gpu/", "login01"}},
-                     {"hg_gpu", false, {"gpu01", "gpu02"}}}},
-        CaptureCase{"lsf/lsf10/bugroup_w.txt",
-                    true,
-                    {{"grp_chem", false, {"alice", "bob", "carol"}},
-                     {"grp_all", false, {"grp_chem/", "dave"}}}},
-        CaptureCase{"lsf/openlava/bmgroup.txt",
-                    false,
-                    {{"hg_compute", false, {"vm"}},
-                     {"hg_bigmem", false, {"vm"}},
-                     {"hg_nested", false, {"hg_compute/", "hg_bigmem/"}},
-                     {"hg_outer", false, {"hg_nested/"}}}},
-        CaptureCase{"lsf/openlava/bmgroup_w.txt",
-                    false,
-                    {{"hg_compute", false, {"vm"}},
-                     {"hg_bigmem", false, {"vm"}},
-                     {"hg_nested", false, {"hg_compute/", "hg_bigmem/"}},
-                     {"hg_outer", false, {"hg_nested/"}}}},
-        CaptureCase{"lsf/openlava/bmgroup_r.txt",
-                    false,
-                    {{"hg_compute", false, {"vm"}},
-                     {"hg_bigmem", false, {"vm"}},
-                     {"hg_nested", false, {"vm"}},
-                     {"hg_outer", false, {"vm"}}}},
-        CaptureCase{"lsf/openlava/bugroup.txt",
-                    true,
-                    {{"ug_dev", false, {"alice", "bob"}}, {"ug_all", false, {"carol", "ug_dev/"}}}},
-        CaptureCase{"lsf/openlava/bugroup_w.txt",
-                    true,
-                    {{"ug_dev", false, {"alice", "bob"}}, {"ug_all", false, {"carol", "ug_dev/"}}}},
-        CaptureCase{
+        GroupCapture{"lsf/lsf10/bmgroup_w.txt",
+                     false,
+                     {{"hg_small", false, {"node001", "node002", "node003", "node004"}},
+                      {"hg_all", false, {"hg_small/", "hg_gpu/", "login01"}},
+                      {"hg_gpu", false, {"gpu01", "gpu02"}}}},
+        GroupCapture{"lsf/lsf10/bugroup_w.txt",
+                     true,
+                     {{"grp_chem", false, {"alice", "bob", "carol"}},
+                      {"grp_all", false, {"grp_chem/", "dave"}}}},
+        GroupCapture{"lsf/openlava/bmgroup.txt",
+                     false,
+                     {{"hg_compute", false, {"vm"}},
+                      {"hg_bigmem", false, {"vm"}},
+                      {"hg_nested", false, {"hg_compute/", "hg_bigmem/"}},
+                      {"hg_outer", false, {"hg_nested/"}}}},
+        GroupCapture{"lsf/openlava/bmgroup_w.txt",
+                     false,
+                     {{"hg_compute", false, {"vm"}},
+                      {"hg_bigmem", false, {"vm"}},
+                      {"hg_nested", false, {"hg_compute/", "hg_bigmem/"}},
+                      {"hg_outer", false, {"hg_nested/"}}}},
+        GroupCapture{"lsf/openlava/bmgroup_r.txt",
+                     false,
+                     {{"hg_compute", false, {"vm"}},
+                      {"hg_bigmem", false, {"vm"}},
+                      {"hg_nested", false, {"vm"}},
+                      {"hg_outer", false, {"vm"}}}},
+        GroupCapture{
+            "lsf/openlava/bugroup.txt",
+            true,
+            {{"ug_dev", false, {"alice", "bob"}}, {"ug_all", false, {"carol", "ug_dev/"}}}},
+        GroupCapture{
+            "lsf/openlava/bugroup_w.txt",
+            true,
+            {{"ug_dev", false, {"alice", "bob"}}, {"ug_all", false, {"carol", "ug_dev/"}}}},
+        GroupCapture{
             "lsf/openlava/bugroup_r.txt",
             true,
             {{"ug_dev", false, {"alice", "bob"}}, {"ug_all", false, {"carol", "alice", "bob"}}}}));

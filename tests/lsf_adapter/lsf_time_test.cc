@@ -86,6 +86,19 @@ TEST(ParseLsfTimeTest, UsesAYearWhenLsfPrintsOne) {
   EXPECT_EQ(ParseLsfTime("Feb 29 10:00 2025", kNow, 0), std::nullopt);
 }
 
+TEST(ParseLsfTimeTest, ReadsEveryMonthAndWeekdayName) {
+  for (unsigned m = 0; m < kLsfMonths.size(); ++m) {
+    const std::string text = std::string(kLsfMonths[m]) + " 1 00:00 2026";
+    EXPECT_EQ(ParseLsfTime(text, kNow, 0), At(2026y / std::chrono::month{m + 1} / 1)) << text;
+  }
+  // 2026-11-01 is a Sunday (c_encoding 0): Nov 1 to 7 are kLsfWeekdays in order.
+  for (unsigned d = 0; d < kLsfWeekdays.size(); ++d) {
+    const std::string text =
+        std::string(kLsfWeekdays[d]) + " Nov " + std::to_string(d + 1) + " 00:00:00 2026";
+    EXPECT_EQ(ParseLsfTime(text, kNow, 0), At(2026y / 11 / std::chrono::day{d + 1})) << text;
+  }
+}
+
 TEST(ParseLsfTimeTest, ReadsVolclavasNumericForm) {
   EXPECT_EQ(ParseLsfTime("11/30-11:40:51", kNow, 0), At(2026y / 11 / 30, 11h, 40min, 51s));
   EXPECT_EQ(ParseLsfTime("12/31-23:00:00", At(2026y / 1 / 2), 0), At(2025y / 12 / 31, 23h));

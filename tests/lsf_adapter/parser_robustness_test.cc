@@ -29,72 +29,73 @@ namespace {
 
 using testing::ReadBsubCases;
 using testing::ReadTestdata;
+using testing::ReadTestdataFiles;
 
 constexpr int kInputsPerParser = 20000;
-constexpr std::uint32_t kSeed = 20261130;
+constexpr std::uint32_t kParserSeed = 20261130;
 
 // Text that steers mutated input into the parsers' interesting branches.
-const std::vector<std::string> kTokens = {"\n",
-                                          "\r\n",
-                                          " ",
-                                          "\t",
-                                          "-",
-                                          "*",
-                                          "[",
-                                          "]",
-                                          "(",
-                                          ")",
-                                          ",",
-                                          ":",
-                                          "/",
-                                          "~",
-                                          "all ",
-                                          "QUEUE: ",
-                                          "PARAMETERS/STATISTICS\n",
-                                          "USERS: ",
-                                          "HOSTS:  ",
-                                          "  -- ",
-                                          "RES_REQ: ",
-                                          "QUEUE_NAME ",
-                                          "HOST_NAME ",
-                                          "GROUP_NAME    HOSTS\n",
-                                          "GROUP_NAME    USERS\n",
-                                          "status ",
-                                          "Open:Active",
-                                          "Closed:Inact_Adm",
-                                          "Open:",
-                                          "99999999999999999999",
-                                          "-9223372036854775808",
-                                          "node[001-128,130]",
-                                          "n[1-999]",
-                                          "n[1-99999999]",
-                                          "n[9-1]",
-                                          "( - ) ",
-                                          "(admin",
-                                          "Job <",
-                                          "> is submitted to ",
-                                          "queue <",
-                                          "default ",
-                                          ". Job not submitted.",
-                                          "My cluster name is ",
-                                          "My master name is ",
-                                          "{",
-                                          "}",
-                                          "\"RECORDS\":[",
-                                          "\"QUEUE_NAME\":",
-                                          "\"STATUS\":\"Open:Active\"",
-                                          "\xff\xfe",
-                                          std::string(1, '\0'),
-                                          "1e308",
-                                          "nan",
-                                          "inf"};
+const std::vector<std::string> kParserTokens = {"\n",
+                                                "\r\n",
+                                                " ",
+                                                "\t",
+                                                "-",
+                                                "*",
+                                                "[",
+                                                "]",
+                                                "(",
+                                                ")",
+                                                ",",
+                                                ":",
+                                                "/",
+                                                "~",
+                                                "all ",
+                                                "QUEUE: ",
+                                                "PARAMETERS/STATISTICS\n",
+                                                "USERS: ",
+                                                "HOSTS:  ",
+                                                "  -- ",
+                                                "RES_REQ: ",
+                                                "QUEUE_NAME ",
+                                                "HOST_NAME ",
+                                                "GROUP_NAME    HOSTS\n",
+                                                "GROUP_NAME    USERS\n",
+                                                "status ",
+                                                "Open:Active",
+                                                "Closed:Inact_Adm",
+                                                "Open:",
+                                                "99999999999999999999",
+                                                "-9223372036854775808",
+                                                "node[001-128,130]",
+                                                "n[1-999]",
+                                                "n[1-99999999]",
+                                                "n[9-1]",
+                                                "( - ) ",
+                                                "(admin",
+                                                "Job <",
+                                                "> is submitted to ",
+                                                "queue <",
+                                                "default ",
+                                                ". Job not submitted.",
+                                                "My cluster name is ",
+                                                "My master name is ",
+                                                "{",
+                                                "}",
+                                                "\"RECORDS\":[",
+                                                "\"QUEUE_NAME\":",
+                                                "\"STATUS\":\"Open:Active\"",
+                                                "\xff\xfe",
+                                                std::string(1, '\0'),
+                                                "1e308",
+                                                "nan",
+                                                "inf"};
 
 // Mutates text in place. Reuses its buffers: under ASan every fresh
 // allocation is filled and quarantined, and the mutator would otherwise cost
 // more than the parsers it feeds.
-class Mutator {
+class ParserMutator {
  public:
-  explicit Mutator(std::uint32_t seed) : rng_(seed) {}
+  explicit ParserMutator(std::uint32_t seed) : rng_(seed) {}
 
   std::size_t Below(std::size_t n) {
     return n == 0 ? 0 : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
@@ -168,7 +169,7 @@ class Mutator {
         return;
       case 7:
       case 8:  // insert a token that matters to some grammar
-        text.insert(Below(text.size() + 1), kTokens[Below(kTokens.size())]);
+        text.insert(Below(text.size() + 1), kParserTokens[Below(kParserTokens.size())]);
         return;
       case 9: {  // glue two columns together
         const std::size_t at = text.find("  ", Below(text.size() + 1));
@@ -202,7 +203,7 @@ class Mutator {
 void Fuzz(const std::vector<std::string>& samples,
           const std::function<bool(std::string_view)>& parse, std::uint32_t seed) {
   ASSERT_FALSE(samples.empty());
-  Mutator mutator(seed);
+  ParserMutator mutator(seed);
   std::string input;
   for (int i = 0; i < kInputsPerParser; ++i) {
     mutator.Mutate(samples[mutator.Below(samples.size())], input);
@@ -219,48 +220,43 @@ bool ValueOrExplainedError(const Result<T>& result) {
   return result.has_value() || !result.error().message.empty();
 }
 
-std::vector<std::string> Read(std::initializer_list<const char*> files) {
-  std::vector<std::string> texts;
-  for (const char* file : files) texts.push_back(ReadTestdata(file));
-  return texts;
-}
-
 TEST(ParserRobustnessTest, BqueuesNeverCrashesOnMutatedInput) {
   Fuzz(
-      Read({"lsf/lsf10/bqueues.txt", "lsf/openlava/bqueues.txt", "lsf/openlava/bqueues_w.txt",
-            "lsf/openlava/bqueues_after_restart.txt", "lsf/openlava/bqueues_mbatchd_down.err"}),
-      [](std::string_view text) { return ValueOrExplainedError(ParseBqueues(text)); }, kSeed);
+      ReadTestdataFiles({"lsf/lsf10/bqueues.txt", "lsf/openlava/bqueues.txt",
+                         "lsf/openlava/bqueues_w.txt", "lsf/openlava/bqueues_after_restart.txt",
+                         "lsf/openlava/bqueues_mbatchd_down.err"}),
+      [](std::string_view text) { return ValueOrExplainedError(ParseBqueues(text)); }, kParserSeed);
 }
 
 TEST(ParserRobustnessTest, BqueuesJsonNeverCrashesOnMutatedInput) {
   Fuzz(
-      Read({"lsf/lsf10/bqueues_json.txt"}),
+      ReadTestdataFiles({"lsf/lsf10/bqueues_json.txt"}),
       [](std::string_view text) { return ValueOrExplainedError(ParseBqueuesJson(text)); },
-      kSeed + 1);
+      kParserSeed + 1);
 }
 
 TEST(ParserRobustnessTest, BqueuesLongNeverCrashesOnMutatedInput) {
   Fuzz(
-      Read({"lsf/lsf10/bqueues_l.txt", "lsf/openlava/bqueues_l_normal.txt",
-            "lsf/openlava/bqueues_l.txt"}),
+      ReadTestdataFiles({"lsf/lsf10/bqueues_l.txt", "lsf/openlava/bqueues_l_normal.txt",
+                         "lsf/openlava/bqueues_l.txt"}),
       [](std::string_view text) { return ValueOrExplainedError(ParseBqueuesLong(text)); },
-      kSeed + 2);
+      kParserSeed + 2);
 }
 
 TEST(ParserRobustnessTest, BmgroupAndBugroupNeverCrashOnMutatedInput) {
-  const std::vector<std::string> samples =
-      Read({"lsf/lsf10/bmgroup_w.txt", "lsf/lsf10/bugroup_w.txt", "lsf/openlava/bmgroup.txt",
-            "lsf/openlava/bugroup.txt", "lsf/openlava/bmgroup_nosuchgroup.err"});
+  const std::vector<std::string> samples = ReadTestdataFiles(
+      {"lsf/lsf10/bmgroup_w.txt", "lsf/lsf10/bugroup_w.txt", "lsf/openlava/bmgroup.txt",
+       "lsf/openlava/bugroup.txt", "lsf/openlava/bmgroup_nosuchgroup.err"});
   Fuzz(
       samples, [](std::string_view text) { return ValueOrExplainedError(ParseBmgroup(text)); },
-      kSeed + 3);
+      kParserSeed + 3);
   Fuzz(
       samples, [](std::string_view text) { return ValueOrExplainedError(ParseBugroup(text)); },
-      kSeed + 4);
+      kParserSeed + 4);
 }
 
 TEST(ParserRobustnessTest, ExpandHostRangeNeverCrashesOnRandomNames) {
-  Mutator mutator(kSeed + 5);
+  ParserMutator mutator(kParserSeed + 5);
   constexpr std::string_view kAlphabet = "n0123456789[]-,~.";
   for (int i = 0; i < kInputsPerParser; ++i) {
     std::string name;
@@ -278,21 +274,24 @@ TEST(ParserRobustnessTest, ExpandHostRangeNeverCrashesOnRandomNames) {
 
 TEST(ParserRobustnessTest, BhostsNeverCrashesOnMutatedInput) {
   Fuzz(
-      Read({"lsf/lsf10/bhosts_w.txt", "lsf/openlava/bhosts.txt", "lsf/openlava/bhosts_w.txt"}),
-      [](std::string_view text) { return ValueOrExplainedError(ParseBhosts(text)); }, kSeed + 6);
+      ReadTestdataFiles(
+          {"lsf/lsf10/bhosts_w.txt", "lsf/openlava/bhosts.txt", "lsf/openlava/bhosts_w.txt"}),
+      [](std::string_view text) { return ValueOrExplainedError(ParseBhosts(text)); },
+      kParserSeed + 6);
 }
 
 TEST(ParserRobustnessTest, LsidNeverCrashesOnMutatedInput) {
   Fuzz(
-      Read({"lsf/lsf10/lsid.txt", "lsf/openlava/lsid.txt"}),
-      [](std::string_view text) { return ValueOrExplainedError(ParseLsid(text)); }, kSeed + 7);
+      ReadTestdataFiles({"lsf/lsf10/lsid.txt", "lsf/openlava/lsid.txt"}),
+      [](std::string_view text) { return ValueOrExplainedError(ParseLsid(text)); },
+      kParserSeed + 7);
 }
 
 TEST(ParserRobustnessTest, LsloadNeverCrashesOnMutatedInput) {
   Fuzz(
-      Read({"lsf/lsf10/lsload_w_i_ib_ok.txt", "lsf/openlava/lsload_w.txt"}),
+      ReadTestdataFiles({"lsf/lsf10/lsload_w_i_ib_ok.txt", "lsf/openlava/lsload_w.txt"}),
       [](std::string_view text) { return ValueOrExplainedError(ParseLsload(text, "ib_ok")); },
-      kSeed + 8);
+      kParserSeed + 8);
 }
 
 TEST(ParserRobustnessTest, ClassifyBsubReplyNeverCrashesOnMutatedInput) {
@@ -303,7 +302,7 @@ TEST(ParserRobustnessTest, ClassifyBsubReplyNeverCrashesOnMutatedInput) {
       samples.push_back(c.err);
     }
   }
-  Mutator mutator(kSeed + 9);
+  ParserMutator mutator(kParserSeed + 9);
   constexpr int kExitCodes[] = {0, 255, 141, 124, -1};
   std::string out;
   std::string err;

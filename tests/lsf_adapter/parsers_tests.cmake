@@ -21,6 +21,7 @@ add_executable(lsf_parsers_test
   parser_robustness_test.cc
   testdata.cc
 )
+bplace_unity_build(lsf_parsers_test)
 target_link_libraries(lsf_parsers_test PRIVATE bplace_lsf GTest::gtest_main bplace_warnings)
 # Tests read captured output from tests/testdata/lsf/.
 target_compile_definitions(lsf_parsers_test

@@ -19,6 +19,12 @@ std::string ReadTestdata(std::string_view relative_path) {
   return bytes.str();
 }
 
+std::vector<std::string> ReadTestdataFiles(std::initializer_list<const char*> relative_paths) {
+  std::vector<std::string> texts;
+  for (const char* path : relative_paths) texts.push_back(ReadTestdata(path));
+  return texts;
+}
+
 std::vector<BsubCase> ReadBsubCases(std::string_view relative_path) {
   std::istringstream text(ReadTestdata(relative_path));
   std::vector<BsubCase> cases;

@@ -3,6 +3,7 @@
 // Access to the captured LSF output in tests/testdata/ (see its README.md)
 // for the parser tests. Not thread-safe; tests call it from one thread.
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,9 @@ namespace bplace::lsf::testing {
 // The bytes of tests/testdata/<relative_path>. Records a test failure and
 // returns "" when the file cannot be read.
 std::string ReadTestdata(std::string_view relative_path);
+
+// ReadTestdata of each of `relative_paths`, in order.
+std::vector<std::string> ReadTestdataFiles(std::initializer_list<const char*> relative_paths);
 
 // One case of a bsub_replies.txt file. Expected fields that the file leaves
 // out are empty.

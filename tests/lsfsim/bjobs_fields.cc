@@ -20,7 +20,7 @@ struct FieldDef {
 // The bjobs -o fields of LSF 10.1 (bjobs -o man page, field table). The
 // simulator gives a value to those it models; the others are accepted and
 // print empty, as a field without data does in LSF.
-constexpr FieldDef kFields[] = {
+constexpr FieldDef kFieldDefs[] = {
     {"jobid", "id", "JOBID", 7},
     {"jobindex", "", "JOBINDEX", 8},
     {"stat", "", "STAT", 5},
@@ -91,7 +91,7 @@ constexpr FieldDef kFields[] = {
 };
 
 const FieldDef* FindField(std::string_view name) {
-  for (const FieldDef& field : kFields) {
+  for (const FieldDef& field : kFieldDefs) {
     if (name == field.name || (*field.alias != '\0' && name == field.alias)) return &field;
   }
   return nullptr;

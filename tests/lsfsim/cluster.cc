@@ -11,8 +11,6 @@
 namespace bplace::lsfsim {
 namespace {
 
-using Error = tl::unexpected<std::string>;
-
 // Reads the keys of one TOML table, remembering which were used so that an
 // unknown key (a typo) is reported with its line instead of being ignored.
 class TableReader {

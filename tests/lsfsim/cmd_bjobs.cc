@@ -17,7 +17,7 @@
 namespace bplace::lsfsim {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kBjobsUsage =
     "Usage: bjobs [-h] [-V] [-w] [-a | -d | -p | -r | -s] [-u user_name | -u all] [-q queue]\n"
     "             [-J job_name] [-Jd job_description] [-noheader] [-l]\n"
     "             [-o \"field_name ...\" [-json]] [jobId ...]\n";
@@ -111,13 +111,13 @@ tl::expected<BjobsArgs, CommandResult> ParseArgs(const ClusterDef& cluster,
                                                  const std::vector<std::string>& given) {
   const std::vector<std::string> args = SplitBundles(given);
   BjobsArgs out;
-  CommandResult usage{.exit_code = 255, .out = "", .err = kUsage};
+  CommandResult usage{.exit_code = 255, .out = "", .err = kBjobsUsage};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (cluster.dialect == Dialect::kOpenlava && arg == "-noheader") break;
     if (!cluster.bjobs_o && (arg == "-o" || arg == "-json")) {
       // An LSF older than 9.1 has no -o: getopt refuses it.
-      usage.err = "bjobs: illegal option -- " + arg.substr(1) + "\n" + kUsage;
+      usage.err = "bjobs: illegal option -- " + arg.substr(1) + "\n" + kBjobsUsage;
       return tl::unexpected(usage);
     }
     if (arg == "-w") {

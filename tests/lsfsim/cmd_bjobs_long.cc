@@ -47,7 +47,7 @@ std::string CwdText(const Job& job, const std::string& home) {
   return cwd;
 }
 
-std::string Header(const Job& job) {
+std::string HeaderLine(const Job& job) {
   std::string text = "Job <" + JobIdText(job) + ">, ";
   if (job.options.contains("-J")) text += "Job Name <" + DisplayName(job) + ">, ";
   text += "User <" + job.user + ">, Project <" + job.project + ">, Status <" + job.status +
@@ -82,7 +82,7 @@ std::string Started(const Job& job, const std::string& home, bool openlava) {
 }
 
 // The lines that end a finished job.
-std::vector<std::string> Ended(const Job& job, bool openlava) {
+std::vector<std::string> EndedLines(const Job& job, bool openlava) {
   std::string when = FormatLocalTime(job.end_time, kEventTime);
   std::string cpu = StrPrintf(" The CPU time used is %.1f seconds.", job.cpu_s);
   if (job.status == "DONE") {
@@ -122,10 +122,10 @@ std::string PendingReasons(const Job& job) {
 std::string Block(const Job& job, bool openlava) {
   bool wrap = !openlava;
   std::string home = HomeDirectoryOf(job.user);
-  std::string out = "\n" + PrtLine(Header(job), wrap) + PrtLine(Submitted(job, home), wrap);
+  std::string out = "\n" + PrtLine(HeaderLine(job), wrap) + PrtLine(Submitted(job, home), wrap);
   if (job.start_time != 0) out += PrtLine(Started(job, home, openlava), wrap);
   if (IsFinished(job)) {
-    for (const std::string& line : Ended(job, openlava)) out += PrtLine(line, wrap);
+    for (const std::string& line : EndedLines(job, openlava)) out += PrtLine(line, wrap);
   }
   if (IsPending(job) && !job.pend_reason.empty()) out += PendingReasons(job);
   if (!IsPending(job) && job.max_mem_kb >= 0) {

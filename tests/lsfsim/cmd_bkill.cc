@@ -14,7 +14,7 @@
 namespace bplace::lsfsim {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kBkillUsage =
     "Usage: bkill [-h] [-V] [-r | -d] [-s signal_value] [-J job_name] [jobId ...]";
 
 // By default bkill sends SIGINT, then SIGTERM, then SIGKILL; a job that
@@ -142,25 +142,25 @@ CommandResult RunBkill(const Context& ctx, const std::vector<std::string>& args)
     const std::string& arg = args[i];
     bool missing = false;
     if (auto value = TakeOptionValue(args, &i, "-s", &missing)) {
-      if (missing) return Fail(kUsage);
+      if (missing) return Fail(kBkillUsage);
       killer.signal = SignalNumber(*value);
       if (killer.signal == 0) return Fail(*value + ": Illegal signal value");
     } else if (auto pattern = TakeOptionValue(args, &i, "-J", &missing)) {
-      if (missing) return Fail(kUsage);
+      if (missing) return Fail(kBkillUsage);
       name = *pattern;
     } else if (arg == "-d") {
       killer.as_done = true;
     } else if (arg == "-r") {
       // Forced removal: recorded as killed at once, as here anyway.
     } else if (!arg.empty() && arg[0] == '-') {
-      return Fail(kUsage);
+      return Fail(kBkillUsage);
     } else {
       ids.push_back(arg);
     }
   }
   // -J alone names jobs among all of the caller's, as `bkill 0 -J NAME`.
   if (name && ids.empty()) ids.push_back("0");
-  if (ids.empty()) return Fail(kUsage);
+  if (ids.empty()) return Fail(kBkillUsage);
 
   StateLock lock(*ctx.state);
   if (!lock.ok()) return InternalError(lock.error());

@@ -29,19 +29,6 @@
 namespace bplace::lsfsim {
 namespace {
 
-constexpr int kUsageError = 2;
-
-int Usage(const std::string& message) {
-  std::cerr << "lsfsim: " << message << "\n";
-  PrintControlUsage();
-  return kUsageError;
-}
-
-int Error(const std::string& message) {
-  std::cerr << "lsfsim: " << message << "\n";
-  return 1;
-}
-
 // Removes `--state DIR` from args and returns the state directory (or
 // $LSF_ENVDIR when absent). Empty when neither is given.
 std::string TakeStateDir(std::vector<std::string>* args) {
@@ -102,18 +89,18 @@ int Init(const StateDir& state, std::vector<std::string> args) {
     if (args[i] == "--cluster" && i + 1 < args.size()) {
       cluster_file = args[++i];
     } else {
-      return Usage("init: unexpected argument '" + args[i] + "'");
+      return ControlUsageError("init: unexpected argument '" + args[i] + "'");
     }
   }
-  if (cluster_file.empty()) return Usage("init needs --cluster FILE");
+  if (cluster_file.empty()) return ControlUsageError("init needs --cluster FILE");
   auto text = ReadFile(cluster_file);
-  if (!text) return Error(text.error());
+  if (!text) return ControlError(text.error());
   auto cluster = ParseClusterDef(*text, cluster_file);
-  if (!cluster) return Error(cluster.error());
+  if (!cluster) return ControlError(cluster.error());
 
   std::error_code ec;
   std::filesystem::create_directories(state.path(), ec);
-  if (ec) return Error("mkdir " + state.path() + ": " + ec.message());
+  if (ec) return ControlError("mkdir " + state.path() + ": " + ec.message());
   // The directory is shared by every user the tests submit as; files are
   // replaced by rename, so directory write permission is what they need.
   // Not sticky (1777): with the sticky bit bob could not rename over a
@@ -121,16 +108,16 @@ int Init(const StateDir& state, std::vector<std::string> args) {
   struct stat st {};
   if (::stat(state.path().c_str(), &st) != 0 || (st.st_mode & 07777) != 0777) {
     if (::chmod(state.path().c_str(), 0777) != 0) {
-      return Error("chmod " + state.path() + ": " + std::strerror(errno));
+      return ControlError("chmod " + state.path() + ": " + std::strerror(errno));
     }
   }
   StateLock lock(state);
-  if (!lock.ok()) return Error(lock.error());
+  if (!lock.ok()) return ControlError(lock.error());
   // The job spool (job_spool.h) of an earlier table goes with it.
   std::filesystem::remove_all(state.path() + "/info", ec);
   if (::mkdir((state.path() + "/info").c_str(), 0777) != 0 ||
       ::chmod((state.path() + "/info").c_str(), 0777) != 0) {
-    return Error("mkdir " + state.path() + "/info: " + std::strerror(errno));
+    return ControlError("mkdir " + state.path() + "/info: " + std::strerror(errno));
   }
   // Readable by all is enough: StateLock opens it read-only.
   ::chmod(state.LockPath().c_str(), 0644);
@@ -146,12 +133,12 @@ int Init(const StateDir& state, std::vector<std::string> args) {
   conf += "LSFSIM_EVENT_LOG=" + cluster->event_log + "\n";
   for (auto result :
        {AtomicWriteFile(state.ClusterPath(), *text), AtomicWriteFile(state.LsfConfPath(), conf)}) {
-    if (!result) return Error(result.error());
+    if (!result) return ControlError(result.error());
   }
-  if (auto log = StartEventLog(state); !log) return Error(log.error());
+  if (auto log = StartEventLog(state); !log) return ControlError(log.error());
   for (auto result : {state.SaveJobs(JobTable{}), state.SaveOverrides(Overrides{}),
                       state.SaveFaults(FaultTable{}), state.SaveCounts(Counts{})}) {
-    if (!result) return Error(result.error());
+    if (!result) return ControlError(result.error());
   }
   std::string absolute = std::filesystem::absolute(state.path()).lexically_normal().string();
   std::cout << "export LSF_ENVDIR=" << absolute << "\n";
@@ -162,13 +149,14 @@ int Init(const StateDir& state, std::vector<std::string> args) {
 
 // `lsfsim switch-events`: the event log switch mbatchd makes at MAX_JOB_NUM.
 int SwitchEvents(const StateDir& state, const std::vector<std::string>& args) {
-  if (!args.empty()) return Usage("switch-events: unexpected argument '" + args[0] + "'");
+  if (!args.empty())
+    return ControlUsageError("switch-events: unexpected argument '" + args[0] + "'");
   StateLock lock(state);
-  if (!lock.ok()) return Error(lock.error());
+  if (!lock.ok()) return ControlError(lock.error());
   auto jobs = state.LoadJobs();
-  if (!jobs) return Error(jobs.error());
+  if (!jobs) return ControlError(jobs.error());
   const EventLogConfig log = EventLogOf(state);
-  if (auto switched = SwitchEventLog(log, *jobs); !switched) return Error(switched.error());
+  if (auto switched = SwitchEventLog(log, *jobs); !switched) return ControlError(switched.error());
   ::chmod(log.path.c_str(), 0666);
   std::cout << "switched " << log.path << "\n";
   return 0;
@@ -182,30 +170,30 @@ tl::expected<ClusterDef, std::string> LoadCluster(const StateDir& state) {
 }
 
 int SetHost(const StateDir& state, const std::vector<std::string>& args) {
-  if (args.size() != 2) return Usage("usage: set-host HOST STATUS");
+  if (args.size() != 2) return ControlUsageError("usage: set-host HOST STATUS");
   auto cluster = LoadCluster(state);
-  if (!cluster) return Error(cluster.error());
-  if (!cluster->FindHost(args[0])) return Error("no such host: " + args[0]);
-  if (!IsValidHostStatus(args[1])) return Error("unknown host status: " + args[1]);
+  if (!cluster) return ControlError(cluster.error());
+  if (!cluster->FindHost(args[0])) return ControlError("no such host: " + args[0]);
+  if (!IsValidHostStatus(args[1])) return ControlError("unknown host status: " + args[1]);
   StateLock lock(state);
-  if (!lock.ok()) return Error(lock.error());
+  if (!lock.ok()) return ControlError(lock.error());
   auto overrides = state.LoadOverrides();
-  if (!overrides) return Error(overrides.error());
+  if (!overrides) return ControlError(overrides.error());
   overrides->host_status[args[0]] = args[1];
-  if (auto saved = state.SaveOverrides(*overrides); !saved) return Error(saved.error());
+  if (auto saved = state.SaveOverrides(*overrides); !saved) return ControlError(saved.error());
   return 0;
 }
 
 int SetQueue(const StateDir& state, const std::vector<std::string>& args) {
   if (args.size() != 2)
-    return Usage("usage: set-queue QUEUE open|closed|active|inact_adm|inact_win");
+    return ControlUsageError("usage: set-queue QUEUE open|closed|active|inact_adm|inact_win");
   auto cluster = LoadCluster(state);
-  if (!cluster) return Error(cluster.error());
-  if (!cluster->FindQueue(args[0])) return Error("no such queue: " + args[0]);
+  if (!cluster) return ControlError(cluster.error());
+  if (!cluster->FindQueue(args[0])) return ControlError("no such queue: " + args[0]);
   StateLock lock(state);
-  if (!lock.ok()) return Error(lock.error());
+  if (!lock.ok()) return ControlError(lock.error());
   auto overrides = state.LoadOverrides();
-  if (!overrides) return Error(overrides.error());
+  if (!overrides) return ControlError(overrides.error());
   const std::string& value = args[1];
   if (value == "open" || value == "closed") {
     overrides->queue_open[args[0]] = value == "open";
@@ -216,25 +204,25 @@ int SetQueue(const StateDir& state, const std::vector<std::string>& args) {
   } else if (value == "inact_win") {
     overrides->queue_activity[args[0]] = QueueActivity::kInactWin;
   } else {
-    return Usage("set-queue: unknown state '" + value + "'");
+    return ControlUsageError("set-queue: unknown state '" + value + "'");
   }
-  if (auto saved = state.SaveOverrides(*overrides); !saved) return Error(saved.error());
+  if (auto saved = state.SaveOverrides(*overrides); !saved) return ControlError(saved.error());
   return 0;
 }
 
 int SetIb(const StateDir& state, const std::vector<std::string>& args) {
   if (args.size() != 2 || (args[1] != "0" && args[1] != "1")) {
-    return Usage("usage: set-ib HOST 0|1");
+    return ControlUsageError("usage: set-ib HOST 0|1");
   }
   auto cluster = LoadCluster(state);
-  if (!cluster) return Error(cluster.error());
-  if (!cluster->FindHost(args[0])) return Error("no such host: " + args[0]);
+  if (!cluster) return ControlError(cluster.error());
+  if (!cluster->FindHost(args[0])) return ControlError("no such host: " + args[0]);
   StateLock lock(state);
-  if (!lock.ok()) return Error(lock.error());
+  if (!lock.ok()) return ControlError(lock.error());
   auto overrides = state.LoadOverrides();
-  if (!overrides) return Error(overrides.error());
+  if (!overrides) return ControlError(overrides.error());
   overrides->ib_ok[args[0]] = args[1] == "1" ? 1 : 0;
-  if (auto saved = state.SaveOverrides(*overrides); !saved) return Error(saved.error());
+  if (auto saved = state.SaveOverrides(*overrides); !saved) return ControlError(saved.error());
   return 0;
 }
 
@@ -252,16 +240,17 @@ int Fault(const StateDir& state, const std::vector<std::string>& args) {
     if (arg == "--command" && has_value) {
       command = args[++i];
       if (command != "all" && !IsLsfCommand(command)) {
-        return Usage("fault: unknown command '" + command + "'");
+        return ControlUsageError("fault: unknown command '" + command + "'");
       }
     } else if (arg == "--down" && has_value) {
       down = args[++i];
       if (*down != "hang" && *down != "fail" && *down != "off") {
-        return Usage("fault: --down takes hang, fail or off");
+        return ControlUsageError("fault: --down takes hang, fail or off");
       }
     } else if (arg == "--slow-ms" && has_value) {
       long long value = 0;
-      if (!ParseInt(args[++i], &value)) return Usage("fault: --slow-ms takes milliseconds");
+      if (!ParseInt(args[++i], &value))
+        return ControlUsageError("fault: --slow-ms takes milliseconds");
       slow_ms = static_cast<int>(value);
     } else if (arg == "--truncate" || arg == "--no-truncate") {
       truncate = arg == "--truncate";
@@ -270,7 +259,7 @@ int Fault(const StateDir& state, const std::vector<std::string>& args) {
     } else if (arg == "--chaos" && has_value) {
       long long seed = -1;
       if (!ParseInt(args[++i], &seed) || seed < 0) {
-        return Usage("fault: --chaos takes a seed (0 or more)");
+        return ControlUsageError("fault: --chaos takes a seed (0 or more)");
       }
       chaos = seed;
     } else if (arg == "--no-chaos") {
@@ -278,17 +267,17 @@ int Fault(const StateDir& state, const std::vector<std::string>& args) {
     } else if (arg == "--clear") {
       clear = true;
     } else {
-      return Usage("fault: unexpected argument '" + arg + "'");
+      return ControlUsageError("fault: unexpected argument '" + arg + "'");
     }
   }
   if (!clear && !down && !slow_ms && !truncate && !garbage && !chaos) {
-    return Usage("fault: nothing to do");
+    return ControlUsageError("fault: nothing to do");
   }
-  if (!state.HasLsfConf()) return Error(state.path() + ": not an lsfsim state directory");
+  if (!state.HasLsfConf()) return ControlError(state.path() + ": not an lsfsim state directory");
   StateLock lock(state);
-  if (!lock.ok()) return Error(lock.error());
+  if (!lock.ok()) return ControlError(lock.error());
   auto faults = state.LoadFaults();
-  if (!faults) return Error(faults.error());
+  if (!faults) return ControlError(faults.error());
   if (clear) {
     // `--clear` alone clears everything; with --command only that entry.
     bool explicit_command = std::find(args.begin(), args.end(), "--command") != args.end();
@@ -306,7 +295,7 @@ int Fault(const StateDir& state, const std::vector<std::string>& args) {
     if (truncate) spec.truncate = *truncate;
     if (garbage) spec.garbage = *garbage;
   }
-  if (auto saved = state.SaveFaults(*faults); !saved) return Error(saved.error());
+  if (auto saved = state.SaveFaults(*faults); !saved) return ControlError(saved.error());
   return 0;
 }
 
@@ -316,18 +305,18 @@ int CountsCommand(const StateDir& state, const std::vector<std::string>& args) {
     if (arg == "--reset") {
       reset = true;
     } else {
-      return Usage("counts: unexpected argument '" + arg + "'");
+      return ControlUsageError("counts: unexpected argument '" + arg + "'");
     }
   }
-  if (!state.HasLsfConf()) return Error(state.path() + ": not an lsfsim state directory");
+  if (!state.HasLsfConf()) return ControlError(state.path() + ": not an lsfsim state directory");
   StateLock lock(state);
-  if (!lock.ok()) return Error(lock.error());
+  if (!lock.ok()) return ControlError(lock.error());
   if (reset) {
-    if (auto saved = state.SaveCounts(Counts{}); !saved) return Error(saved.error());
+    if (auto saved = state.SaveCounts(Counts{}); !saved) return ControlError(saved.error());
     return 0;
   }
   auto counts = state.LoadCounts();
-  if (!counts) return Error(counts.error());
+  if (!counts) return ControlError(counts.error());
   nlohmann::json out = nlohmann::json::object();
   for (const char* name : kLsfCommands) out[name] = 0;
   for (auto& [name, count] : *counts) out[name] = count;
@@ -336,12 +325,12 @@ int CountsCommand(const StateDir& state, const std::vector<std::string>& args) {
 }
 
 int JobsCommand(const StateDir& state, const std::vector<std::string>& args) {
-  if (!args.empty()) return Usage("jobs takes no arguments");
-  if (!state.HasLsfConf()) return Error(state.path() + ": not an lsfsim state directory");
+  if (!args.empty()) return ControlUsageError("jobs takes no arguments");
+  if (!state.HasLsfConf()) return ControlError(state.path() + ": not an lsfsim state directory");
   StateLock lock(state);
-  if (!lock.ok()) return Error(lock.error());
+  if (!lock.ok()) return ControlError(lock.error());
   auto jobs = state.LoadJobs();
-  if (!jobs) return Error(jobs.error());
+  if (!jobs) return ControlError(jobs.error());
   std::cout << JobTableToJsonText(*jobs);
   return 0;
 }
@@ -351,7 +340,7 @@ int Generate(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     long long value = 0;
     if (i + 1 >= args.size() || !ParseInt(args[i + 1], &value)) {
-      return Usage("generate: " + args[i] + " needs a number");
+      return ControlUsageError("generate: " + args[i] + " needs a number");
     }
     const std::string& arg = args[i++];
     if (arg == "--queues") {
@@ -365,15 +354,26 @@ int Generate(const std::vector<std::string>& args) {
     } else if (arg == "--seed") {
       options.seed = static_cast<unsigned>(value);
     } else {
-      return Usage("generate: unexpected argument '" + arg + "'");
+      return ControlUsageError("generate: unexpected argument '" + arg + "'");
     }
   }
-  if (options.hosts > 99999) return Usage("generate: at most 99999 hosts");
+  if (options.hosts > 99999) return ControlUsageError("generate: at most 99999 hosts");
   std::cout << GenerateCluster(options);
   return 0;
 }
 
 }  // namespace
+
+int ControlUsageError(const std::string& message) {
+  std::cerr << "lsfsim: " << message << "\n";
+  PrintControlUsage();
+  return 2;
+}
+
+int ControlError(const std::string& message) {
+  std::cerr << "lsfsim: " << message << "\n";
+  return 1;
+}
 
 void PrintControlUsage() {
   std::cerr
@@ -408,7 +408,8 @@ int RunControlCommand(const std::string& name, const std::vector<std::string>& i
     return 0;
   }
   std::string dir = TakeStateDir(&args);
-  if (dir.empty()) return Usage("no state directory: pass --state DIR or set LSF_ENVDIR");
+  if (dir.empty())
+    return ControlUsageError("no state directory: pass --state DIR or set LSF_ENVDIR");
   StateDir state(dir);
   if (name == "init") return Init(state, args);
   if (name == "schedule") return ScheduleCommand(state, args);
@@ -423,7 +424,7 @@ int RunControlCommand(const std::string& name, const std::vector<std::string>& i
   if (name == "counts") return CountsCommand(state, args);
   if (name == "jobs") return JobsCommand(state, args);
   if (name == "switch-events") return SwitchEvents(state, args);
-  return Usage("unknown subcommand '" + name + "'");
+  return ControlUsageError("unknown subcommand '" + name + "'");
 }
 
 }  // namespace bplace::lsfsim

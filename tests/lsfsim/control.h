@@ -16,4 +16,12 @@ int RunControlCommand(const std::string& name, const std::vector<std::string>& a
 // Prints the control usage text to stderr.
 void PrintControlUsage();
 
+// For a control subcommand's bad usage: prints "lsfsim: MESSAGE" and the
+// control usage text to stderr and returns 2, the exit status to return.
+int ControlUsageError(const std::string& message);
+
+// For a control subcommand's other errors: prints "lsfsim: MESSAGE" to
+// stderr and returns 1, the exit status to return.
+int ControlError(const std::string& message);
+
 }  // namespace bplace::lsfsim

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/lsfsim/job_state.h"
 #include "tests/lsfsim/util.h"
 
 // The records follow lsb.events(5) of the LSF 10.1 configuration reference
@@ -31,8 +32,6 @@
 namespace bplace::lsfsim {
 namespace {
 
-using Error = tl::unexpected<std::string>;
-
 bool IsOpenLava(EventLogFormat format) { return format == EventLogFormat::kOpenLava; }
 
 // A string field: a blank, then the text quoted with every quote doubled.
@@ -47,7 +46,7 @@ std::string Q(const std::string& text) {
 
 std::string N(long long value) { return " " + std::to_string(value); }
 
-std::string Header(const char* type, EventLogFormat format, long long time) {
+std::string RecordHeader(const char* type, EventLogFormat format, long long time) {
   return "\"" + std::string(type) + "\" \"" + (IsOpenLava(format) ? "20" : "10.1") + "\"" + N(time);
 }
 
@@ -59,9 +58,6 @@ int StatusCode(const std::string& status) {
   const auto it = codes.find(status);
   return it == codes.end() ? 0 : it->second;
 }
-
-bool IsPending(const std::string& status) { return status == "PEND" || status == "PSUSP"; }
-bool IsFinished(const std::string& status) { return status == "DONE" || status == "EXIT"; }
 
 long long Uid(const std::string& user) {
   const struct passwd* pw = ::getpwnam(user.c_str());
@@ -85,7 +81,8 @@ std::string JobName(const Job& job, const std::vector<int>& indices) {
 
 std::string JobNew(const Job& job, const std::string& name, EventLogFormat format) {
   const bool ol = IsOpenLava(format);
-  std::string r = Header("JOB_NEW", format, job.submit_time) + N(job.id) + N(Uid(job.user)) + N(0);
+  std::string r =
+      RecordHeader("JOB_NEW", format, job.submit_time) + N(job.id) + N(Uid(job.user)) + N(0);
   if (!ol) r += N(0);  // options2
   r += N(job.slots) + N(job.submit_time) + N(0) + N(0) + N(0) + N(0) + N(0) + Q(job.user);
   const long long run_limit = job.run_limit_s > 0 ? job.run_limit_s : -1;
@@ -113,8 +110,8 @@ std::string JobNew(const Job& job, const std::string& name, EventLogFormat forma
 
 std::string JobStart(const Job& job, EventLogFormat format) {
   const long long time = job.start_time > 0 ? job.start_time : NowSeconds();
-  std::string r = Header("JOB_START", format, time) + N(job.id) + N(StatusCode("RUN")) + N(0) +
-                  N(0) + " 1.00" + N(job.slots);
+  std::string r = RecordHeader("JOB_START", format, time) + N(job.id) + N(StatusCode("RUN")) +
+                  N(0) + N(0) + " 1.00" + N(job.slots);
   for (int i = 0; i < job.slots; ++i) r += Q(job.exec_host);
   r += Q("") + Q("") + N(0);  // queuePreCmd, queuePostCmd, jFlags
   if (IsOpenLava(format)) return r + N(job.index);
@@ -123,16 +120,16 @@ std::string JobStart(const Job& job, EventLogFormat format) {
 }
 
 std::string JobStatus(const Job& job, long long time, EventLogFormat format) {
-  std::string r = Header("JOB_STATUS", format, time) + N(job.id) + N(StatusCode(job.status)) +
-                  N(0) + N(0) + " 0.0" + N(IsFinished(job.status) ? time : 0) + N(0);  // ru 0
-  if (!IsOpenLava(format)) r += N(0);                                                  // jFlags
+  std::string r = RecordHeader("JOB_STATUS", format, time) + N(job.id) + N(StatusCode(job.status)) +
+                  N(0) + N(0) + " 0.0" + N(IsFinished(job) ? time : 0) + N(0);  // ru 0
+  if (!IsOpenLava(format)) r += N(0);                                           // jFlags
   r += N(job.status == "EXIT" ? job.exit_code : 0) + N(job.index);
   if (!IsOpenLava(format)) r += N(0);  // exitInfo
   return r;
 }
 
 std::string JobSwitch(const Job& job, long long time, EventLogFormat format) {
-  return Header("JOB_SWITCH", format, time) + N(Uid(job.user)) + N(job.id) + Q(job.queue) +
+  return RecordHeader("JOB_SWITCH", format, time) + N(Uid(job.user)) + N(job.id) + Q(job.queue) +
          N(job.index) + Q(job.user);
 }
 
@@ -243,10 +240,10 @@ tl::expected<void, std::string> AppendJobEvents(const EventLogConfig& config,
       records.emplace_back(now, JobSwitch(job, now, config.format));
     }
     if (was == job.status) continue;
-    if (IsPending(was) && !IsPending(job.status) && !IsFinished(job.status)) {
+    if (IsPendingState(was) && !IsPending(job) && !IsFinished(job)) {
       records.emplace_back(job.start_time > 0 ? job.start_time : now, JobStart(job, config.format));
     } else {
-      const long long time = IsFinished(job.status) && job.end_time > 0 ? job.end_time : now;
+      const long long time = IsFinished(job) && job.end_time > 0 ? job.end_time : now;
       records.emplace_back(time, JobStatus(job, time, config.format));
     }
   }
@@ -278,14 +275,14 @@ tl::expected<void, std::string> SwitchEventLog(const EventLogConfig& config,
   std::set<long long> announced;
   std::string copies;
   for (const Job& job : table.jobs) {
-    if (IsFinished(job.status)) continue;
+    if (IsFinished(job)) continue;
     if (announced.insert(job.id).second) {
       const auto list = indices.find(job.id);
       copies += JobNew(job, JobName(job, list == indices.end() ? std::vector<int>{} : list->second),
                        config.format) +
                 "\n";
     }
-    if (!IsPending(job.status)) copies += JobStart(job, config.format) + "\n";
+    if (!IsPending(job)) copies += JobStart(job, config.format) + "\n";
   }
   const std::size_t header = EventLogHeader(0).size();
   return AtomicWriteFile(config.path, EventLogHeader(header + copies.size()) + copies);

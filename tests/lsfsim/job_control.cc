@@ -1,7 +1,5 @@
 #include "tests/lsfsim/job_control.h"
 
-#include <iostream>
-
 #include "tests/lsfsim/control.h"
 #include "tests/lsfsim/job_state.h"
 #include "tests/lsfsim/util.h"
@@ -9,39 +7,28 @@
 namespace bplace::lsfsim {
 namespace {
 
-int Usage(const std::string& message) {
-  std::cerr << "lsfsim: " << message << "\n";
-  PrintControlUsage();
-  return 2;
-}
-
-int Error(const std::string& message) {
-  std::cerr << "lsfsim: " << message << "\n";
-  return 1;
-}
-
 // Applies `change` to every unfinished job `ref_text` names, under the
 // lock. `change` returns an error message to refuse a job (nothing is
 // saved then).
 template <typename Change>
 int ChangeJobs(const StateDir& state, const std::string& ref_text, Change change) {
   std::optional<JobRef> ref = ParseJobRef(ref_text);
-  if (!ref) return Usage("not a job id: " + ref_text);
-  if (!state.HasLsfConf()) return Error(state.path() + ": not an lsfsim state directory");
+  if (!ref) return ControlUsageError("not a job id: " + ref_text);
+  if (!state.HasLsfConf()) return ControlError(state.path() + ": not an lsfsim state directory");
   StateLock lock(state);
-  if (!lock.ok()) return Error(lock.error());
+  if (!lock.ok()) return ControlError(lock.error());
   auto jobs = state.LoadJobs();
-  if (!jobs) return Error(jobs.error());
+  if (!jobs) return ControlError(jobs.error());
   int changed = 0;
   for (Job& job : jobs->jobs) {
     if (!JobRefMatches(*ref, job) || IsFinished(job)) continue;
     if (std::string refused = change(&job); !refused.empty()) {
-      return Error("job " + JobIdText(job) + ": " + refused);
+      return ControlError("job " + JobIdText(job) + ": " + refused);
     }
     ++changed;
   }
-  if (changed == 0) return Error("no unfinished job " + ref_text);
-  if (auto saved = state.SaveJobs(*jobs); !saved) return Error(saved.error());
+  if (changed == 0) return ControlError("no unfinished job " + ref_text);
+  if (auto saved = state.SaveJobs(*jobs); !saved) return ControlError(saved.error());
   return 0;
 }
 
@@ -56,18 +43,18 @@ bool AllowedTransition(const Job& job, const std::string& to) {
 }  // namespace
 
 int FinishJobCommand(const StateDir& state, const std::vector<std::string>& args) {
-  if (args.empty()) return Usage("usage: finish JOBID [--exit N] [--reason TEXT]");
+  if (args.empty()) return ControlUsageError("usage: finish JOBID [--exit N] [--reason TEXT]");
   long long exit_code = 0;
   std::string reason;
   for (size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--exit" && i + 1 < args.size()) {
       if (!ParseInt(args[++i], &exit_code) || exit_code > 255) {
-        return Usage("finish: --exit takes 0-255");
+        return ControlUsageError("finish: --exit takes 0-255");
       }
     } else if (args[i] == "--reason" && i + 1 < args.size()) {
       reason = args[++i];
     } else {
-      return Usage("finish: unexpected argument '" + args[i] + "'");
+      return ControlUsageError("finish: unexpected argument '" + args[i] + "'");
     }
   }
   long long now = NowSeconds();
@@ -82,12 +69,13 @@ int FinishJobCommand(const StateDir& state, const std::vector<std::string>& args
 }
 
 int SetJobCommand(const StateDir& state, const std::vector<std::string>& args) {
-  if (args.size() != 2) return Usage("usage: set-job JOBID PEND|PSUSP|RUN|USUSP|SSUSP|UNKWN|ZOMBI");
+  if (args.size() != 2)
+    return ControlUsageError("usage: set-job JOBID PEND|PSUSP|RUN|USUSP|SSUSP|UNKWN|ZOMBI");
   const std::string& to = args[1];
   bool known = false;
   for (const char* s : kJobStates) known = known || to == s;
   if (!known || to == "DONE" || to == "EXIT") {
-    return Usage(
+    return ControlUsageError(
         "set-job: state must be PEND PSUSP RUN USUSP SSUSP UNKWN or ZOMBI (finish ends a job)");
   }
   return ChangeJobs(state, args[0], [&](Job* job) -> std::string {

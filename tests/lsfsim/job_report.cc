@@ -8,7 +8,7 @@ namespace {
 
 constexpr const char* kRule = "------------------------------------------------------------\n";
 
-std::string Usage(const char* label, const std::string& value) {
+std::string UsageLine(const char* label, const std::string& value) {
   return StrPrintf("    %-45s%s\n", label, value.c_str());
 }
 
@@ -24,16 +24,16 @@ std::string UsageSummary(const Job& job) {
   long long run = job.end_time - job.start_time;
   long long turnaround = job.end_time - job.submit_time;
   std::string out = "Resource usage summary:\n\n";
-  out += Usage("CPU time :", StrPrintf("%.2f sec.", job.cpu_s));
-  out += Usage("Max Memory :", max_mem);
-  out += Usage("Average Memory :", avg_mem);
-  out += Usage("Total Requested Memory :", "-");
-  out += Usage("Delta Memory :", "-");
-  out += Usage("Max Swap :", "-");
-  out += Usage("Max Processes :", "-");
-  out += Usage("Max Threads :", "-");
-  out += Usage("Run time :", StrPrintf("%lld sec.", run < 0 ? 0 : run));
-  out += Usage("Turnaround time :", StrPrintf("%lld sec.", turnaround < 0 ? 0 : turnaround));
+  out += UsageLine("CPU time :", StrPrintf("%.2f sec.", job.cpu_s));
+  out += UsageLine("Max Memory :", max_mem);
+  out += UsageLine("Average Memory :", avg_mem);
+  out += UsageLine("Total Requested Memory :", "-");
+  out += UsageLine("Delta Memory :", "-");
+  out += UsageLine("Max Swap :", "-");
+  out += UsageLine("Max Processes :", "-");
+  out += UsageLine("Max Threads :", "-");
+  out += UsageLine("Run time :", StrPrintf("%lld sec.", run < 0 ? 0 : run));
+  out += UsageLine("Turnaround time :", StrPrintf("%lld sec.", turnaround < 0 ? 0 : turnaround));
   return out;
 }
 

@@ -4,9 +4,13 @@
 
 namespace bplace::lsfsim {
 
-bool IsFinished(const Job& job) { return job.status == "DONE" || job.status == "EXIT"; }
+bool IsFinishedState(std::string_view status) { return status == "DONE" || status == "EXIT"; }
 
-bool IsPending(const Job& job) { return job.status == "PEND" || job.status == "PSUSP"; }
+bool IsFinished(const Job& job) { return IsFinishedState(job.status); }
+
+bool IsPendingState(std::string_view status) { return status == "PEND" || status == "PSUSP"; }
+
+bool IsPending(const Job& job) { return IsPendingState(job.status); }
 
 bool HoldsSlots(const Job& job) {
   return job.status == "RUN" || job.status == "USUSP" || job.status == "SSUSP" ||

@@ -17,10 +17,12 @@ inline constexpr const char* kJobStates[] = {"PEND",  "PSUSP", "RUN",  "USUSP", 
                                              "UNKWN", "ZOMBI", "DONE", "EXIT"};
 
 // Returns true for DONE and EXIT, the states a job never leaves.
-bool IsFinished(const Job& job);
+bool IsFinishedState(std::string_view status);
+bool IsFinished(const Job& job);  // IsFinishedState(job.status)
 
 // Returns true for PEND and PSUSP: not dispatched yet.
-bool IsPending(const Job& job);
+bool IsPendingState(std::string_view status);
+bool IsPending(const Job& job);  // IsPendingState(job.status)
 
 // Returns true for RUN, USUSP, SSUSP and UNKWN: dispatched and holding its
 // slots (a suspended job keeps them; UNKWN means sbatchd is unreachable, the

@@ -23,10 +23,10 @@ constexpr std::pair<const char*, bool> kBsubTemplate[] = {
     {"I", false}, {"r", false}, {"H", false}, {"x", false}, {"N", false},  {"B", false},
     {"h", false}, {"V", false}, {"X", true},  {"K", false}};
 
-constexpr const char* kFields[] = {"JOBID",     "USER",       "STAT",       "QUEUE",
-                                   "FROM_HOST", "EXEC_HOST",  "JOB_NAME",   "SUBMIT_TIME",
-                                   "PROJ_NAME", "CPU_USED",   "MEM",        "SWAP",
-                                   "PIDS",      "START_TIME", "FINISH_TIME"};
+constexpr const char* kOpenLavaFields[] = {"JOBID",     "USER",       "STAT",       "QUEUE",
+                                           "FROM_HOST", "EXEC_HOST",  "JOB_NAME",   "SUBMIT_TIME",
+                                           "PROJ_NAME", "CPU_USED",   "MEM",        "SWAP",
+                                           "PIDS",      "START_TIME", "FINISH_TIME"};
 
 bool AllDigits(const std::string& text) {
   if (text.empty()) return false;
@@ -44,7 +44,7 @@ bool CpuLimitValid(const std::string& value) {
   return AllDigits(limit.substr(0, colon)) && AllDigits(limit.substr(colon + 1));
 }
 
-BsubRequest Usage(const std::string& line) {
+BsubRequest BsubUsageError(const std::string& line) {
   BsubRequest request;
   request.bad_usage = true;
   request.usage_error = line;
@@ -64,11 +64,12 @@ std::optional<BsubRequest> TakeOption(const std::vector<std::string>& args, size
         return std::nullopt;
       }
       if (*i + 1 >= args.size()) {
-        return Usage("bsub: option requires an argument -- " + word + "\n");
+        return BsubUsageError("bsub: option requires an argument -- " + word + "\n");
       }
       request->options["-" + option] = args[++*i];
     } else if (word.compare(0, option.size(), option) == 0) {
-      if (!takes_value) return Usage("bsub: option cannot have an argument -- " + option + "\n");
+      if (!takes_value)
+        return BsubUsageError("bsub: option cannot have an argument -- " + option + "\n");
       request->options["-" + option] = word.substr(option.size());
     } else {
       continue;
@@ -83,7 +84,7 @@ std::optional<BsubRequest> TakeOption(const std::vector<std::string>& args, size
     }
     return std::nullopt;
   }
-  return Usage("bsub: illegal option -- " + word + "\n");
+  return BsubUsageError("bsub: illegal option -- " + word + "\n");
 }
 
 // "12/01-11:01:01" (volclava's Time2String), "-" for no time.
@@ -150,7 +151,7 @@ BsubRequest ParseBsubOpenlava(const std::vector<std::string>& args) {
       ++i;
       break;
     }
-    if (arg == "-") return Usage("bsub: illegal option -- -\n");
+    if (arg == "-") return BsubUsageError("bsub: illegal option -- -\n");
     if (auto bad = TakeOption(args, &i, &request)) return *bad;
     if (!request.refused.empty()) return request;
   }
@@ -175,7 +176,7 @@ std::pair<std::vector<std::string>, std::string> ParseOpenlavaFormat(const std::
   for (std::string name : SplitWs(spec)) {
     for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     bool known = false;
-    for (const char* field : kFields) known = known || name == field;
+    for (const char* field : kOpenLavaFields) known = known || name == field;
     if (!known) return {{}, "<" + name + "> in the format string is not a valid field name."};
     bool seen = false;
     for (const std::string& field : fields) seen = seen || field == name;

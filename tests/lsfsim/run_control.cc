@@ -18,17 +18,6 @@
 namespace bplace::lsfsim {
 namespace {
 
-int Usage(const std::string& message) {
-  std::cerr << "lsfsim: " << message << "\n";
-  PrintControlUsage();
-  return 2;
-}
-
-int Error(const std::string& message) {
-  std::cerr << "lsfsim: " << message << "\n";
-  return 1;
-}
-
 struct TurnResult {
   int dispatched = 0;
   int finished = 0;
@@ -114,11 +103,11 @@ int ScheduleCommand(const StateDir& state, const std::vector<std::string>& args)
     } else if (arg == "--run") {
       run = true;
     } else {
-      return Usage("schedule: unexpected argument '" + arg + "'");
+      return ControlUsageError("schedule: unexpected argument '" + arg + "'");
     }
   }
   auto turn = ScheduleTurn(state, finish, run);
-  if (!turn) return Error(turn.error());
+  if (!turn) return ControlError(turn.error());
   std::cout << "dispatched " << turn->dispatched << " job(s), finished " << turn->finished
             << " job(s)";
   if (run) std::cout << ", started " << turn->started << " job(s)";
@@ -130,7 +119,7 @@ int DaemonCommand(const StateDir& state, const std::vector<std::string>& args) {
   long long interval_ms = 200;
   for (size_t i = 0; i < args.size(); ++i) {
     if (!TakeMillis(args, &i, "--interval-ms", &interval_ms) || interval_ms < 1) {
-      return Usage("daemon: expected --interval-ms N (N >= 1)");
+      return ControlUsageError("daemon: expected --interval-ms N (N >= 1)");
     }
   }
   // SIGTERM and SIGINT are taken synchronously, between turns.
@@ -143,7 +132,7 @@ int DaemonCommand(const StateDir& state, const std::vector<std::string>& args) {
                            static_cast<long>(interval_ms % 1000) * 1000000L};
   for (;;) {
     auto turn = ScheduleTurn(state, false, true);
-    if (!turn) return Error(turn.error());
+    if (!turn) return ControlError(turn.error());
     int sig = ::sigtimedwait(&stop, nullptr, &pause);
     if (sig == SIGTERM || sig == SIGINT) return 0;
   }
@@ -158,19 +147,19 @@ int WaitCommand(const StateDir& state, const std::vector<std::string>& args) {
       running = true;
     } else if (args[i] == "--timeout-ms") {
       if (!TakeMillis(args, &i, "--timeout-ms", &timeout_ms)) {
-        return Usage("wait: --timeout-ms takes milliseconds");
+        return ControlUsageError("wait: --timeout-ms takes milliseconds");
       }
     } else if (auto ref = ParseJobRef(args[i])) {
       refs.push_back(*ref);
     } else {
-      return Usage("wait: not a job id: " + args[i]);
+      return ControlUsageError("wait: not a job id: " + args[i]);
     }
   }
-  if (refs.empty()) return Usage("usage: wait JOBID... [--running] [--timeout-ms N]");
-  if (!state.HasLsfConf()) return Error(state.path() + ": not an lsfsim state directory");
+  if (refs.empty()) return ControlUsageError("usage: wait JOBID... [--running] [--timeout-ms N]");
+  if (!state.HasLsfConf()) return ControlError(state.path() + ": not an lsfsim state directory");
   int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
   if (watch < 0 || ::inotify_add_watch(watch, state.path().c_str(), IN_MOVED_TO) < 0) {
-    return Error("inotify on " + state.path() + " failed");
+    return ControlError("inotify on " + state.path() + " failed");
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   int result = 1;

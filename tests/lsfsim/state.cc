@@ -16,7 +16,6 @@ namespace bplace::lsfsim {
 namespace {
 
 using nlohmann::json;
-using Error = tl::unexpected<std::string>;
 
 json JobToJson(const Job& job) {
   return json{{"id", job.id},

@@ -29,6 +29,10 @@ std::string BaseName(std::string_view path);
 // Escapes `text` for use inside a JSON string literal (quotes not included).
 std::string JsonEscape(std::string_view text);
 
+// The error of the simulator's tl::expected<T, std::string> results, for
+// `return Error("what went wrong");`.
+using Error = tl::unexpected<std::string>;
+
 // Reads a whole file. Returns the errno text with the path on failure.
 tl::expected<std::string, std::string> ReadFile(const std::string& path);
 
