@@ -172,16 +172,12 @@ std::optional<Pair> TryPair(const DaemonProcess& daemon, const std::string& plac
     const json p50 = c["expected_start"].value("p50_s", json());
     if (p50.is_number()) pair.p50_s[i] = p50.get<double>();
   }
-  const json& a = (*candidates)[0];
-  const json& b = (*candidates)[1];
-  pair.fewer_pend = Smaller(a.value("pend", 0.0), b.value("pend", 0.0));
-  pair.smaller_backlog = Smaller(Backlog(a), Backlog(b));
+  pair.fewer_pend = Smaller(pair.pend[0], pair.pend[1]);
+  pair.smaller_backlog = Smaller(pair.backlog[0], pair.backlog[1]);
   pair.smaller_bound =
       Smaller(static_cast<double>(pair.bound_s[0]), static_cast<double>(pair.bound_s[1]));
-  const json p50_a = a["expected_start"].value("p50_s", json());
-  const json p50_b = b["expected_start"].value("p50_s", json());
-  if (p50_a.is_number() && p50_b.is_number()) {
-    pair.smaller_p50 = Smaller(p50_a.get<double>(), p50_b.get<double>());
+  if (pair.p50_s[0] >= 0 && pair.p50_s[1] >= 0) {
+    pair.smaller_p50 = Smaller(pair.p50_s[0], pair.p50_s[1]);
   }
   // Who is submitted first alternates: no queue gains from it.
   for (int k = 0; k < 2; ++k) {
