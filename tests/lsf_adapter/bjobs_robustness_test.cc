@@ -34,14 +34,50 @@ constexpr int kInputsPerReader = 20000;
 constexpr std::uint32_t kBjobsSeed = 20261201;
 
 // Text that steers mutated input into the readers' interesting branches.
-const std::vector<std::string> kBjobsTokens = {
-    "\n", "\r\n", " ", "\t", "-", "*", ":", "[", "]", "<", ">", "{", "}", "[{", "}]", ",",
-    "\"", "\\", "null", "1e308", "-1", "99999999999999999999", "\"JOBS\":", "\"RECORDS\":[",
-    "\"JOBID\":\"", "\"ERROR\":\"Job <", "\"EXEC_HOST\":\"4*", "\"JOBINDEX\":\"",
-    "\"FINISH_TIME\":\"Nov 30 11:40 L\"", "JOBID ", "EXEC_HOST   JOB_NAME   SUBMIT_TIME",
-    "                                             ", "Nov 30 11:40", " 2026", "Feb 29 ",
-    "4*node001:", "node[1-3]", "Job <1234[7]>", " is being terminated", ": Job has ",
-    "No matching job found", "LSF is down. Please wait...\n", "\xff\xfe", std::string(1, '\0')};
+const std::vector<std::string> kBjobsTokens = {"\n",
+                                               "\r\n",
+                                               " ",
+                                               "\t",
+                                               "-",
+                                               "*",
+                                               ":",
+                                               "[",
+                                               "]",
+                                               "<",
+                                               ">",
+                                               "{",
+                                               "}",
+                                               "[{",
+                                               "}]",
+                                               ",",
+                                               "\"",
+                                               "\\",
+                                               "null",
+                                               "1e308",
+                                               "-1",
+                                               "99999999999999999999",
+                                               "\"JOBS\":",
+                                               "\"RECORDS\":[",
+                                               "\"JOBID\":\"",
+                                               "\"ERROR\":\"Job <",
+                                               "\"EXEC_HOST\":\"4*",
+                                               "\"JOBINDEX\":\"",
+                                               "\"FINISH_TIME\":\"Nov 30 11:40 L\"",
+                                               "JOBID ",
+                                               "EXEC_HOST   JOB_NAME   SUBMIT_TIME",
+                                               "                                             ",
+                                               "Nov 30 11:40",
+                                               " 2026",
+                                               "Feb 29 ",
+                                               "4*node001:",
+                                               "node[1-3]",
+                                               "Job <1234[7]>",
+                                               " is being terminated",
+                                               ": Job has ",
+                                               "No matching job found",
+                                               "LSF is down. Please wait...\n",
+                                               "\xff\xfe",
+                                               std::string(1, '\0')};
 
 // Mutates text in place, reusing its buffers (under ASan every allocation
 // is expensive).
@@ -176,12 +212,13 @@ void FuzzParser(const std::vector<std::string>& samples,
 }
 
 TEST(BjobsRobustnessTest, JsonNeverCrashesOnMutatedInput) {
-  FuzzParser(JsonSamples(), [](std::string_view text) { return ParseBjobsJson(text); }, kBjobsSeed);
+  FuzzParser(
+      JsonSamples(), [](std::string_view text) { return ParseBjobsJson(text); }, kBjobsSeed);
 }
 
 TEST(BjobsRobustnessTest, TableNeverCrashesOnMutatedInput) {
-  FuzzParser(TableSamples(), [](std::string_view text) { return ParseBjobsTable(text); },
-             kBjobsSeed + 1);
+  FuzzParser(
+      TableSamples(), [](std::string_view text) { return ParseBjobsTable(text); }, kBjobsSeed + 1);
 }
 
 TEST(BjobsRobustnessTest, ParsersNeverCrashOnRandomBytes) {
@@ -253,9 +290,28 @@ TEST(BjobsRobustnessTest, ParseExecHostsNeverCrashesOnRandomText) {
 
 TEST(BjobsRobustnessTest, ParseLsfTimeNeverCrashesAndNeverGoesPastTheSlack) {
   const SystemTime now = SystemTime{std::chrono::sys_days{std::chrono::year{2026} / 11 / 30}};
-  const std::vector<std::string> words = {"Nov", "Feb", "Mon", "Sun", "29", "30", "31", "0", "3",
-                                          "11:40", "23:59:59", "24:00", "11/30-11:40:51", "2026",
-                                          "12/31-", ":", "/", "-", " ", "  ", "\t", "x"};
+  const std::vector<std::string> words = {"Nov",
+                                          "Feb",
+                                          "Mon",
+                                          "Sun",
+                                          "29",
+                                          "30",
+                                          "31",
+                                          "0",
+                                          "3",
+                                          "11:40",
+                                          "23:59:59",
+                                          "24:00",
+                                          "11/30-11:40:51",
+                                          "2026",
+                                          "12/31-",
+                                          ":",
+                                          "/",
+                                          "-",
+                                          " ",
+                                          "  ",
+                                          "\t",
+                                          "x"};
   BjobsMutator mutator(kBjobsSeed + 4);
   for (int i = 0; i < kInputsPerReader; ++i) {
     std::string text;
@@ -316,8 +372,8 @@ TEST(BjobsRobustnessTest, RepliesNeverCrashTheClassifiers) {
     mutator.Mutate(samples[mutator.Below(samples.size())], result.out);
     mutator.Mutate(samples[mutator.Below(samples.size())], result.err);
     result.exit_code = kExitCodes[mutator.Below(5)];
-    const std::vector<BkillResult> kills = ClassifyBkillReply(result.exit_code, result.out,
-                                                              result.err);
+    const std::vector<BkillResult> kills =
+        ClassifyBkillReply(result.exit_code, result.out, result.err);
     ASSERT_FALSE(kills.empty());
     for (const BkillResult& kill : kills) {
       ASSERT_TRUE(kill.job_id.empty() || ParseJobId(kill.job_id)) << kill.job_id;

@@ -63,10 +63,10 @@ TEST(ParseBsubCommandLineTest, BlockingOptionsAreFlagged) {
 
 TEST(ParseBsubCommandLineTest, RefusesWhatItCannotReadLikeBsub) {
   EXPECT_FALSE(ParseBsubCommandLine({"-yes", "x"}));
-  EXPECT_FALSE(ParseBsubCommandLine({"-q"}));               // no value
-  EXPECT_FALSE(ParseBsubCommandLine({"--", "true"}));       // no end-of-options in bsub
-  EXPECT_FALSE(ParseBsubCommandLine({"-Jdx", "true"}));     // -J "dx" or -Jd "x"
-  EXPECT_FALSE(ParseBsubCommandLine({"-Isx", "true"}));     // -I takes no value
+  EXPECT_FALSE(ParseBsubCommandLine({"-q"}));            // no value
+  EXPECT_FALSE(ParseBsubCommandLine({"--", "true"}));    // no end-of-options in bsub
+  EXPECT_FALSE(ParseBsubCommandLine({"-Jdx", "true"}));  // -J "dx" or -Jd "x"
+  EXPECT_FALSE(ParseBsubCommandLine({"-Isx", "true"}));  // -I takes no value
   const auto ambiguous = ParseBsubCommandLine({"-cwdx", "true"});
   ASSERT_FALSE(ambiguous);
   EXPECT_NE(ambiguous.error().message.find("-cwdx"), std::string::npos);
