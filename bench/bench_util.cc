@@ -9,20 +9,22 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/text.h"
+
 namespace bplace::bench {
 namespace {
 
+// `text` as a count: decimal digits only, within int.
 int Count(const std::string& flag, const std::string& text) {
-  std::size_t end = 0;
   int value = -1;
-  try {
-    value = std::stoi(text, &end);
-  } catch (const std::exception&) {
-    end = 0;
+  if (AllDigits(text)) {
+    try {
+      value = std::stoi(text);
+    } catch (const std::out_of_range&) {
+      value = -1;
+    }
   }
-  if (end == 0 || end != text.size() || value < 0) {
-    throw std::invalid_argument("--" + flag + ": not a count: " + text);
-  }
+  if (value < 0) throw std::invalid_argument("--" + flag + ": not a count: " + text);
   return value;
 }
 
@@ -56,6 +58,21 @@ std::vector<int> Flags::Ints(const std::string& name, const std::string& fallbac
   std::vector<int> out;
   for (std::string item; std::getline(in, item, ',');) out.push_back(Count(name, item));
   return out;
+}
+
+std::pair<int, int> Flags::Range(const std::string& name, std::pair<int, int> fallback) {
+  used_.insert(name);
+  const auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  const std::string& text = it->second;
+  const std::size_t dash = text.find('-');
+  if (dash == std::string::npos) {
+    throw std::invalid_argument("--" + name + ": not a range MIN-MAX: " + text);
+  }
+  const int low = Count(name, text.substr(0, dash));
+  const int high = Count(name, text.substr(dash + 1));
+  if (high < low) throw std::invalid_argument("--" + name + ": MAX below MIN: " + text);
+  return {low, high};
 }
 
 void Flags::CheckAllKnown() const {

@@ -10,13 +10,15 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bplace::bench {
 
 // `--name value` pairs (the arguments after the mode). Throws
 // std::invalid_argument for a malformed list, a value that is not a count
-// (an integer >= 0), or, from CheckAllKnown, a name no Int/Ints/String asked for.
+// (an integer >= 0) or a range of counts, or, from CheckAllKnown, a name no
+// Int/Ints/Range/String asked for.
 class Flags {
  public:
   explicit Flags(const std::vector<std::string>& args);
@@ -27,6 +29,9 @@ class Flags {
   std::string String(const std::string& name, const std::string& fallback);
   // A comma-separated list of counts ("1,200"); `fallback` is parsed the same way.
   std::vector<int> Ints(const std::string& name, const std::string& fallback);
+  // A range of counts "MIN-MAX" with MIN <= MAX, as {MIN, MAX}; `fallback`
+  // when not given.
+  std::pair<int, int> Range(const std::string& name, std::pair<int, int> fallback);
   // Call after every Int/Ints/String: an unknown flag is an error.
   void CheckAllKnown() const;
 

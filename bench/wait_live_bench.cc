@@ -8,8 +8,9 @@
 //   wait_live_bench smoke (20 jobs: the ctest wait_live_bench_smoke)
 //   wait_live_bench paired [--pairs 100] [--warmup-s 90] [--pair-gap-ms 3000]
 //                          [--interval-ms 500] [--phase-s 20] [--seed 1] [--dump FILE]
-//     (paired trials on the same cluster under a changing background load:
-//     bench/wait_paired_trials.h)
+//                          [--run-s-fast 2-6] [--run-s-slow 2-6]
+//     (paired trials on the same cluster under a changing background load
+//     of `sleep MIN..MAX` jobs per queue: bench/wait_paired_trials.h)
 //
 // The cluster (written here): queue `fast` on three hosts of 2 slots,
 // queue `slow` on one host of 2 slots, one slot per job. Every
@@ -44,6 +45,7 @@ namespace {
 
 using bplace::bench::Flags;
 using bplace::bench::LoadAverage;
+using bplace::bench::LoadedQueue;
 using bplace::bench::SecondsSince;
 using bplace::bench::Timestamp;
 using bplace::testing::DaemonProcess;
@@ -135,6 +137,10 @@ DaemonSettings Settings() {
   return settings;
 }
 
+// The longest background job of the paired trials: their settle window
+// (5 min) must see every pair's jobs start behind a queue of such jobs.
+constexpr int kMaxRunS = 60;
+
 int Paired(const std::vector<std::string>& args) {
   Flags flags(args);
   bplace::bench::PairedOptions options;
@@ -146,6 +152,15 @@ int Paired(const std::vector<std::string>& args) {
   options.phase_s = flags.Int("phase-s", options.phase_s);
   options.seed = flags.Int("seed", options.seed);
   options.dump_path = flags.String("dump", "");
+  for (LoadedQueue& queue : options.queues) {
+    const auto [low, high] = flags.Range("run-s-" + queue.name, {queue.min_run_s, queue.max_run_s});
+    if (low < 1 || high > kMaxRunS) {
+      throw std::invalid_argument("--run-s-" + queue.name + ": want MIN-MAX within 1-" +
+                                  std::to_string(kMaxRunS) + " s");
+    }
+    queue.min_run_s = low;
+    queue.max_run_s = high;
+  }
   flags.CheckAllKnown();
   const auto sim = MakeCluster();
   DaemonProcess daemon(*sim, Settings());
@@ -182,10 +197,8 @@ int Run(const Options& options) {
   return predictions > 0 ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
+// The bench's modes (the usage above); bad flags throw (RunMain prints them).
+int Main(const std::vector<std::string>& args) {
   if (args.empty() || (args[0] != "run" && args[0] != "smoke" && args[0] != "paired")) {
     std::fprintf(stderr,
                  "usage: wait_live_bench run|smoke|paired [--flag value ...] (see "
@@ -201,4 +214,10 @@ int main(int argc, char** argv) {
   options.seed = flags.Int("seed", options.seed);
   flags.CheckAllKnown();
   return Run(options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return bplace::bench::RunMain(argc, argv, "wait_live_bench", Main);
 }

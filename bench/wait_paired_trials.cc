@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -70,16 +72,18 @@ SteadyClock::duration Seconds(double s) {
   return std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(s));
 }
 
-// Submits `sleep 2..6` jobs straight to LSF until `stop`, each queue at a
-// load drawn every phase (PairedOptions). Returns the jobs submitted.
+// Submits `sleep` jobs straight to LSF until `stop`, each queue with its
+// run times and at a load drawn every phase (PairedOptions). Returns the
+// jobs submitted.
 int BackgroundLoad(const SimCluster& sim, const PairedOptions& options,
                    const std::atomic<bool>& stop) {
-  constexpr double kMeanRunS = 4.0;  // of sleep 2..6
   constexpr std::array<double, 4> kLoads{0.3, 0.6, 1.0, 1.4};
   std::mt19937 random(static_cast<unsigned>(options.seed) + 1000);
-  std::uniform_int_distribution<int> run_s(2, 6);
   std::uniform_int_distribution<std::size_t> pick(0, kLoads.size() - 1);
   const std::size_t n = options.queues.size();
+  std::vector<std::uniform_int_distribution<int>> run_s;
+  for (const LoadedQueue& queue : options.queues)
+    run_s.emplace_back(queue.min_run_s, queue.max_run_s);
   std::vector<std::exponential_distribution<double>> gap(n);
   std::vector<SteadyClock::time_point> next(n);
   SteadyClock::time_point phase_end{};
@@ -88,7 +92,9 @@ int BackgroundLoad(const SimCluster& sim, const PairedOptions& options,
     const auto now = SteadyClock::now();
     if (now >= phase_end) {
       for (std::size_t q = 0; q < n; ++q) {
-        const double rate = kLoads[pick(random)] * options.queues[q].slots / kMeanRunS;
+        const LoadedQueue& queue = options.queues[q];
+        const double mean_run_s = (queue.min_run_s + queue.max_run_s) / 2.0;
+        const double rate = kLoads[pick(random)] * queue.slots / mean_run_s;
         gap[q] = std::exponential_distribution<double>(rate);
         next[q] = now + Seconds(gap[q](random));
       }
@@ -101,7 +107,7 @@ int BackgroundLoad(const SimCluster& sim, const PairedOptions& options,
       std::this_thread::sleep_for(std::min<SteadyClock::duration>(next[q] - now, Seconds(0.1)));
       continue;
     }
-    sim.Lsf({"bsub", "-q", options.queues[q].name, "sleep " + std::to_string(run_s(random))});
+    sim.Lsf({"bsub", "-q", options.queues[q].name, "sleep " + std::to_string(run_s[q](random))});
     ++submitted;
     next[q] += Seconds(gap[q](random));
   }
@@ -275,13 +281,9 @@ void PrintTable(const std::vector<Pair>& pairs, const Sessions& sessions, int sk
               options.interval_ms, sessions.count, sessions.unreadable_tables);
 }
 
-// Writes every pair, one tab-separated line each (PairedOptions::dump_path).
-void DumpPairs(const std::vector<Pair>& pairs, const Sessions& sessions, const std::string& path) {
-  std::FILE* out = std::fopen(path.c_str(), "w");
-  if (!out) {
-    std::fprintf(stderr, "wait_live_bench: cannot write %s\n", path.c_str());
-    return;
-  }
+// Writes every pair to `out`, one tab-separated line each
+// (PairedOptions::dump_path), and closes it; false when a write failed.
+bool DumpPairs(const std::vector<Pair>& pairs, const Sessions& sessions, std::FILE* out) {
   std::fprintf(out,
                "pair\tqueue0\tqueue1\tbacklog0\tbacklog1\tpend0\tpend1\tbound0\tbound1"
                "\tp50_0\tp50_1\tmethod0\tmethod1\tsession0\tsession1\n");
@@ -297,13 +299,24 @@ void DumpPairs(const std::vector<Pair>& pairs, const Sessions& sessions, const s
         static_cast<long long>(p.bound_s[0]), static_cast<long long>(p.bound_s[1]), p.p50_s[0],
         p.p50_s[1], p.method[0].c_str(), p.method[1].c_str(), session(0), session(1));
   }
-  std::fclose(out);
+  const bool written = !std::ferror(out);
+  return std::fclose(out) == 0 && written;
 }
 
 }  // namespace
 
 int RunPairedTrials(const SimCluster& sim, const DaemonProcess& daemon,
                     const PairedOptions& options) {
+  // Opened first: a path that cannot be written fails now, not after the run.
+  std::FILE* dump = nullptr;
+  if (!options.dump_path.empty()) {
+    dump = std::fopen(options.dump_path.c_str(), "w");
+    if (!dump) {
+      std::fprintf(stderr, "wait_live_bench: cannot write %s: %s\n", options.dump_path.c_str(),
+                   std::strerror(errno));
+      return 2;
+    }
+  }
   const auto start = SteadyClock::now();
   const std::string load_at_start = LoadAverage();
   Sessions sessions;
@@ -346,10 +359,18 @@ int RunPairedTrials(const SimCluster& sim, const DaemonProcess& daemon,
       "(warm-up %d s), seed %d\n",
       Timestamp().c_str(), load_at_start.c_str(), LoadAverage().c_str(), SecondsSince(start),
       options.warmup_s, options.seed);
-  std::printf("background jobs straight to LSF: %d (load per queue redrawn every %d s)\n",
-              background, options.phase_s);
+  std::string run_times;
+  for (const LoadedQueue& queue : options.queues) {
+    run_times += (run_times.empty() ? "" : ", ") + queue.name + " sleep " +
+                 std::to_string(queue.min_run_s) + ".." + std::to_string(queue.max_run_s);
+  }
+  std::printf("background jobs straight to LSF: %d (%s; load per queue redrawn every %d s)\n",
+              background, run_times.c_str(), options.phase_s);
   PrintTable(pairs, sessions, skipped, options);
-  if (!options.dump_path.empty()) DumpPairs(pairs, sessions, options.dump_path);
+  if (dump && !DumpPairs(pairs, sessions, dump)) {
+    std::fprintf(stderr, "wait_live_bench: writing %s failed\n", options.dump_path.c_str());
+    return 1;
+  }
   return sessions.started_in.empty() ? 1 : 0;
 }
 

@@ -12,10 +12,13 @@
 
 namespace bplace::bench {
 
-// A queue of the bench's cluster and its size, for the background load.
+// A queue of the bench's cluster, its size, and the run times of its
+// background jobs (`sleep min_run_s..max_run_s`, uniform, whole seconds).
 struct LoadedQueue {
   std::string name;
   int slots = 1;
+  int min_run_s = 2;
+  int max_run_s = 6;
 };
 
 struct PairedOptions {
@@ -34,11 +37,11 @@ struct PairedOptions {
 
 // Runs the trials against `daemon` (which follows `sim`) and prints their
 // table on stdout. Meanwhile a scheduling clock runs `lsfsim schedule
-// --run` every interval_ms, and a background load submits `sleep 2..6`
-// jobs straight to LSF (not through bplace: they teach bplace through
-// lsb.events only) to each queue at a rate that changes every phase_s (a
-// load of 0.3, 0.6, 1.0 or 1.4 of the queue's slots, drawn per queue), so
-// that which queue is slower changes over time.
+// --run` every interval_ms, and a background load submits `sleep` jobs
+// (LoadedQueue's run times) straight to LSF (not through bplace: they
+// teach bplace through lsb.events only) to each queue at a rate that
+// changes every phase_s (a load of 0.3, 0.6, 1.0 or 1.4 of the queue's
+// slots, drawn per queue), so that which queue is slower changes over time.
 //
 // A trial: at one moment, between two dispatch sessions, GET
 // /v1/placement for the two queues; when both candidates must wait
@@ -51,8 +54,9 @@ struct PairedOptions {
 // Other ways of choosing (fewer PEND, smaller backlog share, smaller
 // bound_s, smaller p50_s) are judged on the same pairs. A moment where a queue could start the job
 // now, or has no bound, is skipped (counted) and tried again a second
-// later. Returns 0 when at least one pair was decided, 1 otherwise; judges
-// no figure.
+// later. Returns 0 when at least one pair was decided, 1 otherwise or when
+// the dump could not be written, 2 when its file cannot be opened (before
+// anything starts); judges no figure.
 int RunPairedTrials(const testing::SimCluster& sim, const testing::DaemonProcess& daemon,
                     const PairedOptions& options);
 
