@@ -25,7 +25,7 @@ using client::ReadStdin;
 using client::UmaskText;
 using client::WorkingDirectory;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 // bjobs and bkill: one call, answered in well under a second by a healthy
 // daemon; past this, LSF's own command answers.
@@ -175,7 +175,7 @@ int SubmitOnce(const std::vector<std::string>& args, const std::optional<std::st
   // Set once a call may have reached the submission path without a final
   // answer: from then on only bplaced's final word ends the command.
   bool uncertain = false;
-  const auto give_up_at = Clock::now() + kSubmitPatience;
+  const auto give_up_at = SteadyClock::now() + kSubmitPatience;
   while (true) {
     const auto answer =
         client::Exchange(connection->endpoint, connection->token, call,
@@ -203,7 +203,7 @@ int SubmitOnce(const std::vector<std::string>& args, const std::optional<std::st
       uncertain = uncertain || reply.kind == DaemonReply::Kind::kRetry;
       wait = std::max(reply.retry_after, std::chrono::seconds(1));
     }
-    if (Clock::now() + wait > give_up_at) break;
+    if (SteadyClock::now() + wait > give_up_at) break;
     std::this_thread::sleep_for(std::min(wait, std::chrono::seconds(30)));
   }
   std::fprintf(stderr,

@@ -71,8 +71,8 @@ Result<QueueStatus> ParseQueueStatus(std::string_view value) {
   } else if (open_half == "Closed") {
     status.open = false;
   } else {
-    return Fail(ErrorCode::kParseError, "STATUS \"" + std::string(value.substr(0, 40)) +
-                                            "\" is neither Open:* nor Closed:*");
+    return Fail(ErrorCode::kParseError,
+                "STATUS " + QuoteForMessage(value) + " is neither Open:* nor Closed:*");
   }
   // The column is 14 characters wide: "Closed:Inact_Adm" prints cut, but the
   // part that tells active from inactive always survives.
@@ -81,8 +81,8 @@ Result<QueueStatus> ParseQueueStatus(std::string_view value) {
   } else if (active_half.starts_with("Inact")) {
     status.active = false;
   } else {
-    return Fail(ErrorCode::kParseError, "STATUS \"" + std::string(value.substr(0, 40)) +
-                                            "\" is neither *:Active nor *:Inact*");
+    return Fail(ErrorCode::kParseError,
+                "STATUS " + QuoteForMessage(value) + " is neither *:Active nor *:Inact*");
   }
   return status;
 }

@@ -33,7 +33,7 @@ struct Piece {
 
 tl::unexpected<Error> RangeError(std::string_view name, const std::string& problem) {
   return Fail(ErrorCode::kInvalidArgument,
-              "host range \"" + std::string(name.substr(0, 60)) + "\": " + problem);
+              "host range " + QuoteForMessage(name, 60) + ": " + problem);
 }
 
 Result<std::uint64_t> ReadBound(std::string_view name, std::string_view digits) {

@@ -13,18 +13,11 @@
 namespace bplace::lsf {
 namespace {
 
-using std::chrono::days;
-using std::chrono::hours;
-using std::chrono::minutes;
-using std::chrono::seconds;
-using std::chrono::sys_days;
-using std::chrono::year_month_day;
-
 constexpr int kMaxOffsetMinutes = 18 * 60;
 // Weekdays repeat every 28 years between 1901 and 2099: any weekday a date
 // can have is found within that many years back.
 constexpr int kYearsBack = 28;
-constexpr hours kSkewSlack{24};
+constexpr std::chrono::hours kSkewSlack{24};
 
 // A time as printed, before a year is chosen.
 struct LocalFields {
@@ -155,16 +148,17 @@ std::optional<LocalFields> ReadFields(std::string_view text) {
 
 // The UTC time of `fields` in year `year`, or nullopt when that year has no
 // such date or it falls on another weekday.
-std::optional<SystemTime> InYear(const LocalFields& fields, int year, minutes offset) {
-  const year_month_day date{std::chrono::year{year}, std::chrono::month{fields.month},
-                            std::chrono::day{fields.day}};
+std::optional<SystemTime> InYear(const LocalFields& fields, int year, std::chrono::minutes offset) {
+  const std::chrono::year_month_day date{std::chrono::year{year}, std::chrono::month{fields.month},
+                                         std::chrono::day{fields.day}};
   if (!date.ok()) return std::nullopt;
-  const sys_days midnight{date};
+  const std::chrono::sys_days midnight{date};
   if (fields.weekday && std::chrono::weekday{midnight}.c_encoding() != *fields.weekday) {
     return std::nullopt;
   }
-  return SystemTime{midnight + hours{fields.hour} + minutes{fields.minute} +
-                    seconds{fields.second} - offset};
+  return SystemTime{midnight + std::chrono::hours{fields.hour} +
+                    std::chrono::minutes{fields.minute} + std::chrono::seconds{fields.second} -
+                    offset};
 }
 
 }  // namespace
@@ -176,10 +170,10 @@ std::optional<SystemTime> ParseLsfTime(std::string_view text, SystemTime now,
   }
   const std::optional<LocalFields> fields = ReadFields(text);
   if (!fields) return std::nullopt;
-  const minutes offset{utc_offset_minutes};
+  const std::chrono::minutes offset{utc_offset_minutes};
   if (fields->year) return InYear(*fields, *fields->year, offset);
 
-  const year_month_day today{std::chrono::floor<days>(now + offset)};
+  const std::chrono::year_month_day today{std::chrono::floor<std::chrono::days>(now + offset)};
   const int this_year = static_cast<int>(today.year());
   for (int year = this_year + 1; year >= this_year - kYearsBack; --year) {
     const std::optional<SystemTime> time = InYear(*fields, year, offset);

@@ -24,8 +24,8 @@ Result<std::optional<double>> ParseValue(const Place& where, std::string_view co
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
   if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
       !std::isfinite(number)) {
-    return Fail(ErrorCode::kParseError, where.Text() + ": " + std::string(column) + " is \"" +
-                                            std::string(value.substr(0, 40)) + "\", not a number");
+    return Fail(ErrorCode::kParseError, where.Text() + ": " + std::string(column) + " is " +
+                                            QuoteForMessage(value) + ", not a number");
   }
   return std::optional<double>(number);
 }

@@ -487,6 +487,8 @@ tl::expected<ClusterDef, std::string> ParseClusterDef(std::string_view text,
   return cluster;
 }
 
+#undef LSFSIM_ASSIGN
+
 tl::expected<ClusterDef, std::string> LoadClusterDef(const std::string& path) {
   auto text = ReadFile(path);
   if (!text) return Error(text.error());

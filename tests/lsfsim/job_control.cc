@@ -35,7 +35,7 @@ int ChangeJobs(const StateDir& state, const std::string& ref_text, Change change
 // Whether a job in `from` may be put in `to` by set-job.
 bool AllowedTransition(const Job& job, const std::string& to) {
   bool dispatched = HoldsSlots(job);
-  if (to == "PEND" || to == "PSUSP") return IsPending(job);
+  if (IsPendingState(to)) return IsPending(job);
   if (to == "ZOMBI") return dispatched || job.status == "ZOMBI";
   return dispatched;  // RUN USUSP SSUSP UNKWN
 }
@@ -74,7 +74,7 @@ int SetJobCommand(const StateDir& state, const std::vector<std::string>& args) {
   const std::string& to = args[1];
   bool known = false;
   for (const char* s : kJobStates) known = known || to == s;
-  if (!known || to == "DONE" || to == "EXIT") {
+  if (!known || IsFinishedState(to)) {
     return ControlUsageError(
         "set-job: state must be PEND PSUSP RUN USUSP SSUSP UNKWN or ZOMBI (finish ends a job)");
   }
