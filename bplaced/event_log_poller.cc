@@ -58,6 +58,7 @@ void EventLogPoller::Tick() {
   if (!Find()) return;
   const EventFeedPoll poll = feed_->Poll(clock_.SystemNow());
   readable_.store(!poll.unreadable, std::memory_order_release);
+  if (options_.on_waits && !poll.waits.empty()) options_.on_waits(poll.waits);
   std::string problem = poll.unreadable.value_or("");
   if (problem != last_problem_) {
     if (!problem.empty()) {

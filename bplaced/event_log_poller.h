@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -25,6 +26,10 @@ struct EventLogPollerOptions {
   // The cluster's name as lsid gave it ("" until known); called on the
   // poller's executor.
   std::function<std::string()> cluster_name;
+  // Given the waits each poll read (EventFeedPoll::waits), when there are
+  // any, on the poller's executor: to judge bplace's own jobs by them
+  // (JudgeEventWaits). May be empty.
+  std::function<void(const std::vector<WaitObservation>&)> on_waits;
 };
 
 // Tails LSF's event log on the refresh thread (docs/design.md "Wait

@@ -30,15 +30,16 @@ Wiring::Wiring(const config::Config& config, const std::string& user,
       reconciler(refresh.executor(), runner, clock, cache.store(), lsf, journal, submissions,
                  tracker, config.jobs.interval),
       canceller(runner, lsf),
-      events(refresh.executor(), clock, waits, EventsFor(config, cache)),
+      events(refresh.executor(), clock, waits, EventsFor(config, cache, wait_coverage)),
       services(cache, submitter, ledger, submissions, clock) {
   // GET /metrics (docs/api.md "GET /metrics"): runs counted as they finish,
   // the rest read from the snapshot and the counters at each scrape.
   cache.store().SetObserver([this](const ClusterSnapshot& before, const ClusterSnapshot& after) {
     daemon_metrics.OnPublish(before, after);
-    // The jobs tier's jobs teach the wait predictor unless the event log,
-    // which holds them too, is read (docs/design.md "Wait prediction").
-    LearnFromPublish(before, after, !events.readable(), waits, wait_coverage);
+    // The jobs tier's jobs teach the wait predictor and judge bplace's
+    // predictions unless the event log, which holds them too (to the
+    // second), is read (docs/design.md "Wait prediction").
+    LearnFromPublish(before, after, events.readable(), waits, wait_coverage);
   });
   submitter.SetWaitModel(&waits);
   registry.AddCollector(WaitCollector(waits, wait_coverage));
@@ -72,7 +73,8 @@ CacheOptions Wiring::CacheFor(const config::Config& config, const std::string& u
   return options;
 }
 
-EventLogPollerOptions Wiring::EventsFor(const config::Config& config, const ClusterCache& cache) {
+EventLogPollerOptions Wiring::EventsFor(const config::Config& config, const ClusterCache& cache,
+                                        WaitCoverage& coverage) {
   EventLogPollerOptions options;
   options.events_file = config.waits.events_file;
   options.env_dir = config.lsf.env_dir;
@@ -82,6 +84,11 @@ EventLogPollerOptions Wiring::EventsFor(const config::Config& config, const Clus
   }
   options.interval = config.refresh.load_interval;
   options.cluster_name = [&cache] { return cache.Current()->identity.cluster_name; };
+  // bplace's own jobs among them are judged against their predictions.
+  options.on_waits = [&cache, &coverage](const std::vector<WaitObservation>& read) {
+    const auto snapshot = cache.Current();
+    if (snapshot->jobs) JudgeEventWaits(read, *snapshot->jobs, coverage);
+  };
   return options;
 }
 

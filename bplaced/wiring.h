@@ -61,8 +61,10 @@ struct Wiring {
   // The cache's options: the config's, and the two facts only start-up knows.
   static CacheOptions CacheFor(const config::Config& config, const std::string& user);
 
-  // Where the event log is and how often it is read.
-  static EventLogPollerOptions EventsFor(const config::Config& config, const ClusterCache& cache);
+  // Where the event log is and how often it is read; the waits it gives
+  // judge bplace's own jobs into `coverage`.
+  static EventLogPollerOptions EventsFor(const config::Config& config, const ClusterCache& cache,
+                                         WaitCoverage& coverage);
 
   // Stops the threads of their own before any member their handlers use
   // goes.

@@ -36,6 +36,13 @@ JobView Updated(const JobView* known, const lsf::JobRecord& record, const BjobsA
   view.submit_time = Time(record.submit_time, answer);
   view.start_time = Time(record.start_time, answer);
   view.finish_time = Time(record.finish_time, answer);
+  if (view.start_time && !(known && known->start_time)) {
+    view.start_seen_at = answer.now;
+    if (known) view.start_not_before = known->last_seen_in_lsf;
+  } else if (!view.start_time) {
+    view.start_seen_at.reset();
+    view.start_not_before.reset();
+  }
   // The table form has no exit code; keep one a -l reading gave before.
   if (!record.exit_code && known && known->lsf.exit_code) view.lsf.exit_code = known->lsf.exit_code;
   view.terminal = lsf::IsTerminalJobStatus(record.status);
@@ -261,10 +268,11 @@ json OptionalTime(const std::optional<SystemTime>& time) {
 // refresh that lists an unchanged job moves. A member added to JobView
 // belongs here too.
 auto StoredContent(const JobView& v) {
-  return std::tie(v.lsf, v.submit_time, v.start_time, v.finish_time, v.terminal,
-                  v.submitted_by_bplace, v.request_id, v.tag, v.idempotency_key, v.labels,
-                  v.requested_queue, v.submitted_at, v.predicted_start, v.misses, v.missing_since,
-                  v.left_lsf, v.left_lsf_at, v.not_found, v.exit_checked);
+  return std::tie(v.lsf, v.submit_time, v.start_time, v.finish_time, v.start_seen_at,
+                  v.start_not_before, v.terminal, v.submitted_by_bplace, v.request_id, v.tag,
+                  v.idempotency_key, v.labels, v.requested_queue, v.submitted_at, v.predicted_start,
+                  v.misses, v.missing_since, v.left_lsf, v.left_lsf_at, v.not_found,
+                  v.exit_checked);
 }
 
 // The period of kStoredSeenPeriod that `time` falls in for the row of
@@ -395,6 +403,8 @@ TrackedJob ToTracked(const JobKey& key, const JobView& view) {
                        {"submit_time", OptionalTime(view.submit_time)},
                        {"start_time", OptionalTime(view.start_time)},
                        {"finish_time", OptionalTime(view.finish_time)},
+                       {"start_seen_at", OptionalTime(view.start_seen_at)},
+                       {"start_not_before", OptionalTime(view.start_not_before)},
                        {"submitted_by_bplace", view.submitted_by_bplace},
                        {"idempotency_key", view.idempotency_key},
                        {"requested_queue", view.requested_queue},
@@ -427,6 +437,8 @@ Result<std::pair<JobKey, JobView>> FromTracked(const TrackedJob& row) {
   view.submit_time = ReadTime(record.value("submit_time", json()));
   view.start_time = ReadTime(record.value("start_time", json()));
   view.finish_time = ReadTime(record.value("finish_time", json()));
+  view.start_seen_at = ReadTime(record.value("start_seen_at", json()));
+  view.start_not_before = ReadTime(record.value("start_not_before", json()));
   view.terminal = row.terminal;
   view.submitted_by_bplace = record.value("submitted_by_bplace", false);
   view.request_id = row.request_id.value_or("");

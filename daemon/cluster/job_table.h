@@ -68,6 +68,12 @@ struct JobView {
   std::map<std::string, std::string> labels;
   std::string requested_queue;
   std::optional<SystemTime> submitted_at;  // when bplace got the job id (or first asked)
+  // When bplace saw the job start: the time of the first bjobs answer that
+  // gave it a start time, and of the last one before it that listed it not
+  // started (none: not listed before). LSF prints times to the minute; these
+  // narrow the moment it started to a jobs interval (RealisedWait).
+  std::optional<SystemTime> start_seen_at;
+  std::optional<SystemTime> start_not_before;
   // Submitted through bplace: what its placement said about its start.
   std::optional<StartPrediction> predicted_start;
   // When bjobs last listed the job: the state above is LSF's as of then.

@@ -63,6 +63,7 @@ EventFeedPoll EventLogFeed::Poll(SystemTime now) {
   for (const lsf::LsbEvent& event : batch.events) {
     if (auto wait = waits_.Feed(event)) {
       if (model_.Observe(*wait) == ObserveOutcome::kLearned) ++poll.learned;
+      poll.waits.push_back(std::move(*wait));
     }
   }
   waits_.Prune(now - kForgetPendingAfter);

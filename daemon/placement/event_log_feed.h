@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/result.h"
@@ -35,6 +36,8 @@ struct EventFeedPoll {
   std::optional<std::string> first_error;
   std::optional<std::string> unreadable;  // the live log cannot be read now
   bool lost = false;                      // a rotated file went before it was read
+  // Every wait the records completed (with its job id), learned or not.
+  std::vector<WaitObservation> waits;
 };
 
 // Feeds the wait model from LSF's event log (docs/design.md "Wait

@@ -40,6 +40,8 @@ std::optional<WaitObservation> EventWaits::Feed(const lsf::LsbEvent& event) {
     wait.slots = job.slots;
     wait.submitted = At(job.eligible_at);
     wait.started = At(event.event_time);
+    wait.job_id = start->job_id;
+    wait.array_index = start->array_index;
     return wait;
   }
   if (const auto* switched = std::get_if<lsf::JobSwitchRecord>(&event.body)) {

@@ -6,27 +6,54 @@
 
 namespace bplace {
 
+namespace {
+
+// LSF prints bjobs times to the minute; such a time stands for its minute.
+constexpr std::chrono::seconds kRestOfMinute{59};
+
+bool HasSeconds(SystemTime time) {
+  return std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count() % 60 !=
+         0;
+}
+
+}  // namespace
+
+std::optional<JobTimes> StartTimesOf(const JobView& job) {
+  if (!job.start_time || !job.submit_time) return std::nullopt;
+  const SystemTime lsf_start = *job.start_time;
+  SystemTime latest = HasSeconds(lsf_start) ? lsf_start : lsf_start + kRestOfMinute;
+  SystemTime earliest = lsf_start;
+  if (job.start_seen_at) latest = std::min(latest, *job.start_seen_at);
+  if (job.start_not_before) earliest = std::max(earliest, *job.start_not_before);
+  JobTimes times;
+  times.started = latest >= earliest ? latest : lsf_start;
+  times.submitted =
+      job.submitted_by_bplace && job.submitted_at ? *job.submitted_at : *job.submit_time;
+  return times;
+}
+
 std::optional<std::chrono::seconds> RealisedWait(const JobView& job) {
-  if (!job.start_time || !job.submit_time || *job.start_time < *job.submit_time) {
-    return std::nullopt;
-  }
-  return std::chrono::duration_cast<std::chrono::seconds>(*job.start_time - *job.submit_time);
+  const std::optional<JobTimes> times = StartTimesOf(job);
+  if (!times || times->started < times->submitted) return std::nullopt;
+  return std::chrono::duration_cast<std::chrono::seconds>(times->started - times->submitted);
 }
 
 std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& after) {
   std::vector<StartedJob> started;
+  if (before == nullptr) return started;
   for (const auto& [key, view] : after.jobs) {
-    if (!view->start_time || !view->submit_time) continue;
-    if (before != nullptr) {
-      const JobView* earlier = before->Find(key);
-      if (earlier != nullptr && earlier->start_time) continue;
-    }
+    const std::optional<JobTimes> times = StartTimesOf(*view);
+    if (!times) continue;
+    const JobView* earlier = before->Find(key);
+    if (earlier != nullptr && earlier->start_time) continue;
     StartedJob job;
     job.key = key;
     job.wait.queue = view->lsf.queue;
     job.wait.slots = std::max<std::int64_t>(1, view->lsf.slots);
-    job.wait.submitted = *view->submit_time;
-    job.wait.started = *view->start_time;
+    job.wait.submitted = times->submitted;
+    job.wait.started = times->started;
+    job.wait.job_id = key.job_id;
+    job.wait.array_index = key.array_index;
     job.submitted_by_bplace = view->submitted_by_bplace;
     job.prediction = view->predicted_start;
     job.waited = RealisedWait(*view);
@@ -38,7 +65,7 @@ std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& aft
 }
 
 std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapshot& after,
-                             bool jobs_teach, WaitModel& model, WaitCoverage& coverage) {
+                             bool events_read, WaitModel& model, WaitCoverage& coverage) {
   if (after.load && after.load != before.load) {
     for (const auto& [name, queue] : after.load->queues) {
       model.SetQueueDispatching(name, queue.status.active, after.load_as_of);
@@ -49,13 +76,29 @@ std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapsho
   }
   if (!after.jobs || after.jobs == before.jobs) return 0;
   const std::vector<StartedJob> started = NewlyStarted(before.jobs.get(), *after.jobs);
+  if (events_read) return started.size();
   for (const StartedJob& job : started) {
-    if (jobs_teach) model.Observe(job.wait);
+    model.Observe(job.wait);
     if (job.submitted_by_bplace && job.prediction && job.waited) {
-      coverage.Record(job.wait.queue, job.waited->count(), *job.prediction);
+      coverage.Record(job.key, job.wait.queue, job.waited->count(), *job.prediction);
     }
   }
   return started.size();
+}
+
+std::size_t JudgeEventWaits(const std::vector<WaitObservation>& waits, const JobTable& jobs,
+                            WaitCoverage& coverage) {
+  std::size_t counted = 0;
+  for (const WaitObservation& wait : waits) {
+    const JobKey key{wait.job_id, wait.array_index};
+    const JobView* job = jobs.Find(key);
+    if (job == nullptr || !job->submitted_by_bplace || !job->predicted_start) continue;
+    if (wait.started < wait.submitted) continue;
+    const auto waited =
+        std::chrono::duration_cast<std::chrono::seconds>(wait.started - wait.submitted);
+    if (coverage.Record(key, wait.queue, waited.count(), *job->predicted_start)) ++counted;
+  }
+  return counted;
 }
 
 StartPrediction ToPrediction(const WaitEstimate& estimate) {

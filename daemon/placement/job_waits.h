@@ -21,34 +21,59 @@ struct StartedJob {
   std::optional<std::chrono::seconds> waited;  // RealisedWait
 };
 
-// The wait LSF gave `job`: its start time less its submit time (bjobs
-// START_TIME and SUBMIT_TIME, with the year), in whole seconds. None until
-// it has started, when its submit time is not known, and when it started
-// before it was submitted (inconsistent times, which the predictor leaves
-// out too). What a job's wait_s shows and its prediction is judged on.
+// When `job` was submitted and when it started, as closely as bplace knows:
+// submitted, bplace's own time for a job it submitted (submitted_at, when
+// bsub answered), else LSF's SUBMIT_TIME; started, the latest moment that
+// agrees with LSF's START_TIME (to the minute in bjobs tables and -o, "Nov
+// 30 11:40": the whole minute when it has no seconds), with the last bjobs
+// that listed the job not started (start_not_before) and the first that
+// listed it started (start_seen_at). So the wait is never understated and
+// overstated by at most a jobs interval. LSF's START_TIME alone when those
+// disagree (clocks apart). None until it has started or when its submit
+// time is not known.
+struct JobTimes {
+  SystemTime submitted;
+  SystemTime started;
+};
+std::optional<JobTimes> StartTimesOf(const JobView& job);
+
+// The wait of `job` (StartTimesOf: started - submitted), in whole seconds.
+// None until it has started, when its submit time is not known, and when
+// it started before it was submitted (inconsistent times, which the
+// predictor leaves out too). What a job's wait_s shows and, when LSF's
+// event log is not read, what its prediction is judged on.
 std::optional<std::chrono::seconds> RealisedWait(const JobView& job);
 
 // The jobs of `after` that have a start time (bjobs START_TIME) which they
-// did not have in `before` (null: no table before), with LSF's submit and
-// start times as the wait: how the jobs tier's own jobs teach the wait
-// predictor when the event log cannot be read, and how bplace's jobs are
-// compared with their predictions. A job without a submit time is left
-// out. `could_start_at_submit` is true when its prediction said
-// "starts_now". In key order. Pure.
+// did not have in `before`, with StartTimesOf as the wait: how the jobs
+// tier's own jobs teach the wait predictor when the event log cannot be
+// read, and how bplace's jobs are compared with their predictions. None
+// when there is no table before (`before` null): the first table, restored
+// from the state store or the first bjobs after start, is where bplace
+// starts watching, and a job already started in it was seen to start by an
+// earlier run (or not at all). A job without a submit time is left out.
+// `could_start_at_submit` is true when its prediction said "starts_now".
+// In key order. Pure.
 std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& after);
 
 // What a snapshot publish teaches (called with each publish, on the
-// refresh thread): each queue whose bqueues status changed between
-// dispatching (Active) and not tells the model (as of the load's time),
-// and with each new load every queue's backlog share (QueueBacklogs) is
-// recorded in the model (WaitModel::RecordBacklog), for the waits learned
-// later of jobs submitted meanwhile;
-// each job newly started (NewlyStarted) teaches the model its wait when
-// `jobs_teach` (the event log is not read: docs/design.md "Wait
-// prediction"), and a job bplace submitted with a prediction is counted
-// in `coverage`. Returns the number of jobs newly started.
+// refresh thread; `events_read`: LSF's event log is read and its records
+// teach the model and judge bplace's jobs, EventLogPoller): each queue whose bqueues status changed
+// between dispatching (Active) and not tells the model (as of the load's time), and with each new
+// load every queue's backlog share (QueueBacklogs) is recorded in the model
+// (WaitModel::RecordBacklog), for the waits learned later of jobs submitted meanwhile; unless
+// `events_read`, each job newly started (NewlyStarted) teaches the model its wait and, when bplace
+// submitted it with a prediction, is counted in `coverage` (docs/design.md "Wait prediction").
+// Returns the number of jobs newly started.
 std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapshot& after,
-                             bool jobs_teach, WaitModel& model, WaitCoverage& coverage);
+                             bool events_read, WaitModel& model, WaitCoverage& coverage);
+
+// Judges the waits LSF's event log gave (exact to the second) of the jobs
+// bplace submitted with a prediction that `jobs` follows, into `coverage`:
+// the event log's counterpart of LearnFromPublish's judging. Returns the
+// number counted.
+std::size_t JudgeEventWaits(const std::vector<WaitObservation>& waits, const JobTable& jobs,
+                            WaitCoverage& coverage);
 
 // The record kept with a job of what its placement said (the chosen
 // candidate's expected_start). Pure.

@@ -7,11 +7,17 @@ std::optional<bool> WithinBound(std::int64_t wait_s, const StartPrediction& pred
   return wait_s <= *prediction.bound_s;
 }
 
-bool WaitCoverage::Record(const std::string& queue, std::int64_t wait_s,
+bool WaitCoverage::Record(const JobKey& job, const std::string& queue, std::int64_t wait_s,
                           const StartPrediction& prediction) {
   const std::optional<bool> within = WithinBound(wait_s, prediction);
   if (!within) return false;
   std::lock_guard lock(mutex_);
+  if (!judged_.insert(job).second) return false;
+  judged_order_.push_back(job);
+  if (judged_order_.size() > kRememberedJobs) {
+    judged_.erase(judged_order_.front());
+    judged_order_.pop_front();
+  }
   QueueCoverage& counts = by_queue_[queue];
   ++counts.predictions;
   if (*within) ++counts.within_bound;

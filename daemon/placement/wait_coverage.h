@@ -1,9 +1,12 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "daemon/cluster/job_table.h"
@@ -28,10 +31,16 @@ struct QueueCoverage {
 // mutex, held for a map update or a copy.
 class WaitCoverage {
  public:
-  // Counts a started job of `queue` that waited `wait_s` seconds against
-  // its prediction (WithinBound); a prediction without a bound promised
-  // nothing and is not counted. Returns whether it was counted.
-  bool Record(const std::string& queue, std::int64_t wait_s, const StartPrediction& prediction);
+  // The most jobs remembered as judged (the oldest are forgotten first).
+  static constexpr std::size_t kRememberedJobs = 100000;
+
+  // Counts started job `job` of `queue` that waited `wait_s` seconds
+  // against its prediction (WithinBound), once: a job already judged (by
+  // the jobs tier, then by the event log, or twice by a log read again) is
+  // not counted again. A prediction without a bound promised nothing and
+  // is not counted. Returns whether it was counted.
+  bool Record(const JobKey& job, const std::string& queue, std::int64_t wait_s,
+              const StartPrediction& prediction);
 
   // The counters by queue.
   std::map<std::string, QueueCoverage> ByQueue() const;
@@ -40,8 +49,10 @@ class WaitCoverage {
   QueueCoverage Total() const;
 
  private:
-  mutable std::mutex mutex_;  // guards by_queue_
+  mutable std::mutex mutex_;  // guards the members below
   std::map<std::string, QueueCoverage> by_queue_;
+  std::set<JobKey> judged_;
+  std::deque<JobKey> judged_order_;  // oldest first, to forget beyond kRememberedJobs
 };
 
 }  // namespace bplace

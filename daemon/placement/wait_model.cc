@@ -15,12 +15,24 @@ ObserveOutcome WaitModel::Observe(const WaitObservation& observation) {
   ObserveOutcome outcome;
   {
     std::lock_guard lock(mutex_);
+    const std::pair job{observation.job_id, observation.array_index};
+    if (observation.job_id != 0 && learned_jobs_.contains(job)) {
+      return ObserveOutcome::kAlreadyLearned;
+    }
     if (observation.backlog_at_submit) {
       outcome = predictor_.Observe(observation);
     } else {
       WaitObservation with_backlog = observation;
       with_backlog.backlog_at_submit = backlogs_.ShareAt(observation.queue, observation.submitted);
       outcome = predictor_.Observe(with_backlog);
+    }
+    if (outcome == ObserveOutcome::kLearned && observation.job_id != 0) {
+      learned_jobs_.insert(job);
+      learned_order_.push_back(job);
+      if (learned_order_.size() > kRememberedJobs) {
+        learned_jobs_.erase(learned_order_.front());
+        learned_order_.pop_front();
+      }
     }
   }
   if (outcome == ObserveOutcome::kLearned) {

@@ -3,9 +3,12 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
@@ -38,10 +41,16 @@ class WaitModel {
   // WaitPredictor::Predict under the lock.
   WaitEstimate Predict(const WaitQuery& query) const;
 
+  // The most jobs remembered as learned (the oldest are forgotten first).
+  static constexpr std::size_t kRememberedJobs = 100000;
+
   // WaitPredictor::Observe; a wait learned bumps the generation. A wait
   // without backlog_at_submit (lsb.events and the jobs tier know none) is
   // given the share RecordBacklog last recorded for its queue at or before
-  // its submission, when there is one.
+  // its submission, when there is one. A job (observation.job_id, not 0)
+  // whose wait was learned before is left out (kAlreadyLearned): the jobs
+  // tier may teach a job before the event log is found, and a log is read
+  // again from its start after a restart of the tail.
   ObserveOutcome Observe(const WaitObservation& observation);
 
   // Records `queue`'s backlog share (BacklogShare, daemon/placement/
@@ -72,9 +81,11 @@ class WaitModel {
   const WaitPredictorOptions& options() const { return predictor_.options(); }
 
  private:
-  mutable std::mutex mutex_;  // guards predictor_ and backlogs_
+  mutable std::mutex mutex_;  // guards predictor_, backlogs_ and the learned jobs
   WaitPredictor predictor_;
   BacklogHistory backlogs_;
+  std::set<std::pair<std::int64_t, std::int64_t>> learned_jobs_;     // (job id, array index)
+  std::deque<std::pair<std::int64_t, std::int64_t>> learned_order_;  // oldest first
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<std::uint64_t> learned_{0};
   std::atomic<std::uint64_t> left_out_{0};

@@ -126,6 +126,10 @@ struct WaitObservation {
   bool could_start_at_submit = false;
   // WaitQuery::backlog at submission, when it was known.
   std::optional<double> backlog_at_submit;
+  // The LSF job the wait is of (its array index, 0 when it is no array
+  // element); job_id 0 when not known. WaitModel learns each job once.
+  std::int64_t job_id = 0;
+  std::int64_t array_index = 0;
 };
 
 // What Observe did with a wait.
@@ -133,6 +137,7 @@ enum class ObserveOutcome {
   kLearned,
   kStartedBeforeSubmit,  // inconsistent times: left out
   kOverlappedInactive,   // the queue was closed or inactive meanwhile: left out
+  kAlreadyLearned,       // this job's wait was learned before (WaitModel): left out
 };
 
 // Predicts per queue and slot-count class how long a job will wait before

@@ -448,6 +448,13 @@ TEST_F(JobTrackerTest, RowsSurviveTheStateStoreRoundTrip) {
   EXPECT_EQ(back->second.lsf.exit_code, 2);
   EXPECT_EQ(back->second.submit_time, view.submit_time);
   EXPECT_TRUE(back->second.submitted_by_bplace);
+  EXPECT_FALSE(back->second.start_seen_at.has_value());
+  view.start_seen_at = clock_.SystemNow() + 10s;
+  view.start_not_before = clock_.SystemNow() + 5s;
+  back = FromTracked(ToTracked({8, 0}, view));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->second.start_seen_at, view.start_seen_at);
+  EXPECT_EQ(back->second.start_not_before, view.start_not_before);
   EXPECT_FALSE(back->second.predicted_start.has_value());
   TrackedJob broken = ToTracked({8, 0}, view);
   broken.lsf_record = "{";
@@ -478,6 +485,45 @@ TEST_F(JobTrackerTest, ThePredictionGivenForAJobSurvivesTheStateStoreRoundTrip) 
   back = FromTracked(ToTracked({8, 0}, view));
   ASSERT_TRUE(back && back->second.predicted_start);
   EXPECT_FALSE(back->second.predicted_start->bound_s.has_value());
+}
+
+TEST(JobTableTest, AStartIsPlacedBetweenTheAnswersThatSawItComing) {
+  // LSF prints START_TIME to the minute; bplace keeps when it saw the job
+  // not started, and first started.
+  const SystemTime minute = std::chrono::sys_days(std::chrono::year(2026) / 12 / 3) + 14h + 11min;
+  JobTable submitted;
+  auto view = std::make_shared<JobView>();
+  view->lsf.job_id = "41";
+  view->lsf.status = "SUBMITTED";
+  view->submitted_by_bplace = true;
+  view->submitted_at = minute + 26s;
+  submitted.jobs[{41, 0}] = view;
+  lsf::JobRecord record;
+  record.job_id = "41";
+  record.status = "PEND";
+  record.queue = "gpu";
+  record.submit_time = "Dec  3 14:11";
+  BjobsAnswer answer;
+  answer.records = {record};
+  answer.now = minute + 50s;
+  answer.asked = {"41"};
+  const auto pending = MergeBjobs(submitted, answer);
+  const JobView* seen = pending->Find({41, 0});
+  ASSERT_NE(seen, nullptr);
+  EXPECT_FALSE(seen->start_seen_at.has_value());
+  record.status = "RUN";
+  record.start_time = "Dec  3 14:11";
+  answer.records = {record};
+  answer.now = minute + 60s;
+  const auto running = MergeBjobs(*pending, answer);
+  seen = running->Find({41, 0});
+  ASSERT_NE(seen, nullptr);
+  EXPECT_EQ(seen->start_time, minute);
+  EXPECT_EQ(seen->start_seen_at, minute + 60s);
+  EXPECT_EQ(seen->start_not_before, minute + 50s);
+  // A later answer keeps when the start was first seen.
+  answer.now = minute + 70s;
+  EXPECT_EQ(MergeBjobs(*running, answer)->Find({41, 0})->start_seen_at, minute + 60s);
 }
 
 TEST(JobTableTest, EveryRowHasALifetimeExceptJobsLsfLists) {

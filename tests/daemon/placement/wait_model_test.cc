@@ -180,14 +180,94 @@ TEST(JobWaitsTest, PublishesTeachTheModelOnlyWhenTheEventLogIsNotReadAndCountCov
   after.jobs = Table(1300, promised);  // waited 300 s: beyond the bound
   WaitModel model;
   WaitCoverage coverage;
-  EXPECT_EQ(LearnFromPublish(before, after, /*jobs_teach=*/false, model, coverage), 1u);
-  EXPECT_EQ(model.learned(), 0u) << "the event log holds the job: not learned twice";
-  EXPECT_EQ(coverage.Total().predictions, 1u);
-  EXPECT_EQ(coverage.Total().within_bound, 0u);
-  LearnFromPublish(before, after, /*jobs_teach=*/true, model, coverage);
+  EXPECT_EQ(LearnFromPublish(before, after, /*events_read=*/true, model, coverage), 1u);
+  EXPECT_EQ(model.learned(), 0u) << "the event log holds the job: it teaches and judges it";
+  EXPECT_EQ(coverage.Total().predictions, 0u);
+  LearnFromPublish(before, after, /*events_read=*/false, model, coverage);
   EXPECT_EQ(model.learned(), 1u);
   EXPECT_EQ(model.RecentWaits("normal", 5), (std::vector<std::int64_t>{300}));
-  EXPECT_EQ(coverage.ByQueue()["normal"].predictions, 2u);
+  EXPECT_EQ(coverage.Total().predictions, 1u);
+  EXPECT_EQ(coverage.Total().within_bound, 0u);
+  // The same start again (a publish repeated, or the log read later):
+  // neither learned nor judged twice.
+  LearnFromPublish(before, after, /*events_read=*/false, model, coverage);
+  EXPECT_EQ(model.learned(), 1u);
+  EXPECT_EQ(coverage.Total().predictions, 1u);
+  WaitObservation from_log;
+  from_log.queue = "normal";
+  from_log.submitted = At(1000);
+  from_log.started = At(1300);
+  from_log.job_id = 42;
+  EXPECT_EQ(model.Observe(from_log), ObserveOutcome::kAlreadyLearned);
+  EXPECT_EQ(JudgeEventWaits({from_log}, *after.jobs, coverage), 0u);
+  EXPECT_EQ(model.learned(), 1u);
+}
+
+TEST(JobWaitsTest, TheFirstTableIsWhereWatchingStarts) {
+  // After a restart the restored table (or the first bjobs) shows jobs
+  // already started: their waits were learned and judged by the run that
+  // saw them start.
+  StartPrediction promised;
+  promised.method = "class_history";
+  promised.bound_s = 250;
+  ClusterSnapshot before;
+  ClusterSnapshot after;
+  after.jobs = Table(1300, promised);
+  WaitModel model;
+  WaitCoverage coverage;
+  EXPECT_EQ(LearnFromPublish(before, after, /*events_read=*/false, model, coverage), 0u);
+  EXPECT_EQ(model.learned(), 0u);
+  EXPECT_EQ(coverage.Total().predictions, 0u);
+}
+
+TEST(JobWaitsTest, AWaitPrintedToTheMinuteIsNarrowedByWhenBplaceSawTheStart) {
+  // bsub answered at 14:11:26; bjobs said PEND at 14:11:50 and RUN at
+  // 14:12:00, with START_TIME "14:11" (LSF prints no seconds): the job
+  // started at 14:11:59 at the latest, 33 s after it was submitted, not 0.
+  const std::int64_t minute = 60 * 851;
+  JobView job;
+  job.submitted_by_bplace = true;
+  job.submitted_at = At(minute + 26);
+  job.submit_time = At(minute);
+  job.start_time = At(minute);
+  job.start_not_before = At(minute + 50);
+  job.start_seen_at = At(minute + 60);
+  EXPECT_EQ(RealisedWait(job), 33s);
+  // Seen started sooner than the minute ends: that is the latest start.
+  job.start_not_before = At(minute + 30);
+  job.start_seen_at = At(minute + 40);
+  EXPECT_EQ(RealisedWait(job), 14s);
+  // A START_TIME with seconds (volclava's -o, bjobs -l) is exact.
+  job.start_time = At(minute + 35);
+  EXPECT_EQ(RealisedWait(job), 9s);
+  // Clocks that disagree (seen not started after the minute LSF gives):
+  // LSF's time.
+  job.start_time = At(minute);
+  job.start_not_before = At(minute + 70);
+  job.start_seen_at = At(minute + 80);
+  EXPECT_EQ(RealisedWait(job), std::nullopt) << "LSF's minute is before bsub answered";
+  // Not submitted by bplace: LSF's submit time, to the minute.
+  job.submitted_by_bplace = false;
+  EXPECT_EQ(RealisedWait(job), 0s);
+}
+
+TEST(JobWaitsTest, TheEventLogJudgesBplacesJobsToTheSecond) {
+  StartPrediction promised;
+  promised.method = "starts_now";
+  promised.bound_s = 5;
+  const auto jobs = Table(std::nullopt, promised);  // job 42, bplace's
+  WaitCoverage coverage;
+  WaitObservation wait;
+  wait.queue = "normal";
+  wait.submitted = At(1000);
+  wait.started = At(1004);
+  wait.job_id = 42;
+  WaitObservation stranger = wait;  // another user's job
+  stranger.job_id = 7;
+  EXPECT_EQ(JudgeEventWaits({wait, stranger}, *jobs, coverage), 1u);
+  EXPECT_EQ(coverage.Total().predictions, 1u);
+  EXPECT_EQ(coverage.Total().within_bound, 1u);
+  EXPECT_EQ(JudgeEventWaits({wait}, *jobs, coverage), 0u) << "judged once";
 }
 
 // A snapshot of one queue on one host of `max` slots, all taken, with
@@ -245,9 +325,9 @@ TEST(JobWaitsTest, APredictionWithoutABoundPromisedNothing) {
   WaitCoverage coverage;
   StartPrediction none;
   none.method = "no_history";
-  EXPECT_FALSE(coverage.Record("q", 10, none));
+  EXPECT_FALSE(coverage.Record(JobKey{1, 0}, "q", 10, none));
   none.bound_s = 10;
-  EXPECT_TRUE(coverage.Record("q", 10, none));
+  EXPECT_TRUE(coverage.Record(JobKey{2, 0}, "q", 10, none));
   EXPECT_EQ(coverage.Total().within_bound, 1u);
 }
 
