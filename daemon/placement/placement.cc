@@ -542,21 +542,21 @@ bool RanksBefore(const Candidate& a, const Candidate& b) {
     return std::make_tuple(a.waiting(), -room(a), a.run, by_name(a)) <
            std::make_tuple(b.waiting(), -room(b), b.run, by_name(b));
   }
-  // The smaller backlog share first (BacklogShare), compared without
-  // division (capacity >= 1). Not the bound: in paired trials on the
-  // simulator the share picked the queue that started the job first far
-  // more often than the bound did (docs/api.md "How bplace ranks queues").
-  const std::int64_t left =
-      Bounded(a.slots_to_free()) * Bounded(std::max<std::int64_t>(1, b.capacity));
-  const std::int64_t right =
-      Bounded(b.slots_to_free()) * Bounded(std::max<std::int64_t>(1, a.capacity));
-  if (left != right) return left < right;
-  // Then a known bound before none, the smaller first.
+  // A known bound before none, the smaller first: the bound knows how fast
+  // each queue drains, which the share does not (docs/api.md "How bplace
+  // ranks queues").
   const auto bound = [](const Candidate& c) {
     const auto& b = c.expected_start.bound;
     return std::make_pair(!b.has_value(), b ? b->count() : 0);
   };
   if (bound(a) != bound(b)) return bound(a) < bound(b);
+  // Then the smaller backlog share (BacklogShare), compared without
+  // division (capacity >= 1).
+  const std::int64_t left =
+      Bounded(a.slots_to_free()) * Bounded(std::max<std::int64_t>(1, b.capacity));
+  const std::int64_t right =
+      Bounded(b.slots_to_free()) * Bounded(std::max<std::int64_t>(1, a.capacity));
+  if (left != right) return left < right;
   return std::make_tuple(a.waiting(), a.run, by_name(a)) <
          std::make_tuple(b.waiting(), b.run, by_name(b));
 }

@@ -174,7 +174,7 @@ Result<Placement> Place(const ClusterSnapshot& snapshot, const PlacementContext&
 // can start: slots_to_free() / capacity (capacity taken as at least 1); 0
 // when it starts now. What the wait predictor's backlog classes are on
 // (WaitQuery::backlog, WaitObservation::backlog_at_submit) and what ranks
-// queues where the job must wait (RanksBefore). Pure.
+// queues where the job must wait at equal bounds (RanksBefore). Pure.
 double BacklogShare(const Candidate& candidate);
 
 // Each queue's BacklogShare for a one-slot job submitted now with no host
@@ -191,9 +191,9 @@ std::vector<std::pair<std::string, double>> QueueBacklogs(const ClusterSnapshot&
 // that dispatches (Active) first; then one where the job starts now; among
 // those that start now, fewest slots waiting (pend + inflight), most free
 // slots (no known limit counts as most), fewest running; among those that
-// must wait, the smallest BacklogShare (the share of the queue's capacity
-// that must free up first), then one whose expected start has a bound
-// before one without, the smaller bound first, then fewest waiting, fewest
+// must wait, one whose expected start has a bound before one without, the
+// smaller bound first, then the smallest BacklogShare (the share of the
+// queue's capacity that must free up first), then fewest waiting, fewest
 // running; then higher PRIO, then name. A strict weak order; pure.
 bool RanksBefore(const Candidate& a, const Candidate& b);
 

@@ -1065,11 +1065,11 @@ void Learn(WaitModel& model, const std::string& queue, int count, std::int64_t b
   }
 }
 
-TEST(PlaceStartTest, AmongQueuesThatMustWaitTheShareOfCapacityWinsOverTheLearnedBound) {
-  // By share of capacity `wide` wins (a quarter against all of narrow),
-  // though narrow's jobs have started within minutes and wide's took hours:
-  // the share ranked better than the bound in paired trials (docs/api.md
-  // "How bplace ranks queues"). The bound is still each candidate's promise.
+TEST(PlaceStartTest, AmongQueuesThatMustWaitTheLearnedBoundWinsOverTheShareOfCapacity) {
+  // By share of capacity `wide` would win (a quarter against all of
+  // narrow), but narrow's jobs have started within minutes and wide's took
+  // hours: narrow drains faster, and the bound knows it (docs/api.md "How
+  // bplace ranks queues"). A queue without a bound comes last.
   const ClusterSnapshot snapshot =
       SnapshotBuilder()
           .Queue("wide", {"hg_wide/"}, {"all"}, "Open:Active", 50, 200)
@@ -1096,16 +1096,16 @@ TEST(PlaceStartTest, AmongQueuesThatMustWaitTheShareOfCapacityWinsOverTheLearned
   context.waits = &waits;
   const auto placement = Place(snapshot, context, Request());
   ASSERT_TRUE(placement) << placement.error().message;
-  EXPECT_THAT(CandidateNames(*placement), ElementsAre("wide", "narrow", "unknown"));
-  const WaitEstimate& narrow = placement->candidates[1].expected_start;
+  EXPECT_THAT(CandidateNames(*placement), ElementsAre("narrow", "wide", "unknown"));
+  const WaitEstimate& narrow = placement->candidates[0].expected_start;
   EXPECT_NE(narrow.method, WaitMethod::kNoHistory);
   ASSERT_TRUE(narrow.bound.has_value());
   EXPECT_LE(narrow.bound->count(), 60 + 69);
   EXPECT_GE(narrow.bound->count(), 60 + 60);
-  ASSERT_TRUE(placement->candidates[0].expected_start.bound.has_value());
-  EXPECT_GE(placement->candidates[0].expected_start.bound->count(), 3600);
+  ASSERT_TRUE(placement->candidates[1].expected_start.bound.has_value());
+  EXPECT_GE(placement->candidates[1].expected_start.bound->count(), 3600);
   EXPECT_EQ(placement->candidates[2].expected_start.method, WaitMethod::kNoHistory);
-  // Without a model the order is the same.
+  // Without a model (no bounds), the share decides.
   const auto plain = Place(snapshot, {}, Request());
   ASSERT_TRUE(plain);
   EXPECT_THAT(CandidateNames(*plain), ElementsAre("wide", "narrow", "unknown"));
