@@ -68,6 +68,11 @@ TEST(ParseSubmitArgs, ALoneWordOrAPathIsTheCommandNotAHost) {
   const json body = Body({"/work/job.sh", "input.dat"});
   EXPECT_FALSE(body.contains("host"));
   EXPECT_EQ(body["argv"], json({"/work/job.sh", "input.dat"}));
+  // A first word that would be taken for the HOST: -- before the COMMAND.
+  EXPECT_EQ(Body({"sleep", "5"})["host"], "sleep");
+  const json after_dashes = Body({"--", "sleep", "5"});
+  EXPECT_FALSE(after_dashes.contains("host"));
+  EXPECT_EQ(after_dashes["argv"], json({"sleep", "5"}));
 }
 
 TEST(ParseSubmitArgs, OneCommandWordIsAShellCommandString) {
