@@ -13,6 +13,7 @@
 #include "api/lsf_answer.h"
 #include "api/routes_jobs.h"
 #include "api/routes_lsf.h"
+#include "daemon/placement/placement.h"
 #include "lsf_adapter/bsub_command_line.h"
 
 namespace bplace::api {
@@ -97,6 +98,19 @@ std::string LastAttemptWords(const json& problem) {
   return ProblemMember(problem, "detail");
 }
 
+// The first queue of a problem answer's `excluded` list left out for a
+// reason LSF does not know (IsExclusionLsfAllows: InfiniBand health), as
+// "QUEUE: REASON"; none when LSF would refuse the job too.
+std::optional<std::string> ExclusionLsfAllows(const json& problem) {
+  if (!problem.contains("excluded") || !problem["excluded"].is_array()) return std::nullopt;
+  for (const json& item : problem["excluded"]) {
+    if (item.is_object() && IsExclusionLsfAllows(item.value("code", ""))) {
+      return item.value("queue", "") + ": " + item.value("reason", "");
+    }
+  }
+  return std::nullopt;
+}
+
 // POST /v1/jobs's answer in bsub's words:
 //  - 201: bsub's line, exit 0;
 //  - 422 and 502 (LSF refused the job, or bsub failed without taking it):
@@ -106,10 +120,14 @@ std::string LastAttemptWords(const json& problem) {
 //    door to retry with the same key. A 503 can come before the key is
 //    looked up (no snapshot yet after a restart), so only the front door
 //    knows whether an earlier call with the key may have submitted;
+//  - 409 no queue may take the job, when a queue was left out for a
+//    reason LSF does not know (a host's InfiniBand health): bplace's
+//    words on stderr, exit 255, as bsub refusing; LSF's bsub would start
+//    the job on the sick host;
 //  - anything else (400 a value bplace refuses, 403, 409 no queue may take
-//    the job; each the same for every call with the key, or stored with
-//    it): the real bsub with the command line as it was, which answers in
-//    LSF's words.
+//    the job for reasons LSF knows too; each the same for every call with
+//    the key, or stored with it): the real bsub with the command line as it
+//    was, which answers in LSF's words.
 Response InBsubWords(Response answer, const std::vector<std::string>& args) {
   const unsigned status = answer.result_int();
   const json body = json::parse(answer.body(), nullptr, false);
@@ -126,6 +144,16 @@ Response InBsubWords(Response answer, const std::vector<std::string>& args) {
   const bool retry_same_key = (status == 409 && answer.count(http::field::retry_after) > 0) ||
                               status == 429 || status == 500 || status == 503 || status == 504;
   if (retry_same_key) return answer;
+  if (status == 409) {
+    if (const auto why = ExclusionLsfAllows(body)) {
+      return AnswerAsLsf({"",
+                          "bplace: " + *why +
+                              "\nbplace: no queue may take this job; LSF's own bsub "
+                              "(BPLACE_FRONTDOOR=off) does not know the hosts' InfiniBand "
+                              "health. Job not submitted.\n",
+                          255});
+    }
+  }
   return RunRealLsf(args, ProblemMember(body, "detail"));
 }
 

@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -167,6 +168,26 @@ int Paired(const std::vector<std::string>& args) {
   return bplace::bench::RunPairedTrials(*sim, daemon, options);
 }
 
+// Per method of the predictions (expected_start.method): jobs, and those
+// whose wait_s was within the bound (GET /v1/jobs, the newest 1,000; a job's
+// wait_s is the jobs tier's, the coverage above the event log's).
+std::string ByMethod(const DaemonProcess& daemon) {
+  const json jobs = daemon.Call("GET", "/v1/jobs?limit=1000").Json().value("jobs", json::array());
+  std::map<std::string, std::pair<int, int>> counts;  // method -> {jobs, within}
+  for (const json& job : jobs) {
+    const json expected = job.value("expected_start", json());
+    if (!expected.is_object() || !job.value("within_bound", json()).is_boolean()) continue;
+    auto& [all, within] = counts[expected.value("method", "?")];
+    ++all;
+    if (job["within_bound"].get<bool>()) ++within;
+  }
+  std::string text = "by method (jobs' wait_s):";
+  for (const auto& [method, count] : counts) {
+    text += " " + method + " " + std::to_string(count.second) + "/" + std::to_string(count.first);
+  }
+  return text + "\n";
+}
+
 int Run(const Options& options) {
   const auto cluster = MakeCluster();
   const SimCluster& sim = *cluster;
@@ -193,6 +214,7 @@ int Run(const Options& options) {
   std::printf("jobs submitted %d (accepted %d), scheduling every %d ms\n", options.jobs, accepted,
               options.interval_ms);
   std::printf("record: %s\n%s", record.dump().c_str(), per_queue.c_str());
+  std::printf("%s", ByMethod(daemon).c_str());
   const int predictions = record.is_object() ? record.value("predictions", 0) : 0;
   return predictions > 0 ? 0 : 1;
 }

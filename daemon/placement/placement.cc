@@ -43,6 +43,24 @@ const char* ExclusionCodeName(ExclusionCode code) {
 
 namespace {
 
+// The codes LSF knows nothing of: the hosts' InfiniBand health.
+constexpr ExclusionCode kLsfBlind[] = {ExclusionCode::kNoHealthyIbHost,
+                                       ExclusionCode::kHostIbUnhealthy,
+                                       ExclusionCode::kHostIbUnknown};
+
+}  // namespace
+
+bool LsfRefusesToo(ExclusionCode code) {
+  return std::find(std::begin(kLsfBlind), std::end(kLsfBlind), code) == std::end(kLsfBlind);
+}
+
+bool IsExclusionLsfAllows(std::string_view name) {
+  return std::any_of(std::begin(kLsfBlind), std::end(kLsfBlind),
+                     [name](ExclusionCode code) { return name == ExclusionCodeName(code); });
+}
+
+namespace {
+
 template <typename Map>
 const typename Map::mapped_type* Lookup(const Map* map, const std::string& key) {
   if (map == nullptr) return nullptr;

@@ -253,6 +253,39 @@ TEST_F(FrontDoorTest, FormsBplaceDoesNotAnswerRunTheRealCommand) {
   EXPECT_EQ(args[2], "-Is");
 }
 
+TEST(FrontDoorIb, ABsubLsfWouldStartOnASickHostIsRefusedNotHandedToLsf) {
+  // [ib] source = "lsload": node017's InfiniBand is unhealthy (ib_ok 0 in
+  // the demo's lsload). LSF's own bsub would take the job and start it there.
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonSettings settings;
+  settings.extra_config = "[ib]\nsource = \"lsload\"\n";
+  fs::permissions(sim.dir(), fs::perms::all, fs::perm_options::add);
+  DaemonProcess daemon(sim, settings);
+  const auto route = [&](const std::vector<std::string>& args) {
+    const json body{{"argv", args}, {"cwd", sim.dir().string()}};
+    return daemon.Post("/v1/lsf/bsub", body.dump()).Json();
+  };
+  const json sick = route({"-m", "node017", "true"});
+  ASSERT_TRUE(sick.contains("exit_code")) << sick.dump();
+  EXPECT_EQ(sick["exit_code"], 255);
+  EXPECT_EQ(sick["stdout"], "");
+  EXPECT_NE(sick["stderr"].get<std::string>().find("host node017 has unhealthy InfiniBand"),
+            std::string::npos)
+      << sick["stderr"];
+  const ProcessOutput door =
+      RunProcess({"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", sim.dir().string(),
+                  std::string(FRONTDOOR_DIR) + "/bsub", "-m", "node017", "true"},
+                 {{"BPLACE_URL", "http://127.0.0.1:" + std::to_string(daemon.port())},
+                  {"BPLACE_TOKEN", daemon.token()},
+                  {"LSF_BINDIR", LSFSIM_BIN_DIR},
+                  {"LSF_ENVDIR", (sim.dir() / "lsf").string()}});
+  EXPECT_EQ(door.exit_code, 255) << door.out << door.err;
+  EXPECT_EQ(door.out, "");
+  EXPECT_EQ(sim.Counts().value("bsub", -1), 0) << "no bsub reached LSF";
+  // A queue LSF refuses too (maint is closed): LSF says why in its words.
+  EXPECT_TRUE(route({"-q", "maint", "true"}).contains("run_lsf"));
+}
+
 // In multi-user mode `bkill 0` and `bkill -J` go through bplaced as the
 // caller: LSF's own answer, only the caller's jobs, one bkill.
 TEST(FrontDoorMultiUser, BkillZeroAndByNameKillOnlyTheCallersJobsThroughBplaced) {
