@@ -171,10 +171,19 @@ WaitEstimate WaitPredictor::FromHistory(const QueueState& state, const WaitQuery
   }
   if (state.all.size() == 0) return estimate;  // kNoHistory
   // Fewer waits than QBETS needs even for the configured quantile: the
-  // largest, at the lower confidence so few give.
+  // largest, at the lower confidence so few give; behind a backlog, at
+  // least the backlog times the largest wait per unit of backlog seen, so
+  // that the later jobs of a burst are not promised the waits of its first.
   estimate.method = WaitMethod::kFewSamples;
   estimate.p50 = Seconds(*state.all.Median());
-  estimate.bound = Seconds(*state.all.Max());
+  std::int64_t bound = *state.all.Max();
+  if (query.backlog && *query.backlog >= options_.backlog_scale_learn_from) {
+    if (const auto per_unit = state.per_backlog_all.Max()) {
+      bound = std::max(bound, static_cast<std::int64_t>(
+                                  std::ceil(static_cast<double>(*per_unit) * *query.backlog)));
+    }
+  }
+  estimate.bound = Seconds(bound);
   estimate.confidence = MaxConfidence(state.all.size(), options_.quantile);
   estimate.samples = state.all.size();
   return estimate;

@@ -156,7 +156,9 @@ class WaitPredictor {
   // narrowest history with MinSamples waits: the job's slot-count and backlog class,
   // its backlog class, its slot-count class, the whole queue (the first two
   // only when the backlog is known); the queue's largest wait (kFewSamples)
-  // when even the queue has fewer. A series with MinSamples waits but too
+  // when even the queue has fewer, or, behind a backlog of at least
+  // backlog_scale_learn_from, the backlog times the largest wait per unit of
+  // backlog when that is more. A series with MinSamples waits but too
   // few for the quantile the adaptive correction raised gives its largest
   // wait (still under its own method). kQueueInactive when the last
   // SetQueueDispatching said false.

@@ -179,6 +179,22 @@ WaitObservation WaitBehind(double backlog, std::chrono::seconds submit_at,
 
 WaitQuery QueryBehind(double backlog) { return WaitQuery{"normal", 1, false, backlog}; }
 
+TEST(WaitPredictorTest, FewWaitsBehindABacklogScaleWithIt) {
+  WaitPredictor predictor;
+  // Ten waits of 10..19 s, each behind half a capacity: 20..38 s per capacity.
+  for (int i = 0; i < 10; ++i) {
+    predictor.Observe(WaitBehind(0.5, std::chrono::seconds(i), std::chrono::seconds(10 + i)));
+  }
+  // A burst's later job, four capacities behind: the largest rate seen
+  // times the backlog, not the largest wait.
+  const auto deep = predictor.Predict(QueryBehind(4.0));
+  EXPECT_EQ(deep.method, WaitMethod::kFewSamples);
+  EXPECT_EQ(deep.bound, 152s);
+  EXPECT_NEAR(deep.confidence, 1 - std::pow(0.95, 10), 1e-12);
+  // Behind little work the largest wait stays the bound.
+  EXPECT_EQ(predictor.Predict(QueryBehind(0.1)).bound, 19s);
+}
+
 TEST(WaitPredictorTest, BoundsFromWaitsBehindAsMuchWork) {
   WaitPredictor predictor;
   for (int i = 0; i < 100; ++i) {
