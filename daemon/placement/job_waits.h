@@ -57,14 +57,16 @@ std::optional<std::chrono::seconds> RealisedWait(const JobView& job);
 std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& after);
 
 // What a snapshot publish teaches (called with each publish, on the
-// refresh thread; `events_read`: LSF's event log is read and its records
-// teach the model and judge bplace's jobs, EventLogPoller): each queue whose bqueues status changed
-// between dispatching (Active) and not tells the model (as of the load's time), and with each new
-// load every queue's backlog share (QueueBacklogs) is recorded in the model
-// (WaitModel::RecordBacklog), for the waits learned later of jobs submitted meanwhile; unless
-// `events_read`, each job newly started (NewlyStarted) teaches the model its wait and, when bplace
-// submitted it with a prediction, is counted in `coverage` (docs/design.md "Wait prediction").
-// Returns the number of jobs newly started.
+// refresh thread): each queue whose bqueues status changed between
+// dispatching (Active) and not tells the model (as of the load's time),
+// and with each new load every queue's backlog share (QueueBacklogs) is
+// recorded in the model (WaitModel::RecordBacklog), for the waits learned
+// later of jobs submitted meanwhile. Unless `events_read` (LSF's event log
+// is read, and its records teach the model and judge bplace's jobs:
+// JudgeEventWaits), each job newly started (NewlyStarted) teaches the
+// model its wait and, when bplace submitted it with a prediction, is
+// counted in `coverage` (docs/design.md "Wait prediction"). Returns the
+// number of jobs newly started.
 std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapshot& after,
                              bool events_read, WaitModel& model, WaitCoverage& coverage);
 

@@ -50,10 +50,6 @@ constexpr ExclusionCode kLsfBlind[] = {ExclusionCode::kNoHealthyIbHost,
 
 }  // namespace
 
-bool LsfRefusesToo(ExclusionCode code) {
-  return std::find(std::begin(kLsfBlind), std::end(kLsfBlind), code) == std::end(kLsfBlind);
-}
-
 bool IsExclusionLsfAllows(std::string_view name) {
   return std::any_of(std::begin(kLsfBlind), std::end(kLsfBlind),
                      [name](ExclusionCode code) { return name == ExclusionCodeName(code); });

@@ -131,15 +131,12 @@ enum class ExclusionCode {
 // Short stable name of a code, e.g. "queue_closed", for JSON.
 const char* ExclusionCodeName(ExclusionCode code);
 
-// Whether a queue excluded for `code` is one LSF would also refuse or never
-// start the job in, so that LSF's own bsub, given the same command line,
-// says why in its words. False for InfiniBand health (kNoHealthyIbHost,
-// kHostIbUnhealthy, kHostIbUnknown), which LSF does not know: its bsub would
-// take the job and start it on the sick host.
-bool LsfRefusesToo(ExclusionCode code);
-
-// Whether `name` is the ExclusionCodeName of a code LsfRefusesToo is false
-// for (a name of no code: false).
+// Whether `name` (an ExclusionCodeName) is a reason LSF does not know, so
+// that LSF's own bsub, given the same command line, would take the job
+// and start it where bplace would not: the hosts' InfiniBand health
+// (kNoHealthyIbHost, kHostIbUnhealthy, kHostIbUnknown). False for every
+// other code, LSF refusing the job or never starting it too, and for a
+// name of no code.
 bool IsExclusionLsfAllows(std::string_view name);
 
 struct Exclusion {

@@ -32,7 +32,7 @@ struct QueueCoverage {
 class WaitCoverage {
  public:
   // The most jobs remembered as judged (the oldest are forgotten first).
-  static constexpr std::size_t kRememberedJobs = 100000;
+  static constexpr std::size_t kRememberedJobs = 20000;
 
   // Counts started job `job` of `queue` that waited `wait_s` seconds
   // against its prediction (WithinBound), once: a job already judged (by

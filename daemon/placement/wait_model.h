@@ -42,7 +42,7 @@ class WaitModel {
   WaitEstimate Predict(const WaitQuery& query) const;
 
   // The most jobs remembered as learned (the oldest are forgotten first).
-  static constexpr std::size_t kRememberedJobs = 100000;
+  static constexpr std::size_t kRememberedJobs = 20000;
 
   // WaitPredictor::Observe; a wait learned bumps the generation. A wait
   // without backlog_at_submit (lsb.events and the jobs tier know none) is
