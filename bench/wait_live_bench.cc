@@ -5,6 +5,7 @@
 // read from bplace itself (GET /v1/cluster `wait_predictions`, /metrics).
 //
 //   wait_live_bench run [--jobs 240] [--interval-ms 500] [--gap-ms 150] [--seed 1]
+//                       [--dump FILE]
 //   wait_live_bench smoke (20 jobs: the ctest wait_live_bench_smoke)
 //   wait_live_bench paired [--pairs 100] [--warmup-s 90] [--pair-gap-ms 3000]
 //                          [--interval-ms 500] [--phase-s 20] [--seed 1] [--dump FILE]
@@ -25,9 +26,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -78,6 +81,7 @@ struct Options {
   int interval_ms = 500;
   int gap_ms = 150;
   int seed = 1;
+  std::string dump_path;  // one line per job when not empty
 };
 
 // Runs `lsfsim schedule --run` every interval until `stop`.
@@ -188,7 +192,43 @@ std::string ByMethod(const DaemonProcess& daemon) {
   return text + "\n";
 }
 
+// One tab-separated line per job bplace placed, in submission order: id,
+// queue, method, bound_s, p50_s, samples, wait_s, within_bound (GET
+// /v1/jobs, the newest 1,000).
+void DumpJobs(const DaemonProcess& daemon, std::FILE* out) {
+  json jobs = daemon.Call("GET", "/v1/jobs?limit=1000").Json().value("jobs", json::array());
+  // job_id is LSF's number as text.
+  const auto number = [](const json& job) {
+    const json id = job.value("job_id", json());
+    return id.is_string() ? std::atoll(id.get<std::string>().c_str()) : 0LL;
+  };
+  std::sort(jobs.begin(), jobs.end(),
+            [&](const json& a, const json& b) { return number(a) < number(b); });
+  std::fprintf(out, "id\tqueue\tmethod\tbound_s\tp50_s\tsamples\twait_s\twithin\n");
+  for (const json& job : jobs) {
+    const json expected = job.value("expected_start", json());
+    if (!expected.is_object()) continue;
+    std::fprintf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", job.value("id", "?").c_str(),
+                 job.value("queue", json()).dump().c_str(),
+                 expected.value("method", json()).dump().c_str(),
+                 expected.value("bound_s", json()).dump().c_str(),
+                 expected.value("p50_s", json()).dump().c_str(),
+                 expected.value("samples", json()).dump().c_str(),
+                 job.value("wait_s", json()).dump().c_str(),
+                 job.value("within_bound", json()).dump().c_str());
+  }
+}
+
 int Run(const Options& options) {
+  // Opened first: an unwritable path fails before the run, not after it.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> dump(nullptr, &std::fclose);
+  if (!options.dump_path.empty()) {
+    dump.reset(std::fopen(options.dump_path.c_str(), "w"));
+    if (!dump) {
+      std::fprintf(stderr, "wait_live_bench: cannot write %s\n", options.dump_path.c_str());
+      return 2;
+    }
+  }
   const auto cluster = MakeCluster();
   const SimCluster& sim = *cluster;
   DaemonProcess daemon(sim, Settings());
@@ -215,6 +255,7 @@ int Run(const Options& options) {
               options.interval_ms);
   std::printf("record: %s\n%s", record.dump().c_str(), per_queue.c_str());
   std::printf("%s", ByMethod(daemon).c_str());
+  if (dump) DumpJobs(daemon, dump.get());
   const int predictions = record.is_object() ? record.value("predictions", 0) : 0;
   return predictions > 0 ? 0 : 1;
 }
@@ -234,6 +275,7 @@ int Main(const std::vector<std::string>& args) {
   options.interval_ms = flags.Int("interval-ms", options.interval_ms);
   options.gap_ms = flags.Int("gap-ms", options.gap_ms);
   options.seed = flags.Int("seed", options.seed);
+  options.dump_path = flags.String("dump", "");
   flags.CheckAllKnown();
   return Run(options);
 }

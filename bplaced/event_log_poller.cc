@@ -48,7 +48,7 @@ bool EventLogPoller::Find() {
   }
   EventLogTailOptions tail;
   tail.file = file;
-  feed_ = std::make_unique<EventLogFeed>(tail, model_);
+  feed_ = std::make_unique<EventLogFeed>(tail, model_, options_.annotate);
   spdlog::info("wait prediction: reading LSF's event log {}", file.string());
   last_problem_.clear();
   return true;

@@ -30,6 +30,10 @@ struct EventLogPollerOptions {
   // any, on the poller's executor: to judge bplace's own jobs by them
   // (JudgeEventWaits). May be empty.
   std::function<void(const std::vector<WaitObservation>&)> on_waits;
+  // Adds what bplace knew of its own jobs to the waits of each poll before
+  // the model learns them (EventLogFeed::Annotate), on the poller's
+  // executor. May be empty.
+  EventLogFeed::Annotate annotate;
 };
 
 // Tails LSF's event log on the refresh thread (docs/design.md "Wait

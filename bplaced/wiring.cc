@@ -89,6 +89,12 @@ EventLogPollerOptions Wiring::EventsFor(const config::Config& config, const Clus
     const auto snapshot = cache.Current();
     if (snapshot->jobs) JudgeEventWaits(read, *snapshot->jobs, coverage);
   };
+  // ... and learned behind the backlog bplace saw when it placed them.
+  options.annotate = [&cache](std::vector<WaitObservation>& read) {
+    const auto snapshot = cache.Current();
+    if (!snapshot->jobs) return;
+    for (WaitObservation& wait : read) AddSubmissionContext(*snapshot->jobs, wait);
+  };
   return options;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <tuple>
 #include <utility>
 
@@ -351,7 +352,8 @@ json PredictionJson(const std::optional<StartPrediction>& prediction) {
           {"bound_s", prediction->bound_s ? json(*prediction->bound_s) : json()},
           {"quantile", prediction->quantile},
           {"confidence", prediction->confidence},
-          {"samples", prediction->samples}};
+          {"samples", prediction->samples},
+          {"backlog", prediction->backlog ? json(*prediction->backlog) : json()}};
 }
 
 std::optional<std::int64_t> ReadSeconds(const json& value) {
@@ -372,6 +374,10 @@ std::optional<StartPrediction> ReadPrediction(const json& value) {
   prediction.quantile = quantile.is_number() ? quantile.get<double>() : 0.0;
   prediction.confidence = confidence.is_number() ? confidence.get<double>() : 0.0;
   prediction.samples = ReadSeconds(value.value("samples", json())).value_or(0);
+  const json backlog = value.value("backlog", json());
+  if (backlog.is_number() && std::isfinite(backlog.get<double>()) && backlog.get<double>() >= 0) {
+    prediction.backlog = backlog.get<double>();
+  }
   return prediction;
 }
 

@@ -46,6 +46,11 @@ struct StartPrediction {
   double quantile = 0.0;
   double confidence = 0.0;
   std::int64_t samples = 0;
+  // The queue's backlog share placement saw (BacklogShare: slots to free,
+  // bplace's in-flight submissions included, over the capacity); none in
+  // a record written before bplace kept it. What the job's wait is learned
+  // behind (WaitObservation::backlog_at_submit).
+  std::optional<double> backlog;
 
   friend bool operator==(const StartPrediction&, const StartPrediction&) = default;
 };

@@ -49,8 +49,11 @@ Result<std::filesystem::path> DefaultEventsFile(const std::string& env_dir,
   return std::filesystem::path(*sharedir) / cluster / "logdir" / "lsb.events";
 }
 
-EventLogFeed::EventLogFeed(EventLogTailOptions options, WaitModel& model)
-    : file_(options.file), tail_(std::move(options)), model_(model) {}
+EventLogFeed::EventLogFeed(EventLogTailOptions options, WaitModel& model, Annotate annotate)
+    : file_(options.file),
+      tail_(std::move(options)),
+      model_(model),
+      annotate_(std::move(annotate)) {}
 
 EventFeedPoll EventLogFeed::Poll(SystemTime now) {
   EventFeedPoll poll;
@@ -61,10 +64,11 @@ EventFeedPoll EventLogFeed::Poll(SystemTime now) {
   poll.unreadable = batch.unreadable;
   poll.lost = batch.lost;
   for (const lsf::LsbEvent& event : batch.events) {
-    if (auto wait = waits_.Feed(event)) {
-      if (model_.Observe(*wait) == ObserveOutcome::kLearned) ++poll.learned;
-      poll.waits.push_back(std::move(*wait));
-    }
+    if (auto wait = waits_.Feed(event)) poll.waits.push_back(std::move(*wait));
+  }
+  if (annotate_ && !poll.waits.empty()) annotate_(poll.waits);
+  for (const WaitObservation& wait : poll.waits) {
+    if (model_.Observe(wait) == ObserveOutcome::kLearned) ++poll.learned;
   }
   waits_.Prune(now - kForgetPendingAfter);
   readable_.store(!batch.unreadable, std::memory_order_release);

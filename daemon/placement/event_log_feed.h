@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,8 +53,12 @@ class EventLogFeed {
   // How long a job submitted but never seen started is remembered.
   static constexpr std::chrono::hours kForgetPendingAfter{24 * 14};
 
-  // `model` must outlive the feed.
-  EventLogFeed(EventLogTailOptions options, WaitModel& model);
+  // Adds to the waits of a poll, before the model learns them, what the
+  // log does not say (AddSubmissionContext for bplace's own jobs).
+  using Annotate = std::function<void(std::vector<WaitObservation>&)>;
+
+  // `model` must outlive the feed; `annotate` may be empty.
+  EventLogFeed(EventLogTailOptions options, WaitModel& model, Annotate annotate = {});
 
   // Reads and learns; `now` prunes jobs pending longer than kForgetPendingAfter.
   EventFeedPoll Poll(SystemTime now);
@@ -70,6 +75,7 @@ class EventLogFeed {
   EventLogTail tail_;
   EventWaits waits_;
   WaitModel& model_;
+  Annotate annotate_;
   std::atomic<bool> readable_{false};
 };
 

@@ -11,6 +11,12 @@ namespace {
 // LSF prints bjobs times to the minute; such a time stands for its minute.
 constexpr std::chrono::seconds kRestOfMinute{59};
 
+// What bplace's prediction for one of its jobs says of its submission.
+void AddPrediction(const StartPrediction& prediction, WaitObservation& wait) {
+  wait.could_start_at_submit = prediction.method == WaitMethodName(WaitMethod::kStartsNow);
+  if (prediction.backlog) wait.backlog_at_submit = prediction.backlog;
+}
+
 bool HasSeconds(SystemTime time) {
   return std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count() % 60 !=
          0;
@@ -57,8 +63,9 @@ std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& aft
     job.submitted_by_bplace = view->submitted_by_bplace;
     job.prediction = view->predicted_start;
     job.waited = RealisedWait(*view);
-    job.wait.could_start_at_submit =
-        view->predicted_start && view->predicted_start->method == "starts_now";
+    if (view->submitted_by_bplace && view->predicted_start) {
+      AddPrediction(*view->predicted_start, job.wait);
+    }
     started.push_back(std::move(job));
   }
   return started;
@@ -101,8 +108,15 @@ std::size_t JudgeEventWaits(const std::vector<WaitObservation>& waits, const Job
   return counted;
 }
 
-StartPrediction ToPrediction(const WaitEstimate& estimate) {
+void AddSubmissionContext(const JobTable& jobs, WaitObservation& wait) {
+  const JobView* job = jobs.Find(JobKey{wait.job_id, wait.array_index});
+  if (job == nullptr || !job->submitted_by_bplace || !job->predicted_start) return;
+  AddPrediction(*job->predicted_start, wait);
+}
+
+StartPrediction ToPrediction(const WaitEstimate& estimate, std::optional<double> backlog) {
   StartPrediction prediction;
+  prediction.backlog = backlog;
   prediction.method = WaitMethodName(estimate.method);
   if (estimate.p50) prediction.p50_s = estimate.p50->count();
   if (estimate.bound) prediction.bound_s = estimate.bound->count();

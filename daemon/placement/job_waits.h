@@ -52,7 +52,7 @@ std::optional<std::chrono::seconds> RealisedWait(const JobView& job);
 // from the state store or the first bjobs after start, is where bplace
 // starts watching, and a job already started in it was seen to start by an
 // earlier run (or not at all). A job without a submit time is left out.
-// `could_start_at_submit` is true when its prediction said "starts_now".
+// What bplace knew at submission is added as AddSubmissionContext does.
 // In key order. Pure.
 std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& after);
 
@@ -77,9 +77,17 @@ std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapsho
 std::size_t JudgeEventWaits(const std::vector<WaitObservation>& waits, const JobTable& jobs,
                             WaitCoverage& coverage);
 
-// The record kept with a job of what its placement said (the chosen
-// candidate's expected_start). Pure.
-StartPrediction ToPrediction(const WaitEstimate& estimate);
+// The record kept with a job of what its placement said: the chosen
+// candidate's expected_start and backlog share (BacklogShare). Pure.
+StartPrediction ToPrediction(const WaitEstimate& estimate, std::optional<double> backlog);
+
+// Tells `wait` what bplace knew when it submitted the job: whether it
+// could start at once (its prediction said "starts_now") and the backlog
+// it was submitted behind, in-flight submissions included (the load
+// tier's history, WaitModel::RecordBacklog, knows only the counts of the
+// last refresh, and a burst outruns them). Leaves `wait` as it is for a
+// job `jobs` does not follow or bplace did not place. Pure.
+void AddSubmissionContext(const JobTable& jobs, WaitObservation& wait);
 
 // The estimate a kept record stands for (ToPrediction's inverse), to show
 // a job's prediction as its placement showed it; none when the record's

@@ -125,7 +125,9 @@ std::string DescribeWait(const WaitEstimate& estimate) {
   if (estimate.bound)
     words += ", " + percent + " bound " + DescribeSeconds(estimate.bound->count());
   if (estimate.method == WaitMethod::kFewSamples) {
-    words += " (from " + std::to_string(estimate.samples) + " waits only)";
+    words += std::string(estimate.bound ? "" : ", no bound yet") + " (from " +
+             std::to_string(estimate.samples) +
+             (estimate.samples == 1 ? " wait only)" : " waits only)");
   }
   return words;
 }

@@ -174,8 +174,12 @@ WaitEstimate WaitPredictor::FromHistory(const QueueState& state, const WaitQuery
   // largest, at the lower confidence so few give; behind a backlog, at
   // least the backlog times the largest wait per unit of backlog seen, so
   // that the later jobs of a burst are not promised the waits of its first.
+  // No bound from fewer than FewestForLargest: their largest is not one
+  // even on average.
   estimate.method = WaitMethod::kFewSamples;
   estimate.p50 = Seconds(*state.all.Median());
+  estimate.samples = state.all.size();
+  if (state.all.size() < FewestForLargest(options_.quantile)) return estimate;
   std::int64_t bound = *state.all.Max();
   if (query.backlog && *query.backlog >= options_.backlog_scale_learn_from) {
     if (const auto per_unit = state.per_backlog_all.Max()) {
@@ -185,7 +189,6 @@ WaitEstimate WaitPredictor::FromHistory(const QueueState& state, const WaitQuery
   }
   estimate.bound = Seconds(bound);
   estimate.confidence = MaxConfidence(state.all.size(), options_.quantile);
-  estimate.samples = state.all.size();
   return estimate;
 }
 

@@ -77,6 +77,7 @@ enum class WaitMethod {
   kClassHistory,         // QBETS on the queue's waits of the job's slot-count class
   kQueueHistory,         // QBETS on the queue's waits, all classes (the class has too few)
   kFewSamples,           // fewer waits than QBETS needs: the largest, with its lower confidence
+                         // (below FewestForLargest: no bound, the median only)
   kNoHistory,            // no wait known for the queue
   kQueueInactive,        // the queue does not dispatch now: no time can be promised
 };
@@ -156,7 +157,8 @@ class WaitPredictor {
   // narrowest history with MinSamples waits: the job's slot-count and backlog class,
   // its backlog class, its slot-count class, the whole queue (the first two
   // only when the backlog is known); the queue's largest wait (kFewSamples)
-  // when even the queue has fewer, or, behind a backlog of at least
+  // when even the queue has fewer (no bound below FewestForLargest waits,
+  // only the median), or, behind a backlog of at least
   // backlog_scale_learn_from, the backlog times the largest wait per unit of
   // backlog when that is more. A series with MinSamples waits but too
   // few for the quantile the adaptive correction raised gives its largest

@@ -54,6 +54,13 @@ double MaxConfidence(std::size_t n, double quantile) {
   return 1.0 - std::pow(quantile, static_cast<double>(n));
 }
 
+std::size_t FewestForLargest(double quantile) {
+  if (!InOpenUnit(quantile)) return 0;
+  // n / (n + 1) >= q  <=>  n >= q / (1 - q); the tolerance keeps 0.95 at 19
+  // where the division gives 19.000000000000004.
+  return static_cast<std::size_t>(std::ceil(quantile / (1.0 - quantile) - 1e-9));
+}
+
 std::size_t ChangeRunLength(double quantile, double confidence) {
   if (!InOpenUnit(quantile) || !InOpenUnit(confidence)) return 2;
   std::size_t r = 2;

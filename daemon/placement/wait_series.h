@@ -30,6 +30,12 @@ std::size_t MinSamples(double quantile, double confidence);
 // values is worth, stated instead of the configured confidence.
 double MaxConfidence(std::size_t n, double quantile);
 
+// The fewest values whose largest is at least a new value drawn alike with
+// probability `quantile`: the smallest n with n / (n + 1) >= quantile (19
+// for 0.95). Fewer cannot bound that quantile even on average, at any
+// confidence. 0 for a quantile outside (0, 1).
+std::size_t FewestForLargest(double quantile);
+
 // How a WaitSeries judges its values.
 struct WaitSeriesParams {
   double quantile = 0.95;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/placement/job_waits.h"
+#include "daemon/placement/placement.h"
 #include "daemon/state/audit_log.h"
 #include "daemon/submit/caller_jobs.h"
 
@@ -236,7 +237,7 @@ void SubmissionService::Follow(const SubmissionCall& call, const SubmissionResul
   if (result.placement) {
     for (const Candidate& candidate : result.placement->candidates) {
       if (candidate.queue == result.requested_queue) {
-        view.predicted_start = ToPrediction(candidate.expected_start);
+        view.predicted_start = ToPrediction(candidate.expected_start, BacklogShare(candidate));
         break;
       }
     }

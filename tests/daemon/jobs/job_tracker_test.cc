@@ -470,6 +470,7 @@ TEST_F(JobTrackerTest, ThePredictionGivenForAJobSurvivesTheStateStoreRoundTrip) 
   prediction.quantile = 0.95;
   prediction.confidence = 0.95;
   prediction.samples = 180;
+  prediction.backlog = 2.5;
   view.predicted_start = prediction;
   auto back = FromTracked(ToTracked({8, 0}, view));
   ASSERT_TRUE(back);
@@ -480,11 +481,17 @@ TEST_F(JobTrackerTest, ThePredictionGivenForAJobSurvivesTheStateStoreRoundTrip) 
   EXPECT_EQ(read.bound_s, 1200);
   EXPECT_DOUBLE_EQ(read.quantile, 0.95);
   EXPECT_EQ(read.samples, 180);
+  EXPECT_EQ(read.backlog, 2.5);
   // No time promised: the bound stays absent.
   view.predicted_start->bound_s.reset();
   back = FromTracked(ToTracked({8, 0}, view));
   ASSERT_TRUE(back && back->second.predicted_start);
   EXPECT_FALSE(back->second.predicted_start->bound_s.has_value());
+  // A record from before bplace kept the backlog reads without one.
+  view.predicted_start->backlog.reset();
+  back = FromTracked(ToTracked({8, 0}, view));
+  ASSERT_TRUE(back && back->second.predicted_start);
+  EXPECT_FALSE(back->second.predicted_start->backlog.has_value());
 }
 
 TEST(JobTableTest, AStartIsPlacedBetweenTheAnswersThatSawItComing) {

@@ -138,8 +138,11 @@ TEST(WaitModelTest, SaysTheEstimateInWords) {
   estimate.method = WaitMethod::kFewSamples;
   estimate.p50 = 30s;
   estimate.bound = 7500s;
-  estimate.samples = 3;
-  EXPECT_EQ(DescribeWait(estimate), "~30 s, 95% bound 2 h 5 min (from 3 waits only)");
+  estimate.samples = 30;
+  EXPECT_EQ(DescribeWait(estimate), "~30 s, 95% bound 2 h 5 min (from 30 waits only)");
+  estimate.bound.reset();
+  estimate.samples = 1;
+  EXPECT_EQ(DescribeWait(estimate), "~30 s, no bound yet (from 1 wait only)");
   EXPECT_EQ(DescribeSeconds(3 * 86400 + 4 * 3600), "3 d 4 h");
 }
 
@@ -201,6 +204,42 @@ TEST(JobWaitsTest, PublishesTeachTheModelOnlyWhenTheEventLogIsNotReadAndCountCov
   EXPECT_EQ(model.Observe(from_log), ObserveOutcome::kAlreadyLearned);
   EXPECT_EQ(JudgeEventWaits({from_log}, *after.jobs, coverage), 0u);
   EXPECT_EQ(model.learned(), 1u);
+}
+
+TEST(JobWaitsTest, ABplaceJobIsLearnedBehindTheBacklogItsPlacementSaw) {
+  // The load tier's backlog history lags a burst; bplace's own jobs carry
+  // the share placement saw, its in-flight submissions included.
+  StartPrediction promised;
+  promised.method = "class_history";
+  promised.bound_s = 250;
+  promised.backlog = 2.5;
+  auto started = NewlyStarted(Table(std::nullopt, promised).get(), *Table(1300, promised));
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_EQ(started[0].wait.backlog_at_submit, 2.5);
+  EXPECT_FALSE(started[0].wait.could_start_at_submit);
+  promised.method = "starts_now";
+  promised.backlog = 0.0;
+  started = NewlyStarted(Table(std::nullopt, promised).get(), *Table(1300, promised));
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_TRUE(started[0].wait.could_start_at_submit);
+
+  // The same from the event log's waits, found by job id.
+  const auto table = Table(1300, promised);
+  WaitObservation ours;
+  ours.job_id = 42;
+  AddSubmissionContext(*table, ours);
+  EXPECT_TRUE(ours.could_start_at_submit);
+  EXPECT_EQ(ours.backlog_at_submit, 0.0);
+  WaitObservation other_users;
+  other_users.job_id = 7;
+  AddSubmissionContext(*table, other_users);
+  EXPECT_FALSE(other_users.could_start_at_submit);
+  EXPECT_FALSE(other_users.backlog_at_submit.has_value());
+  const auto not_placed = Table(1300);  // followed, not submitted by bplace
+  WaitObservation followed;
+  followed.job_id = 42;
+  AddSubmissionContext(*not_placed, followed);
+  EXPECT_FALSE(followed.backlog_at_submit.has_value());
 }
 
 TEST(JobWaitsTest, TheFirstTableIsWhereWatchingStarts) {
@@ -339,8 +378,9 @@ TEST(JobWaitsTest, TheRecordOfAnEstimateKeepsItsNumbers) {
   estimate.quantile = 0.95;
   estimate.confidence = 0.9;
   estimate.samples = 12;
-  const StartPrediction record = ToPrediction(estimate);
+  const StartPrediction record = ToPrediction(estimate, 0.0);
   EXPECT_EQ(record.method, "starts_now");
+  EXPECT_EQ(record.backlog, 0.0);
   EXPECT_EQ(record.bound_s, 45);
   EXPECT_EQ(record.p50_s, 0);
   EXPECT_EQ(record.samples, 12);
@@ -355,14 +395,14 @@ TEST(JobWaitsTest, TheRecordStandsForTheEstimateItWasMadeFrom) {
   estimate.quantile = 0.95;
   estimate.confidence = 0.95;
   estimate.samples = 180;
-  const std::optional<WaitEstimate> back = FromPrediction(ToPrediction(estimate));
+  const std::optional<WaitEstimate> back = FromPrediction(ToPrediction(estimate, 3.5));
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->method, WaitMethod::kBacklogScaled);
   EXPECT_EQ(back->p50, 240s);
   EXPECT_EQ(back->bound, 1200s);
   EXPECT_EQ(back->samples, 180u);
   EXPECT_EQ(DescribeWait(*back), DescribeWait(estimate));
-  StartPrediction foreign = ToPrediction(estimate);
+  StartPrediction foreign = ToPrediction(estimate, std::nullopt);
   foreign.method = "oracle";
   EXPECT_FALSE(FromPrediction(foreign).has_value());
 }
@@ -463,6 +503,29 @@ TEST_F(EventLogFeedFileTest, LearnsFromTheLogSkipsCorruptRecordsAndSurvivesItsAb
   Write("lsb.events", next.substr(15) + StartRecord(2, 2030), true);
   EXPECT_EQ(feed.Poll(At(10000)).learned, 1u);
   EXPECT_EQ(model.RecentWaits("normal", 5), (std::vector<std::int64_t>{30, 90}));
+}
+
+TEST_F(EventLogFeedFileTest, WaitsAreAnnotatedBeforeTheModelLearnsThem) {
+  // bplace placed job 1 where it could start at once: its wait is a
+  // dispatch delay, not one of the queue's waits.
+  WaitModel model;
+  EventLogTailOptions options;
+  options.file = dir_ + "/lsb.events";
+  std::size_t annotated = 0;
+  EventLogFeed feed(options, model, [&](std::vector<WaitObservation>& waits) {
+    for (WaitObservation& wait : waits) {
+      ++annotated;
+      if (wait.job_id == 1) wait.could_start_at_submit = true;
+    }
+  });
+  Write("lsb.events", "#0\n" + NewRecord(1, 1000) + StartRecord(1, 1005) + NewRecord(2, 1000) +
+                          StartRecord(2, 1040));
+  const EventFeedPoll poll = feed.Poll(At(10000));
+  EXPECT_EQ(annotated, 2u);
+  EXPECT_EQ(poll.learned, 2u);
+  EXPECT_EQ(model.RecentWaits("normal", 5), (std::vector<std::int64_t>{40}));
+  ASSERT_EQ(poll.waits.size(), 2u);
+  EXPECT_TRUE(poll.waits[0].could_start_at_submit);
 }
 
 }  // namespace

@@ -181,18 +181,37 @@ WaitQuery QueryBehind(double backlog) { return WaitQuery{"normal", 1, false, bac
 
 TEST(WaitPredictorTest, FewWaitsBehindABacklogScaleWithIt) {
   WaitPredictor predictor;
-  // Ten waits of 10..19 s, each behind half a capacity: 20..38 s per capacity.
-  for (int i = 0; i < 10; ++i) {
+  // Twenty waits of 10..29 s, each behind half a capacity: 20..58 s per capacity.
+  for (int i = 0; i < 20; ++i) {
     predictor.Observe(WaitBehind(0.5, std::chrono::seconds(i), std::chrono::seconds(10 + i)));
   }
   // A burst's later job, four capacities behind: the largest rate seen
   // times the backlog, not the largest wait.
   const auto deep = predictor.Predict(QueryBehind(4.0));
   EXPECT_EQ(deep.method, WaitMethod::kFewSamples);
-  EXPECT_EQ(deep.bound, 152s);
-  EXPECT_NEAR(deep.confidence, 1 - std::pow(0.95, 10), 1e-12);
+  EXPECT_EQ(deep.bound, 232s);
+  EXPECT_NEAR(deep.confidence, 1 - std::pow(0.95, 20), 1e-12);
   // Behind little work the largest wait stays the bound.
-  EXPECT_EQ(predictor.Predict(QueryBehind(0.1)).bound, 19s);
+  EXPECT_EQ(predictor.Predict(QueryBehind(0.1)).bound, 29s);
+}
+
+TEST(WaitPredictorTest, TooFewWaitsForALargestToBoundGiveNoBound) {
+  // 18 waits: the largest is under a 19th drawn alike with probability
+  // 18/19 < 0.95, at any confidence. The median is still said.
+  WaitPredictor predictor;
+  for (int i = 0; i < 18; ++i) {
+    predictor.Observe(Wait("normal", 1, std::chrono::seconds(i), std::chrono::seconds(i)));
+  }
+  auto estimate = predictor.Predict(Query("normal", 1, false));
+  EXPECT_EQ(estimate.method, WaitMethod::kFewSamples);
+  EXPECT_FALSE(estimate.bound.has_value());
+  EXPECT_EQ(estimate.p50, 8s);  // the lower median of 0..17
+  EXPECT_EQ(estimate.samples, 18u);
+  EXPECT_EQ(estimate.confidence, 0.0);
+  predictor.Observe(Wait("normal", 1, 100s, 18s));
+  estimate = predictor.Predict(Query("normal", 1, false));
+  EXPECT_EQ(estimate.bound, 18s);
+  EXPECT_EQ(estimate.samples, 19u);
 }
 
 TEST(WaitPredictorTest, BoundsFromWaitsBehindAsMuchWork) {

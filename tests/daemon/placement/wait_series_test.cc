@@ -61,6 +61,16 @@ TEST(BoundRankTest, MinSamplesIsTheFirstNWithABound) {
   EXPECT_EQ(MaxConfidence(0, 0.95), 0.0);
 }
 
+TEST(BoundRankTest, FewestForLargestIsTheFirstNWhoseLargestCoversOnAverage) {
+  // n / (n + 1) >= q: 19/20 = 0.95 exactly, 18/19 short of it.
+  EXPECT_EQ(FewestForLargest(0.95), 19u);
+  EXPECT_EQ(FewestForLargest(0.9), 9u);
+  EXPECT_EQ(FewestForLargest(0.99), 99u);
+  EXPECT_EQ(FewestForLargest(0.5), 1u);
+  EXPECT_EQ(FewestForLargest(1.0), 0u);
+  EXPECT_EQ(FewestForLargest(0.0), 0u);
+}
+
 TEST(BoundRankTest, ChangeRunLengthIsTheShortestUnlikelyRun) {
   EXPECT_EQ(ChangeRunLength(0.95, 0.95), 2u);   // 0.05^2 = 0.0025 < 0.05
   EXPECT_EQ(ChangeRunLength(0.5, 0.95), 5u);    // 0.5^5 = 0.031 < 0.05, 0.5^4 is not
