@@ -28,16 +28,18 @@ void RegisterRoutes(Router& router, const Services& services) {
   router.Add(verb::get, "/v1/openapi.json", Public(s, OpenApiRoute(s)));
   AddMetricsRoute(router, s);  // GET /metrics, [server] metrics_access
 
-  AddGuarded(router, verb::get, "/v1/cluster", s, Access::kRead, GetCluster);
-  AddGuarded(router, verb::get, "/v1/queues", s, Access::kRead, GetQueues);
-  AddGuarded(router, verb::get, "/v1/queues/{name}", s, Access::kRead, GetQueue);
-  AddGuarded(router, verb::get, "/v1/queues/{name}/waits", s, Access::kRead, GetQueueWaits);
+  AddGuarded(router, verb::get, "/v1/cluster", s, Access::kRead, TakesNoQuery(GetCluster));
+  AddGuarded(router, verb::get, "/v1/queues", s, Access::kRead, TakesNoQuery(GetQueues));
+  AddGuarded(router, verb::get, "/v1/queues/{name}", s, Access::kRead, TakesNoQuery(GetQueue));
+  AddGuarded(router, verb::get, "/v1/queues/{name}/waits", s, Access::kRead,
+             TakesNoQuery(GetQueueWaits));
   AddGuarded(router, verb::get, "/v1/hosts", s, Access::kRead, GetHosts);
-  AddGuarded(router, verb::get, "/v1/hosts/{host}", s, Access::kRead, GetHost);
-  AddGuarded(router, verb::get, "/v1/hostgroups", s, Access::kRead, GetHostGroups);
-  AddGuarded(router, verb::get, "/v1/hostgroups/{name}", s, Access::kRead, GetHostGroup);
-  AddGuarded(router, verb::get, "/v1/usergroups", s, Access::kRead, GetUserGroups);
-  AddGuarded(router, verb::get, "/v1/ib", s, Access::kRead, GetIb);
+  AddGuarded(router, verb::get, "/v1/hosts/{host}", s, Access::kRead, TakesNoQuery(GetHost));
+  AddGuarded(router, verb::get, "/v1/hostgroups", s, Access::kRead, TakesNoQuery(GetHostGroups));
+  AddGuarded(router, verb::get, "/v1/hostgroups/{name}", s, Access::kRead,
+             TakesNoQuery(GetHostGroup));
+  AddGuarded(router, verb::get, "/v1/usergroups", s, Access::kRead, TakesNoQuery(GetUserGroups));
+  AddGuarded(router, verb::get, "/v1/ib", s, Access::kRead, TakesNoQuery(GetIb));
   AddGuarded(router, verb::get, "/v1/placement", s, Access::kRead, GetPlacement);
 
   // Job routes (api/routes_jobs.h). Submitting is more than a scope (the

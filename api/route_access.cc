@@ -156,4 +156,12 @@ RouteHandler Public(const Services& services, PublicRoute route) {
   };
 }
 
+Route TakesNoQuery(Route route) {
+  return [route = std::move(route)](const Services& services, const Caller& caller,
+                                    const Request& req, const RouteParams& params) {
+    if (auto known = params.OnlyQuery({}); !known) return MakeProblem(known.error());
+    return route(services, caller, req, params);
+  };
+}
+
 }  // namespace bplace::api

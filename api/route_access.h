@@ -43,6 +43,11 @@ enum class Access {
 // response's version and keep-alive.
 using Route = std::function<Response(const Services& services, const Caller& caller,
                                      const Request& req, const RouteParams& params)>;
+// `route`, answering 400 to a request with any query parameter
+// (RouteParams::OnlyQuery): for the routes whose OpenAPI operation lists
+// none.
+Route TakesNoQuery(Route route);
+
 // A route anybody may call (health probes): no caller is identified.
 using PublicRoute = std::function<Response(const Services& services, const Request& req)>;
 // An asynchronous route: calls `respond` exactly once, now or later (the

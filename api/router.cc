@@ -109,6 +109,18 @@ std::optional<std::string_view> RouteParams::Query(std::string_view name) const 
   return std::nullopt;
 }
 
+Result<void> RouteParams::OnlyQuery(std::initializer_list<std::string_view> known) const {
+  for (const auto& [key, value] : query) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string use;
+    for (const std::string_view name : known) use += (use.empty() ? "" : ", ") + std::string(name);
+    return Fail(ErrorCode::kInvalidArgument,
+                key + ": unknown query parameter " +
+                    (use.empty() ? "(this route takes none)" : "(use " + use + ")"));
+  }
+  return {};
+}
+
 Result<std::string> PercentDecode(std::string_view text, bool plus_as_space) {
   std::string out;
   out.reserve(text.size());

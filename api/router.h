@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,10 @@ struct RouteParams {
   std::string_view Path(std::string_view name) const;
   // Returns the first value of query parameter `name`, or nullopt when absent.
   std::optional<std::string_view> Query(std::string_view name) const;
+  // Fails (kInvalidArgument, "<name>: unknown query parameter (use a, b)",
+  // or "(this route takes none)") on the first query parameter not in
+  // `known`: a misspelt filter must not be silently ignored.
+  Result<void> OnlyQuery(std::initializer_list<std::string_view> known) const;
 };
 
 // Answers a request that matched a route; the contract of Handler applies.

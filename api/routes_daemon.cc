@@ -38,8 +38,8 @@ Response PostCacheRefresh(const Services& services, const Caller&, const Request
   if (!wait) return MakeJson(202, {{"status", "refresh started"}});
   const std::string seconds = std::to_string(wait->count());
   Response problem = MakeProblem(
-      429, "Too Many Requests",
-      "a refresh ran less than the minimum interval ago; retry after " + seconds + " s");
+      Error{ErrorCode::kRateLimited,
+            "a refresh ran less than the minimum interval ago; retry after " + seconds + " s"});
   problem.set(boost::beast::http::field::retry_after, seconds);
   return problem;
 }

@@ -76,6 +76,9 @@ void GetJob(const Services& services, const Caller& caller, Request&&, const Req
   }
   auto id = JobIdParam(params);
   if (!id) return respond(MakeProblem(id.error()));
+  if (auto known = params.OnlyQuery({"wait_s"}); !known) {
+    return respond(MakeProblem(known.error()));
+  }
   auto wait = WaitParam(params);
   if (!wait) return respond(MakeProblem(wait.error()));
   if (*wait == 0) return AnswerJob(services, caller, *id, std::move(respond));

@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/verb.hpp>
@@ -138,6 +139,33 @@ TEST(OpenApiDocumentTest, ListsTheProblemTypeOfEveryErrorCode) {
     ++codes;
   }
   EXPECT_GE(codes, 12);
+}
+
+TEST_F(OpenApiRoutesTest, EveryReadRouteRefusesAQueryParameterItsOperationDoesNotList) {
+  // A misspelt filter (?stauts=RUN) answered as if absent is a silent
+  // wrong answer. Path parameters get a value the canned cluster knows;
+  // the check comes before the lookup either way.
+  services_.tracker = &tracker_;  // the job routes too
+  const ordered_json document = OpenApiDocument({});
+  int checked = 0;
+  for (const auto& [path, item] : document["paths"].items()) {
+    if (!item.contains("get") || !path.starts_with("/v1/") || path == "/v1/openapi.json") {
+      continue;
+    }
+    std::string target = path;
+    for (const auto& [name, value] :
+         {std::pair{"{name}", "qa"}, {"{host}", "node001"}, {"{id}", "1"}}) {
+      if (const auto at = target.find(name); at != std::string::npos) {
+        target.replace(at, std::string_view(name).size(), value);
+      }
+    }
+    const Response response = Get(target + "?not_a_parameter=1");
+    EXPECT_EQ(response.result_int(), 400u) << path << ": " << response.body();
+    EXPECT_THAT(Detail(response), ::testing::StartsWith("not_a_parameter: unknown query parameter"))
+        << path;
+    ++checked;
+  }
+  EXPECT_GE(checked, 12);
 }
 
 TEST_F(OpenApiRoutesTest, IsServedAtV1OpenApiJsonWithoutCredentials) {

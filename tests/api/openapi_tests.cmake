@@ -2,7 +2,7 @@
 # router's routes and the decoder's fields, and redocly's lint of what
 # bplaced serves. Included from tests/api/CMakeLists.txt.
 add_executable(openapi_document_test openapi_document_test.cc)
-target_link_libraries(openapi_document_test PRIVATE bplace_api GTest::gtest_main bplace_warnings)
+target_link_libraries(openapi_document_test PRIVATE bplace_api GTest::gmock GTest::gtest_main bplace_warnings)
 target_compile_definitions(openapi_document_test PRIVATE BPLACE_TEST_VERSION="${PROJECT_VERSION}")
 gtest_discover_tests(openapi_document_test PROPERTIES LABELS unit)
 

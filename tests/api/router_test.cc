@@ -139,6 +139,20 @@ TEST(RouterAddTest, RejectsMalformedAndClashingPatterns) {
   EXPECT_NO_THROW(router.Add(http::verb::post, "/v1/queues/{name}", Echo("z")));
 }
 
+TEST(RouteParamsTest, OnlyQueryNamesTheFirstUnknownParameterAndWhatIsKnown) {
+  RouteParams params;
+  EXPECT_TRUE(params.OnlyQuery({}));
+  params.query = {{"status", "RUN"}, {"stauts", "PEND"}};
+  EXPECT_TRUE(params.OnlyQuery({"status", "stauts"}));
+  auto checked = params.OnlyQuery({"status", "user"});
+  ASSERT_FALSE(checked);
+  EXPECT_EQ(checked.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(checked.error().message, "stauts: unknown query parameter (use status, user)");
+  checked = params.OnlyQuery({});
+  ASSERT_FALSE(checked);
+  EXPECT_EQ(checked.error().message, "status: unknown query parameter (this route takes none)");
+}
+
 TEST(PercentDecodeTest, DecodesAndRejects) {
   EXPECT_EQ(PercentDecode("a%2fb%2F", false).value(), "a/b/");
   EXPECT_EQ(PercentDecode("a+b", false).value(), "a+b");

@@ -66,6 +66,7 @@ TEST_F(HandlersTest, RefreshNeedsTheAdminScopeAndIsLimitedToOnePerInterval) {
   const Response again = Call(MakeRequest(http::verb::post, "/v1/cache/refresh", kCarolAdminToken));
   EXPECT_EQ(again.result_int(), 429u);
   EXPECT_EQ(Header(again, http::field::retry_after), "5");
+  EXPECT_EQ(Body(again)["type"], "https://bplace.invalid/problems/rate-limited");
 }
 
 }  // namespace
