@@ -172,7 +172,7 @@ std::string IdentityValue(const std::string& header, const Job& job) {
   if (header == "APPLICATION") return JobOption(job, "-app");
   if (header == "SERVICE_CLASS") return JobOption(job, "-sla");
   if (header == "JOB_GROUP") return JobOption(job, "-g");
-  if (header == "COMMAND") return job.command;
+  if (header == "COMMAND") return CommandAsShown(job);
   if (header == "SUB_CWD") return job.cwd;  // where bsub ran; -cwd is EXEC_CWD
   if (header == "EXEC_CWD") return job.exec_host.empty() ? "" : ExecCwd(job);
   if (header == "OUTPUT_FILE") {

@@ -51,7 +51,7 @@ std::string HeaderLine(const Job& job) {
   std::string text = "Job <" + JobIdText(job) + ">, ";
   if (job.options.contains("-J")) text += "Job Name <" + DisplayName(job) + ">, ";
   text += "User <" + job.user + ">, Project <" + job.project + ">, Status <" + job.status +
-          ">, Queue <" + job.queue + ">, Command <" + job.command + ">";
+          ">, Queue <" + job.queue + ">, Command <" + CommandAsShown(job) + ">";
   if (!job.description.empty()) text += ", Job Description <" + job.description + ">";
   return text;
 }

@@ -77,7 +77,7 @@ std::string AccountingBlock(const Job& job) {
   bool done = job.status == "DONE";
   std::string out = "\nJob <" + JobIdText(job) + ">, User <" + job.user + ">, Project <" +
                     job.project + ">, Status <" + job.status + ">, Queue <" + job.queue +
-                    ">, Command <" + job.command + ">\n";
+                    ">, Command <" + CommandAsShown(job) + ">\n";
   out += when(job.submit_time) + "Submitted from host <" + job.from_host + ">, CWD <" +
          (job.cwd.empty() ? "/tmp" : job.cwd) + ">;\n";
   if (job.start_time != 0) out += when(job.start_time) + "Dispatched to <" + job.exec_host + ">;\n";

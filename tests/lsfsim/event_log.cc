@@ -93,7 +93,7 @@ std::string JobNew(const Job& job, const std::string& name, EventLogFormat forma
   r += Q("") + Q(std::to_string(job.submit_time) + "." + std::to_string(job.id));
   r += N(static_cast<long long>(job.asked_hosts.size()));
   for (const auto& host : job.asked_hosts) r += Q(host);
-  r += Q("") + Q("") + Q(name) + Q(job.command) + N(0) + Q("") + Q(job.project);
+  r += Q("") + Q("") + Q(name) + Q(CommandAsShown(job)) + N(0) + Q("") + Q(job.project);
   if (ol) {
     r += N(job.slots) + Q("") + Q("") + N(0) + N(0) + Q("") + Q("") + Q("") + N(-1);
   } else {

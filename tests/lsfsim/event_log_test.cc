@@ -53,6 +53,21 @@ TEST_F(EventLogTest, StartsWithTheHistoryOffsetLine) {
   EXPECT_EQ(std::filesystem::file_size(LogPath()), 80u);
 }
 
+TEST_F(EventLogTest, AScriptFromStdinIsOneRecordWithItsLinesJoinedBySemicolons) {
+  // Every record is one line; LSF shows and records a spooled script's
+  // newlines as ';' (bjobs -l "Command <#!/bin/sh;sleep 5>").
+  Init(kTestCluster);
+  const ProcessResult r = Lsf("bsub", {"-q", "short"}, "#!/bin/sh\n#BSUB -J scripted\nsleep 5\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = Lines();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[1].find(" \"scripted\" \"#!/bin/sh;#BSUB -J scripted;sleep 5\" "),
+            std::string::npos)
+      << lines[1];
+  const ProcessResult shown = Lsf("bjobs", {"-o", "command", "-noheader", "1"});
+  EXPECT_EQ(shown.out, "#!/bin/sh;#BSUB -J scripted;sleep 5\n");
+}
+
 TEST_F(EventLogTest, LogsSubmissionDispatchAndEndInLsf101Layout) {
   Init(kTestCluster);
   Run("bsub", {"-q", "short", "-n", "2", "-J", "say \"hi\"", "sleep", "60"});

@@ -35,6 +35,15 @@ std::string JobIdText(const Job& job) {
   return job.index == 0 ? id : id + "[" + std::to_string(job.index) + "]";
 }
 
+std::string CommandAsShown(const Job& job) {
+  std::string shown = job.command;
+  while (!shown.empty() && shown.back() == '\n') shown.pop_back();
+  for (char& c : shown) {
+    if (c == '\n') c = ';';
+  }
+  return shown;
+}
+
 std::string DisplayName(const Job& job) {
   return job.index == 0 ? job.name : job.name + "[" + std::to_string(job.index) + "]";
 }

@@ -44,6 +44,12 @@ std::string JobOption(const Job& job, const char* option);
 // array element.
 std::string JobIdText(const Job& job);
 
+// The command as LSF shows and records it (bjobs -l and -o COMMAND, bacct,
+// lsb.events JOB_NEW): a script from stdin on one line, its newlines
+// shown as ';' and the last one dropped. The job still runs the script
+// as submitted.
+std::string CommandAsShown(const Job& job);
+
 // JOB_NAME as bjobs prints it: the name, or "name[7]" for an array element.
 std::string DisplayName(const Job& job);
 
