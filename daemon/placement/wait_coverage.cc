@@ -12,12 +12,7 @@ bool WaitCoverage::Record(const JobKey& job, const std::string& queue, std::int6
   const std::optional<bool> within = WithinBound(wait_s, prediction);
   if (!within) return false;
   std::lock_guard lock(mutex_);
-  if (!judged_.insert(job).second) return false;
-  judged_order_.push_back(job);
-  if (judged_order_.size() > kRememberedJobs) {
-    judged_.erase(judged_order_.front());
-    judged_order_.pop_front();
-  }
+  if (!judged_.Insert(job)) return false;
   QueueCoverage& counts = by_queue_[queue];
   ++counts.predictions;
   if (*within) ++counts.within_bound;

@@ -2,13 +2,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 
+#include "common/bounded_set.h"
 #include "daemon/cluster/job_table.h"
 
 namespace bplace {
@@ -51,8 +50,7 @@ class WaitCoverage {
  private:
   mutable std::mutex mutex_;  // guards the members below
   std::map<std::string, QueueCoverage> by_queue_;
-  std::set<JobKey> judged_;
-  std::deque<JobKey> judged_order_;  // oldest first, to forget beyond kRememberedJobs
+  BoundedSet<JobKey> judged_{kRememberedJobs};
 };
 
 }  // namespace bplace

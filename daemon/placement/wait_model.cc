@@ -27,12 +27,7 @@ ObserveOutcome WaitModel::Observe(const WaitObservation& observation) {
       outcome = predictor_.Observe(with_backlog);
     }
     if (outcome == ObserveOutcome::kLearned && observation.job_id != 0) {
-      learned_jobs_.insert(job);
-      learned_order_.push_back(job);
-      if (learned_order_.size() > kRememberedJobs) {
-        learned_jobs_.erase(learned_order_.front());
-        learned_order_.pop_front();
-      }
+      learned_jobs_.Insert(job);
     }
   }
   if (outcome == ObserveOutcome::kLearned) {

@@ -3,14 +3,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <mutex>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "common/bounded_set.h"
 #include "common/clock.h"
 #include "daemon/placement/backlog_history.h"
 #include "daemon/placement/wait_predictor.h"
@@ -84,8 +83,8 @@ class WaitModel {
   mutable std::mutex mutex_;  // guards predictor_, backlogs_ and the learned jobs
   WaitPredictor predictor_;
   BacklogHistory backlogs_;
-  std::set<std::pair<std::int64_t, std::int64_t>> learned_jobs_;     // (job id, array index)
-  std::deque<std::pair<std::int64_t, std::int64_t>> learned_order_;  // oldest first
+  // (job id, array index) of the jobs learned.
+  BoundedSet<std::pair<std::int64_t, std::int64_t>> learned_jobs_{kRememberedJobs};
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<std::uint64_t> learned_{0};
   std::atomic<std::uint64_t> left_out_{0};
