@@ -102,8 +102,14 @@ Result<CancelSelection> ParseCancelBody(std::string_view body) {
     }
     for (const json& item : ids) {
       const auto id = item.is_string() ? lsf::ParseJobId(item.get<std::string>()) : std::nullopt;
-      if (!id)
-        return Fail(ErrorCode::kInvalidArgument, "ids: `" + item.dump() + "` is not a job id");
+      if (!id) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    "ids: `" + item.dump() + "` is not a job id (" +
+                        (item.is_string() ? "digits, or 1234[7] for an array element"
+                                          : "a string: \"1234\", or \"1234[7]\" for an array "
+                                            "element") +
+                        ")");
+      }
       selection.ids.push_back(*id);
     }
     return selection;

@@ -110,7 +110,12 @@ class Parser {
       if (auto value = Value(option)) SetHost(*value, option);
     } else if (option == "-q") {
       if (auto value = Value(option)) {
-        for (std::string& queue : SplitQueues(*value)) queues_.push_back(std::move(queue));
+        std::vector<std::string> named = SplitQueues(*value);
+        if (named.empty()) {
+          error_ = "-q: no queue named (give one, or several in quotes: -q \"short normal\")";
+          return;
+        }
+        for (std::string& queue : named) queues_.push_back(std::move(queue));
       }
     } else if (option == "--label") {
       if (auto value = Value(option)) Label(*value);
@@ -147,6 +152,12 @@ class Parser {
         return;
       }
       request_.body[name] = *number;
+    } else if (name == "job_name" && value->size() > 2 && value->back() == ']' &&
+               value->find('[') != std::string::npos) {
+      // bsub -J "name[1-10]": a job array, as LSF reads it (`array`).
+      const std::size_t open = value->find('[');
+      if (open > 0) request_.body[name] = value->substr(0, open);
+      request_.body["array"] = value->substr(open + 1, value->size() - open - 2);
     } else {
       request_.body[name] = *value;
     }

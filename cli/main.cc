@@ -102,7 +102,15 @@ void AddPlace(CLI::App& app, const GlobalOptions& global, Words& w, Runner& run)
   place->add_option("-q,--queues", w.queues,
                     "candidate queues, blank- or comma-separated (\"a b\")");
   place->add_option("-n,--slots", w.slots, "slots of the job (bsub -n), default 1")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            const bool digits = !text.empty() && text.size() <= 9 &&
+                                text.find_first_not_of("0123456789") == std::string::npos;
+            return digits && std::stoi(text) >= 1
+                       ? std::string()
+                       : "expected a whole number of slots, 1 or more (bsub -n), got " + text;
+          },
+          "SLOTS", "slots"));
   place->add_flag(
       "--ib,!--no-ib", w.require_ib,
       "keep hosts with unhealthy InfiniBand out (default: the daemon's [ib] require_ib)");

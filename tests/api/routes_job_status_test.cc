@@ -150,10 +150,11 @@ TEST_F(JobRoutesTest, TheAnswerSaysWhenLsfLastListedTheJob) {
   EXPECT_FALSE(Body(response)["left_lsf"]);
 }
 
-Request CancelRequest(const std::string& content_type) {
+Request CancelRequest(const std::string& content_type,
+                      const std::string& body = R"({"ids":["50"]})") {
   Request req{http::verb::post, "/v1/jobs:cancel", 11};
   req.set(http::field::content_type, content_type);
-  req.body() = R"({"ids":["50"]})";
+  req.body() = body;
   req.prepare_payload();
   return req;
 }
@@ -170,6 +171,24 @@ TEST_F(JobRoutesTest, JsonBodyRoutesReadContentTypeTheSameWay) {
   EXPECT_EQ(Call(CancelRequest("application/json-patch+json")).result_int(), 415u);
   EXPECT_EQ(Call(CancelRequest("text/plain")).result_int(), 415u);
   EXPECT_EQ(Call(CancelRequest("application/x-www-form-urlencoded")).result_int(), 200u);
+}
+
+TEST_F(JobRoutesTest, ACancelBodyNamesWhatIsWrongWithAnId) {
+  Ready();
+  const struct {
+    const char* body;
+    const char* detail;
+  } cases[] = {
+      {R"({"ids":[50]})",
+       R"(ids: `50` is not a job id (a string: "1234", or "1234[7]" for an array element))"},
+      {R"({"ids":["5x"]})", R"(ids: `"5x"` is not a job id (digits, or 1234[7] for an array )"
+                            R"(element))"},
+  };
+  for (const auto& c : cases) {
+    const Response response = Call(CancelRequest("application/json", c.body));
+    EXPECT_EQ(response.result_int(), 400u) << c.body;
+    EXPECT_EQ(Detail(response), c.detail) << c.body;
+  }
 }
 
 }  // namespace

@@ -60,6 +60,19 @@ TEST(ParseSubmitArgs, EveryOptionOfTheFieldTableFillsItsField) {
   }
 }
 
+TEST(ParseSubmitArgs, AJobNameWithAnIndexListIsAJobArrayAsBsubReadsIt) {
+  json body = Body({"-J", "align[1-100:2]", "sleep", "1"});
+  EXPECT_EQ(body["job_name"], "align");
+  EXPECT_EQ(body["array"], "1-100:2");
+  EXPECT_TRUE(api::DecodeJobRequest(body.dump(), api::JobRequestLimits{}).has_value())
+      << body.dump();
+  body = Body({"-J", "[1-3]", "true"});
+  EXPECT_FALSE(body.contains("job_name"));
+  EXPECT_EQ(body["array"], "1-3");
+  // A name that merely holds brackets is left for the daemon to refuse.
+  EXPECT_EQ(Body({"-J", "a]b[", "true"})["job_name"], "a]b[");
+}
+
 TEST(ParseSubmitArgs, ALoneWordOrAPathIsTheCommandNotAHost) {
   // Snakemake's `--cluster "bplace submit"` passes the job script alone.
   EXPECT_EQ(Body({"/work/job.sh"})["command"], "/work/job.sh");
@@ -125,6 +138,10 @@ TEST(ParseSubmitArgs, RefusesWhatBplacedDoesNotPassOnNamingTheWord) {
 TEST(ParseSubmitArgs, RefusesBadValuesAndRepeats) {
   EXPECT_EQ(Problem({"node1", "-n"}), "-n: needs a value after it");
   EXPECT_EQ(Problem({"node1", "-n", "two", "true"}), "-n: expected a whole number, got \"two\"");
+  // An empty -q would otherwise let bplace choose among every queue.
+  EXPECT_EQ(Problem({"-q", "", "true"}),
+            "-q: no queue named (give one, or several in quotes: -q \"short normal\")");
+  EXPECT_EQ(Problem({"-q", "  ", "true"}).substr(0, 19), "-q: no queue named ");
   EXPECT_EQ(Problem({"node1", "-J", "a", "-J", "b", "true"}), "-J: given twice");
   EXPECT_NE(Problem({"node1", "-m", "node2", "true"}).find("already given (node1)"),
             std::string::npos);

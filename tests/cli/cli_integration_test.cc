@@ -223,6 +223,15 @@ TEST(BplaceUsage, BadCommandLinesAreExit2AndSendNothing) {
     EXPECT_EQ(out.exit_code, 2) << argv.size() << " " << out.err;
     EXPECT_EQ(out.err.find("cannot reach"), std::string::npos) << out.err;
   }
+  // The slot count says what it wants, not a floating-point range.
+  const ProcessOutput slots = RunProcess({BPLACE_PATH, "place", "-n", "-2"}, env);
+  EXPECT_EQ(slots.exit_code, 2) << slots.err;
+  EXPECT_NE(slots.err.find("expected a whole number of slots, 1 or more (bsub -n), got -2"),
+            std::string::npos)
+      << slots.err;
+  const ProcessOutput empty_queue = RunProcess({BPLACE_PATH, "submit", "-q", "", "true"}, env);
+  EXPECT_EQ(empty_queue.exit_code, 2) << empty_queue.err;
+  EXPECT_NE(empty_queue.err.find("-q: no queue named"), std::string::npos) << empty_queue.err;
 }
 
 TEST(BplaceUsage, HelpNamesEveryCommandAndTheExitCodes) {
