@@ -935,6 +935,50 @@ TEST_F(BplacedRealSchedTest, InServiceAccountModeJobsAreTheServiceUsers) {
   EXPECT_EQ(LsfUser(id), service);
 }
 
+// Wait prediction against the real scheduler (docs/design.md "Wait
+// prediction"): eight jobs on the host's four slots, so four start at once
+// and four wait behind them. bplaced finds lsb.events from lsf.conf's
+// LSB_SHAREDIR and the cluster's name, learns every dispatch from it (no
+// bjobs start times needed: volclava's table has none), and judges the
+// jobs it gave a bound. The must-wait jobs of a fresh queue get none ("no
+// bound yet": too few waits), so what is judged is the starts-now bound.
+// Prints the figures; the live coverage over 200+ jobs is bench/README.md's.
+TEST_F(BplacedRealSchedTest, ABurstsWaitsAreLearnedFromTheEventLogAndJudged) {
+  ASSERT_NO_THROW(StartDaemon());
+  std::vector<std::string> ids;
+  for (int i = 0; i < 8; ++i) {
+    ids.push_back(Submit(JobBody({"sleep", "3"}, {{"labels", {{"suite", "waits"}}}})));
+    ASSERT_FALSE(ids.back().empty());
+  }
+  int with_bound = 0;
+  for (const std::string& id : ids) {
+    const json done = JobWhen(id, Terminal, nullptr, 120s);
+    EXPECT_EQ(Status(done), "DONE") << done.dump();
+    if (done["expected_start"].is_object() && done["expected_start"]["bound_s"].is_number()) {
+      ++with_bound;
+    }
+  }
+  EXPECT_GE(with_bound, 1);
+  // The log is read every load refresh (2 s): poll with the jobs tier's
+  // long poll, not a sleep.
+  json record;
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  do {
+    record = daemon_->Call("GET", "/v1/cluster").Json().value("wait_predictions", json());
+    if (record.is_object() && record.value("learned", 0) >= 8 &&
+        record.value("predictions", 0) >= with_bound) {
+      break;
+    }
+    (void)daemon_->Call("GET", "/v1/jobs?wait_s=2");
+  } while (std::chrono::steady_clock::now() < deadline);
+  ASSERT_TRUE(record.is_object()) << daemon_->Log();
+  EXPECT_GE(record.value("learned", 0), 8) << record.dump() << "\n" << daemon_->Log();
+  EXPECT_EQ(record.value("predictions", 0), with_bound) << record.dump();
+  const json waits = daemon_->Call("GET", "/v1/queues/short/waits").Json();
+  EXPECT_GE(waits.value("recent_waits_s", json::array()).size(), 1u) << waits.dump();
+  std::cerr << "bplaced realsched: waits " << record.dump() << "\n";
+}
+
 // Real engines, unmodified, through the front door against the real
 // cluster (docs/lsf-front-door.md): Toil 5.9.2 and Snakemake 7.21 run as
 // alice with the front door first on PATH and this test's bin dir as LSF's
