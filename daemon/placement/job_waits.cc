@@ -81,9 +81,10 @@ std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapsho
       model.RecordBacklog(name, after.load_as_of, share);
     }
   }
-  if (!after.jobs || after.jobs == before.jobs) return 0;
+  // With the log read, its records teach and judge: the jobs are not
+  // walked at all (a table of many thousand jobs, every refresh).
+  if (events_read || !after.jobs || after.jobs == before.jobs) return 0;
   const std::vector<StartedJob> started = NewlyStarted(before.jobs.get(), *after.jobs);
-  if (events_read) return started.size();
   for (const StartedJob& job : started) {
     model.Observe(job.wait);
     if (job.submitted_by_bplace && job.prediction && job.waited) {

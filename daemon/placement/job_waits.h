@@ -66,7 +66,8 @@ std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& aft
 // JudgeEventWaits), each job newly started (NewlyStarted) teaches the
 // model its wait and, when bplace submitted it with a prediction, is
 // counted in `coverage` (docs/design.md "Wait prediction"). Returns the
-// number of jobs newly started.
+// number of jobs newly started; 0 when `events_read` (the jobs are not
+// looked through then).
 std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapshot& after,
                              bool events_read, WaitModel& model, WaitCoverage& coverage);
 

@@ -183,7 +183,7 @@ TEST(JobWaitsTest, PublishesTeachTheModelOnlyWhenTheEventLogIsNotReadAndCountCov
   after.jobs = Table(1300, promised);  // waited 300 s: beyond the bound
   WaitModel model;
   WaitCoverage coverage;
-  EXPECT_EQ(LearnFromPublish(before, after, /*events_read=*/true, model, coverage), 1u);
+  EXPECT_EQ(LearnFromPublish(before, after, /*events_read=*/true, model, coverage), 0u);
   EXPECT_EQ(model.learned(), 0u) << "the event log holds the job: it teaches and judges it";
   EXPECT_EQ(coverage.Total().predictions, 0u);
   LearnFromPublish(before, after, /*events_read=*/false, model, coverage);
@@ -348,9 +348,9 @@ TEST(JobWaitsTest, EachLoadRecordsTheQueuesBacklogForTheWaitsLearnedLater) {
   WaitCoverage coverage;
   // 4 slots, 3 pending: a one-slot job has 4 slots to free, one capacity.
   const ClusterSnapshot deep = FullQueue(4, 3, 1000);
-  LearnFromPublish(ClusterSnapshot{}, deep, /*jobs_teach=*/true, model, coverage);
+  LearnFromPublish(ClusterSnapshot{}, deep, /*events_read=*/true, model, coverage);
   // The same load published again records nothing new.
-  LearnFromPublish(deep, deep, /*jobs_teach=*/true, model, coverage);
+  LearnFromPublish(deep, deep, /*events_read=*/true, model, coverage);
   for (int i = 0; i < 70; ++i) model.Observe(Wait("normal", 1010, 1010 + 600 + i));
   WaitQuery query;
   query.queue = "normal";
