@@ -68,6 +68,11 @@ Result<JobFilterQuery> ParseJobFilter(const RouteParams& params, const std::stri
                                       bool sees_all) {
   JobFilterQuery filter;
   filter.user = self;
+  if (auto known =
+          params.OnlyQuery({"user", "status", "label", "since", "limit", "cursor", "wait_s"});
+      !known) {
+    return tl::unexpected(known.error());
+  }
   std::set<std::string> seen;
   for (const auto& [key, value] : params.query) {
     if (!seen.insert(key).second)
@@ -112,12 +117,7 @@ Result<JobFilterQuery> ParseJobFilter(const RouteParams& params, const std::stri
         return Fail(ErrorCode::kInvalidArgument, "cursor: not a next_cursor of this daemon");
       }
       filter.after = std::make_tuple(a, b, c);
-    } else if (key != "wait_s") {
-      return Fail(ErrorCode::kInvalidArgument,
-                  key +
-                      ": unknown query parameter (use user, status, label, since, "
-                      "limit, cursor, wait_s)");
-    }
+    }  // wait_s: WaitParam
   }
   if (filter.user != self && !sees_all) {
     return tl::unexpected(Error{ErrorCode::kPermissionDenied,

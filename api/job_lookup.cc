@@ -33,8 +33,7 @@ Result<lsf::JobId> JobIdParam(const RouteParams& params) {
   auto id = lsf::ParseJobId(text);
   if (!id) {
     return Fail(ErrorCode::kInvalidArgument,
-                "id: `" + std::string(text) +
-                    "` is not a job id (digits, or 1234[7] for an array element)");
+                "id: `" + std::string(text) + "` is not a job id (" + kJobIdForm + ")");
   }
   return *id;
 }

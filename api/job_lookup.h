@@ -25,6 +25,8 @@ inline constexpr int kJobsRetryAfterS = 10;
 
 // The longest wait_s a job route takes, in seconds.
 inline constexpr int kMaxWaitS = 60;
+// What a job id is, for the messages that refuse one.
+inline constexpr char kJobIdForm[] = "digits, or 1234[7] for an array element";
 
 // The 503 problem with `detail` and Retry-After: kJobsRetryAfterS.
 Response JobsUnavailable(std::string detail);

@@ -105,7 +105,7 @@ Result<CancelSelection> ParseCancelBody(std::string_view body) {
       if (!id) {
         return Fail(ErrorCode::kInvalidArgument,
                     "ids: `" + item.dump() + "` is not a job id (" +
-                        (item.is_string() ? "digits, or 1234[7] for an array element"
+                        (item.is_string() ? std::string(kJobIdForm)
                                           : "a string: \"1234\", or \"1234[7]\" for an array "
                                             "element") +
                         ")");

@@ -104,15 +104,10 @@ json GroupsJson(const GroupIndex& groups, std::string_view key, std::string_view
 
 Result<HostFilter> ParseHostFilter(const RouteParams& params) {
   HostFilter filter;
+  if (auto known = params.OnlyQuery({"status", "ib"}); !known) return tl::unexpected(known.error());
   for (const auto& [key, value] : params.query) {
-    Result<void> added;
-    if (key == "status") {
-      added = AddStatuses(value, filter);
-    } else if (key == "ib") {
-      added = AddIbVerdicts(value, filter);
-    } else {
-      added = Fail(ErrorCode::kInvalidArgument, key + ": unknown query parameter (use status, ib)");
-    }
+    const Result<void> added =
+        key == "status" ? AddStatuses(value, filter) : AddIbVerdicts(value, filter);
     if (!added) return tl::unexpected(added.error());
   }
   return filter;

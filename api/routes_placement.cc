@@ -34,6 +34,10 @@ Result<PlacementRequest> ParsePlacementQuery(const RouteParams& params, const st
   request.user = std::string(params.Query("user").value_or(user));
   request.require_ib = require_ib;
   if (auto host = params.Query("host")) request.host = std::string(*host);
+  if (auto known = params.OnlyQuery({"host", "user", "queue", "queues", "slots", "require_ib"});
+      !known) {
+    return tl::unexpected(known.error());
+  }
   std::set<std::string> seen;
   for (const auto& [key, value] : params.query) {
     const bool single = key == "user" || key == "host" || key == "require_ib" || key == "slots";
@@ -58,9 +62,6 @@ Result<PlacementRequest> ParsePlacementQuery(const RouteParams& params, const st
                                                      "`");
       }
       request.slots = slots;
-    } else if (!single) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  key + ": unknown query parameter (use host, user, queue, slots, require_ib)");
     }
   }
   if (request.user.empty()) return Fail(ErrorCode::kInvalidArgument, "user: must not be empty");

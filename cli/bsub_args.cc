@@ -6,6 +6,7 @@
 
 #include "api/job_request_decoder.h"
 #include "lsf_adapter/bsub_command.h"
+#include "lsf_adapter/bsub_command_line.h"
 
 namespace bplace::cli {
 namespace {
@@ -112,7 +113,7 @@ class Parser {
       if (auto value = Value(option)) {
         std::vector<std::string> named = SplitQueues(*value);
         if (named.empty()) {
-          error_ = "-q: no queue named (give one, or several in quotes: -q \"short normal\")";
+          error_ = kNoQueueNamed;
           return;
         }
         for (std::string& queue : named) queues_.push_back(std::move(queue));
@@ -139,7 +140,8 @@ class Parser {
 
   void FieldOption(const std::string& option, const api::JobRequestField& field) {
     const std::string name(field.name);
-    if (request_.body.contains(name)) {
+    // -J "name[1-10]" fills `array` too (and may leave `job_name` out).
+    if (request_.body.contains(name) || (name == "job_name" && request_.body.contains("array"))) {
       error_ = option + ": given twice";
       return;
     }
@@ -152,12 +154,15 @@ class Parser {
         return;
       }
       request_.body[name] = *number;
-    } else if (name == "job_name" && value->size() > 2 && value->back() == ']' &&
-               value->find('[') != std::string::npos) {
+    } else if (const auto array =
+                   name == "job_name" ? lsf::SplitArrayJobName(*value) : std::nullopt) {
       // bsub -J "name[1-10]": a job array, as LSF reads it (`array`).
-      const std::size_t open = value->find('[');
-      if (open > 0) request_.body[name] = value->substr(0, open);
-      request_.body["array"] = value->substr(open + 1, value->size() - open - 2);
+      if (!array->limit.empty()) {
+        error_ = option + " " + *value + ": an array limit (%N) bplace does not pass";
+        return;
+      }
+      if (!array->name.empty()) request_.body[name] = array->name;
+      request_.body["array"] = array->index_list;
     } else {
       request_.body[name] = *value;
     }

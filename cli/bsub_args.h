@@ -13,6 +13,11 @@
 
 namespace bplace::cli {
 
+// The refusal of a -q that names no queue (`-q ''`): without it bplace
+// would choose among every queue. `submit` and `place` say the same.
+inline constexpr char kNoQueueNamed[] =
+    "-q: no queue named (give one, or several in quotes: -q \"short normal\")";
+
 // What `bplace submit` sends.
 struct SubmitRequest {
   nlohmann::json body;          // the POST /v1/jobs body (docs/api.md "POST /v1/jobs")

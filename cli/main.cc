@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/bsub_args.h"
 #include "cli/commands.h"
 #include "cli/exit_code.h"
 #include "client/endpoint.h"
@@ -99,13 +100,21 @@ void AddPlace(CLI::App& app, const GlobalOptions& global, Words& w, Runner& run)
       "dry run: the queues a job could go to, best first, and every other queue with the reason "
       "it is left out (nothing is submitted; exit 1 when no queue can take the job)");
   place->add_option("--host,-m", w.host, "the host the job must run on (bsub -m)");
-  place->add_option("-q,--queues", w.queues,
-                    "candidate queues, blank- or comma-separated (\"a b\")");
+  place
+      ->add_option("-q,--queues", w.queues, "candidate queues, blank- or comma-separated (\"a b\")")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            return text.find_first_not_of(" \t,") == std::string::npos
+                       ? std::string(bplace::cli::kNoQueueNamed)
+                       : std::string();
+          },
+          "QUEUES", "queues"));
   place->add_option("-n,--slots", w.slots, "slots of the job (bsub -n), default 1")
       ->check(CLI::Validator(
           [](const std::string& text) {
-            const bool digits = !text.empty() && text.size() <= 9 &&
-                                text.find_first_not_of("0123456789") == std::string::npos;
+            const bool digits =
+                !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+            if (digits && text.size() > 9) return "-n " + text + ": too many slots";
             return digits && std::stoi(text) >= 1
                        ? std::string()
                        : "expected a whole number of slots, 1 or more (bsub -n), got " + text;

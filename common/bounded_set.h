@@ -6,21 +6,21 @@
 
 namespace bplace {
 
-// A set that remembers at most `capacity` keys, forgetting the oldest
-// inserted first: "have I seen this already" for a stream that never ends
-// (the jobs whose wait was learned, or judged), at a bounded cost. Keys
-// need operator<. Not thread-safe: the owner locks.
+// A set that remembers at most `capacity` keys (at least 1), forgetting
+// the oldest inserted first: "have I seen this already" for a stream that
+// never ends, at a bounded cost. Keys need operator<. Not thread-safe: the
+// owner locks.
 template <typename Key>
 class BoundedSet {
  public:
-  explicit BoundedSet(std::size_t capacity) : capacity_(capacity) {}
+  explicit BoundedSet(std::size_t capacity) : capacity_(capacity > 0 ? capacity : 1) {}
 
-  bool contains(const Key& key) const { return keys_.contains(key); }
+  bool Contains(const Key& key) const { return keys_.contains(key); }
 
   // Adds `key` unless it is held; returns whether it was added. Beyond
-  // capacity the oldest key is forgotten (a capacity of 0 holds nothing).
+  // capacity the oldest key is forgotten.
   bool Insert(const Key& key) {
-    if (capacity_ == 0 || !keys_.insert(key).second) return false;
+    if (!keys_.insert(key).second) return false;
     order_.push_back(key);
     if (order_.size() > capacity_) {
       keys_.erase(order_.front());

@@ -11,8 +11,22 @@ namespace {
 // LSF prints bjobs times to the minute; such a time stands for its minute.
 constexpr std::chrono::seconds kRestOfMinute{59};
 
-// What bplace's prediction for one of its jobs says of its submission.
-void AddPrediction(const StartPrediction& prediction, WaitObservation& wait) {
+// A wait read from the log further from bplace's own submission time than
+// this is another job's (LSF job ids wrap at MAX_JOBID).
+constexpr std::chrono::minutes kSameSubmission{5};
+
+// What bplace's prediction for `job`, one of its own, says of the
+// submission `wait` is of: nothing for an array element (placement judged
+// one element; the rest queue behind it), a job now in another queue than
+// the one it was placed in (bswitch), or a wait submitted at another time.
+void AddPrediction(const JobView& job, WaitObservation& wait) {
+  if (!job.submitted_by_bplace || !job.predicted_start || wait.array_index != 0) return;
+  if (wait.queue != job.lsf.queue) return;
+  if (job.submitted_at && (wait.submitted > *job.submitted_at + kSameSubmission ||
+                           wait.submitted < *job.submitted_at - kSameSubmission)) {
+    return;
+  }
+  const StartPrediction& prediction = *job.predicted_start;
   wait.could_start_at_submit = prediction.method == WaitMethodName(WaitMethod::kStartsNow);
   if (prediction.backlog) wait.backlog_at_submit = prediction.backlog;
 }
@@ -63,9 +77,7 @@ std::vector<StartedJob> NewlyStarted(const JobTable* before, const JobTable& aft
     job.submitted_by_bplace = view->submitted_by_bplace;
     job.prediction = view->predicted_start;
     job.waited = RealisedWait(*view);
-    if (view->submitted_by_bplace && view->predicted_start) {
-      AddPrediction(*view->predicted_start, job.wait);
-    }
+    AddPrediction(*view, job.wait);
     started.push_back(std::move(job));
   }
   return started;
@@ -111,8 +123,7 @@ std::size_t JudgeEventWaits(const std::vector<WaitObservation>& waits, const Job
 
 void AddSubmissionContext(const JobTable& jobs, WaitObservation& wait) {
   const JobView* job = jobs.Find(JobKey{wait.job_id, wait.array_index});
-  if (job == nullptr || !job->submitted_by_bplace || !job->predicted_start) return;
-  AddPrediction(*job->predicted_start, wait);
+  if (job != nullptr) AddPrediction(*job, wait);
 }
 
 StartPrediction ToPrediction(const WaitEstimate& estimate, std::optional<double> backlog) {

@@ -87,7 +87,10 @@ StartPrediction ToPrediction(const WaitEstimate& estimate, std::optional<double>
 // it was submitted behind, in-flight submissions included (the load
 // tier's history, WaitModel::RecordBacklog, knows only the counts of the
 // last refresh, and a burst outruns them). Leaves `wait` as it is for a
-// job `jobs` does not follow or bplace did not place. Pure.
+// job `jobs` does not follow or bplace did not place, an array element
+// (placement judged one element, not the rest behind it), a job no longer
+// in the queue it was placed in (bswitch), and a wait submitted more than
+// five minutes from bplace's submission (another job of that id). Pure.
 void AddSubmissionContext(const JobTable& jobs, WaitObservation& wait);
 
 // The estimate a kept record stands for (ToPrediction's inverse), to show

@@ -9,12 +9,14 @@
 
 #include "common/bounded_set.h"
 #include "daemon/cluster/job_table.h"
+#include "daemon/placement/wait_model.h"
 
 namespace bplace {
 
 // Whether a job that waited `wait_s` seconds started within the bound of
 // `prediction` (wait_s <= bound_s); none when the prediction gave no
-// bound (no history, queue not dispatching): it promised nothing.
+// bound (no history, too few waits, queue not dispatching): it promised
+// nothing.
 std::optional<bool> WithinBound(std::int64_t wait_s, const StartPrediction& prediction);
 
 // How the predictions made for bplace's own jobs fared, per queue.
@@ -30,8 +32,9 @@ struct QueueCoverage {
 // mutex, held for a map update or a copy.
 class WaitCoverage {
  public:
-  // The most jobs remembered as judged (the oldest are forgotten first).
-  static constexpr std::size_t kRememberedJobs = 20000;
+  // The most jobs remembered as judged (the oldest are forgotten first):
+  // as many as the model remembers as learned.
+  static constexpr std::size_t kRememberedJobs = WaitModel::kRememberedJobs;
 
   // Counts started job `job` of `queue` that waited `wait_s` seconds
   // against its prediction (WithinBound), once: a job already judged (by

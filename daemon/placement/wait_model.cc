@@ -16,7 +16,7 @@ ObserveOutcome WaitModel::Observe(const WaitObservation& observation) {
   {
     std::lock_guard lock(mutex_);
     const std::pair job{observation.job_id, observation.array_index};
-    if (observation.job_id != 0 && learned_jobs_.contains(job)) {
+    if (observation.job_id != 0 && learned_jobs_.Contains(job)) {
       return ObserveOutcome::kAlreadyLearned;
     }
     if (observation.backlog_at_submit) {

@@ -44,7 +44,8 @@ class WaitModel {
   static constexpr std::size_t kRememberedJobs = 20000;
 
   // WaitPredictor::Observe; a wait learned bumps the generation. A wait
-  // without backlog_at_submit (lsb.events and the jobs tier know none) is
+  // without backlog_at_submit (lsb.events and the jobs tier know none but
+  // for bplace's own jobs, AddSubmissionContext) is
   // given the share RecordBacklog last recorded for its queue at or before
   // its submission, when there is one. A job (observation.job_id, not 0)
   // whose wait was learned before is left out (kAlreadyLearned): the jobs
@@ -91,7 +92,8 @@ class WaitModel {
 };
 
 // The words for an estimate, for people (CLI, status page): "starts now",
-// "~4 min, 95% bound 20 min", "no history yet", "queue not dispatching".
+// "~4 min, 95% bound 20 min", "~30 s, no bound yet (from 3 waits only)",
+// "no waits seen in this queue yet", "queue not dispatching: ...".
 std::string DescribeWait(const WaitEstimate& estimate);
 
 // A duration in a few words: "45 s", "4 min", "2 h 5 min", "3 d 4 h".

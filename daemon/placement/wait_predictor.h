@@ -93,11 +93,14 @@ std::optional<WaitMethod> WaitMethodOfName(std::string_view name);
 // the `quantile` of its wait, holding with probability `confidence`.
 struct WaitEstimate {
   WaitMethod method = WaitMethod::kNoHistory;
-  std::optional<std::chrono::seconds> p50;    // the median of the waits used
-  std::optional<std::chrono::seconds> bound;  // none: kNoHistory, kQueueInactive
+  std::optional<std::chrono::seconds> p50;  // the median of the waits used
+  // None: kNoHistory, kQueueInactive, and kFewSamples from fewer than
+  // FewestForLargest waits.
+  std::optional<std::chrono::seconds> bound;
   double quantile = 0.0;
   // The confidence actually held: the configured one, or lower (1 - q^n)
-  // when the bound is the largest of n < MinSamples waits.
+  // when the bound is the largest of n < MinSamples waits; 0 without a
+  // bound.
   double confidence = 0.0;
   std::size_t samples = 0;  // waits the estimate was computed from
 };

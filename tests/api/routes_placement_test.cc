@@ -37,7 +37,8 @@ TEST_F(HandlersTest, PlacementParameterErrorsAre400NamingTheParameter) {
       {"host=node001&host=node002", "host: given more than once"},
       {"user=alice&user=alice", "user: given more than once"},
       {"require_ib=yes", "require_ib: expected true or false, got `yes`"},
-      {"colour=red", "colour: unknown query parameter (use host, user, queue, slots, require_ib)"},
+      {"colour=red",
+       "colour: unknown query parameter (use host, user, queue, queues, slots, require_ib)"},
       {"host=", "host: must not be empty"},
       {"user=", "user: must not be empty"},
   };

@@ -71,6 +71,9 @@ TEST(ParseSubmitArgs, AJobNameWithAnIndexListIsAJobArrayAsBsubReadsIt) {
   EXPECT_EQ(body["array"], "1-3");
   // A name that merely holds brackets is left for the daemon to refuse.
   EXPECT_EQ(Body({"-J", "a]b[", "true"})["job_name"], "a]b[");
+  EXPECT_EQ(Problem({"-J", "x[1-10]%5", "true"}),
+            "-J x[1-10]%5: an array limit (%N) bplace does not pass");
+  EXPECT_EQ(Problem({"-J", "[1-3]", "-J", "foo", "true"}), "-J: given twice");
 }
 
 TEST(ParseSubmitArgs, ALoneWordOrAPathIsTheCommandNotAHost) {

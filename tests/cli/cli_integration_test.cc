@@ -232,6 +232,9 @@ TEST(BplaceUsage, BadCommandLinesAreExit2AndSendNothing) {
   const ProcessOutput empty_queue = RunProcess({BPLACE_PATH, "submit", "-q", "", "true"}, env);
   EXPECT_EQ(empty_queue.exit_code, 2) << empty_queue.err;
   EXPECT_NE(empty_queue.err.find("-q: no queue named"), std::string::npos) << empty_queue.err;
+  const ProcessOutput place_empty = RunProcess({BPLACE_PATH, "place", "-q", " "}, env);
+  EXPECT_EQ(place_empty.exit_code, 2) << place_empty.err;
+  EXPECT_NE(place_empty.err.find("-q: no queue named"), std::string::npos) << place_empty.err;
 }
 
 TEST(BplaceUsage, HelpNamesEveryCommandAndTheExitCodes) {

@@ -938,11 +938,12 @@ TEST_F(BplacedRealSchedTest, InServiceAccountModeJobsAreTheServiceUsers) {
 // Wait prediction against the real scheduler (docs/design.md "Wait
 // prediction"): eight jobs on the host's four slots, so four start at once
 // and four wait behind them. bplaced finds lsb.events from lsf.conf's
-// LSB_SHAREDIR and the cluster's name, learns every dispatch from it (no
-// bjobs start times needed: volclava's table has none), and judges the
-// jobs it gave a bound. The must-wait jobs of a fresh queue get none ("no
-// bound yet": too few waits), so what is judged is the starts-now bound.
-// Prints the figures; the live coverage over 200+ jobs is bench/README.md's.
+// LSB_SHAREDIR and the cluster's name and learns every dispatch from it,
+// the earlier cases' jobs too. Every job of this daemon given a bound (the
+// starts-now ones; the others when `short` already has 19 waits) must be
+// judged, and only the log can judge them: volclava's bjobs prints no
+// start times. Prints the figures; the live coverage over 200+ jobs is
+// bench/README.md's.
 TEST_F(BplacedRealSchedTest, ABurstsWaitsAreLearnedFromTheEventLogAndJudged) {
   ASSERT_NO_THROW(StartDaemon());
   std::vector<std::string> ids;
@@ -965,15 +966,14 @@ TEST_F(BplacedRealSchedTest, ABurstsWaitsAreLearnedFromTheEventLogAndJudged) {
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   do {
     record = daemon_->Call("GET", "/v1/cluster").Json().value("wait_predictions", json());
-    if (record.is_object() && record.value("learned", 0) >= 8 &&
-        record.value("predictions", 0) >= with_bound) {
+    if (record.is_object() && record.value("predictions", 0) >= with_bound) {
       break;
     }
     (void)daemon_->Call("GET", "/v1/jobs?wait_s=2");
   } while (std::chrono::steady_clock::now() < deadline);
   ASSERT_TRUE(record.is_object()) << daemon_->Log();
   EXPECT_GE(record.value("learned", 0), 8) << record.dump() << "\n" << daemon_->Log();
-  EXPECT_EQ(record.value("predictions", 0), with_bound) << record.dump();
+  EXPECT_EQ(record.value("predictions", 0), with_bound) << record.dump() << "\n" << daemon_->Log();
   const json waits = daemon_->Call("GET", "/v1/queues/short/waits").Json();
   EXPECT_GE(waits.value("recent_waits_s", json::array()).size(), 1u) << waits.dump();
   std::cerr << "bplaced realsched: waits " << record.dump() << "\n";

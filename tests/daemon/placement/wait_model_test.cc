@@ -156,6 +156,7 @@ std::shared_ptr<const JobTable> Table(std::optional<std::int64_t> started,
   view->submit_time = At(1000);
   if (started) view->start_time = At(*started);
   view->submitted_by_bplace = prediction.has_value();
+  if (prediction) view->submitted_at = At(1000);
   view->predicted_start = prediction;
   table->jobs[JobKey{42, 0}] = view;
   return table;
@@ -226,15 +227,43 @@ TEST(JobWaitsTest, ABplaceJobIsLearnedBehindTheBacklogItsPlacementSaw) {
   // The same from the event log's waits, found by job id.
   const auto table = Table(1300, promised);
   WaitObservation ours;
+  ours.queue = "normal";
+  ours.submitted = At(1001);
   ours.job_id = 42;
   AddSubmissionContext(*table, ours);
   EXPECT_TRUE(ours.could_start_at_submit);
   EXPECT_EQ(ours.backlog_at_submit, 0.0);
-  WaitObservation other_users;
+  // Not for another job: another user's, another queue (bswitch), or an
+  // older job of the same id (ids wrap).
+  WaitObservation other_users = ours;
+  other_users.could_start_at_submit = false;
+  other_users.backlog_at_submit.reset();
   other_users.job_id = 7;
-  AddSubmissionContext(*table, other_users);
-  EXPECT_FALSE(other_users.could_start_at_submit);
-  EXPECT_FALSE(other_users.backlog_at_submit.has_value());
+  WaitObservation switched = other_users;
+  switched.job_id = 42;
+  switched.queue = "long";
+  WaitObservation older = other_users;
+  older.job_id = 42;
+  older.submitted = At(1000 - 3600);
+  for (WaitObservation* wait : {&other_users, &switched, &older}) {
+    AddSubmissionContext(*table, *wait);
+    EXPECT_FALSE(wait->could_start_at_submit) << wait->job_id << " " << wait->queue;
+    EXPECT_FALSE(wait->backlog_at_submit.has_value()) << wait->job_id << " " << wait->queue;
+  }
+  // Nor for an array's elements: placement judged one element, the rest
+  // wait behind it (each element's row copies the job's prediction).
+  auto with_element = std::make_shared<JobTable>(*Table(std::nullopt, promised));
+  auto element = std::make_shared<JobView>(*with_element->jobs.at(JobKey{42, 0}));
+  with_element->jobs[JobKey{42, 3}] = element;
+  auto started_element = std::make_shared<JobTable>(*with_element);
+  for (auto& [key, view] : started_element->jobs) {
+    auto copy = std::make_shared<JobView>(*view);
+    copy->start_time = At(1300);
+    view = copy;
+  }
+  for (const StartedJob& job : NewlyStarted(with_element.get(), *started_element)) {
+    EXPECT_EQ(job.wait.could_start_at_submit, job.key.array_index == 0) << job.key.array_index;
+  }
   const auto not_placed = Table(1300);  // followed, not submitted by bplace
   WaitObservation followed;
   followed.job_id = 42;
