@@ -28,21 +28,6 @@ std::optional<std::int64_t> WholeNumber(const std::string& text) {
   return value;
 }
 
-// -J: a job name, or an array's name and index list.
-Result<void> PutJobName(const std::string& value, json& body) {
-  const auto array = lsf::SplitArrayJobName(value);
-  if (!array) {
-    body["job_name"] = value;
-    return {};
-  }
-  if (!array->limit.empty()) {
-    return tl::unexpected(Cannot("-J " + value + ": an array limit (%N) bplace does not pass"));
-  }
-  if (!array->name.empty()) body["job_name"] = array->name;
-  body["array"] = array->index_list;
-  return {};
-}
-
 // One option with a field or a special meaning; false when `option` is
 // neither (it then goes to extra_args).
 Result<bool> PutField(const lsf::BsubArgument& option, json& body) {
@@ -71,6 +56,20 @@ Result<bool> PutField(const lsf::BsubArgument& option, json& body) {
 }
 
 }  // namespace
+
+Result<void> PutJobName(const std::string& value, json& body) {
+  const auto array = lsf::SplitArrayJobName(value);
+  if (!array) {
+    body["job_name"] = value;
+    return {};
+  }
+  if (!array->limit.empty()) {
+    return tl::unexpected(Cannot("-J " + value + ": an array limit (%N) bplace does not pass"));
+  }
+  if (!array->name.empty()) body["job_name"] = array->name;
+  body["array"] = array->index_list;
+  return {};
+}
 
 std::vector<std::string> SplitQueueList(const std::string& value) {
   std::vector<std::string> names;

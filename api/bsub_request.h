@@ -44,6 +44,12 @@ struct BsubSubmitter {
 Result<nlohmann::json> JobBodyFromBsub(const lsf::BsubCommandLine& line,
                                        const BsubSubmitter& submitter);
 
+// Puts a -J value into a job request body: `job_name`, or for
+// "name[LIST]" (LSF 10.1's job array form) `array` = LIST and `job_name`
+// = name when there is one. Errors: kInvalidArgument for an array limit
+// ("name[1-10]%5"), which bplace does not pass.
+Result<void> PutJobName(const std::string& value, nlohmann::json& body);
+
 // The words of the -q value (blanks or commas between names).
 std::vector<std::string> SplitQueueList(const std::string& value);
 

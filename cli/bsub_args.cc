@@ -4,9 +4,9 @@
 #include <optional>
 #include <string_view>
 
+#include "api/bsub_request.h"
 #include "api/job_request_decoder.h"
 #include "lsf_adapter/bsub_command.h"
-#include "lsf_adapter/bsub_command_line.h"
 
 namespace bplace::cli {
 namespace {
@@ -20,20 +20,6 @@ std::optional<api::JobRequestField> FieldForOption(std::string_view option) {
     if (field.bsub == option) return field;
   }
   return std::nullopt;
-}
-
-std::vector<std::string> SplitQueues(const std::string& value) {
-  std::vector<std::string> queues;
-  std::string current;
-  for (char c : value + " ") {
-    if (c == ' ' || c == '\t' || c == ',') {
-      if (!current.empty()) queues.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  return queues;
 }
 
 std::optional<std::int64_t> WholeNumber(const std::string& text) {
@@ -111,7 +97,7 @@ class Parser {
       if (auto value = Value(option)) SetHost(*value, option);
     } else if (option == "-q") {
       if (auto value = Value(option)) {
-        std::vector<std::string> named = SplitQueues(*value);
+        std::vector<std::string> named = api::SplitQueueList(*value);
         if (named.empty()) {
           error_ = kNoQueueNamed;
           return;
@@ -154,15 +140,9 @@ class Parser {
         return;
       }
       request_.body[name] = *number;
-    } else if (const auto array =
-                   name == "job_name" ? lsf::SplitArrayJobName(*value) : std::nullopt) {
+    } else if (name == "job_name") {
       // bsub -J "name[1-10]": a job array, as LSF reads it (`array`).
-      if (!array->limit.empty()) {
-        error_ = option + " " + *value + ": an array limit (%N) bplace does not pass";
-        return;
-      }
-      if (!array->name.empty()) request_.body[name] = array->name;
-      request_.body["array"] = array->index_list;
+      if (auto put = api::PutJobName(*value, request_.body); !put) error_ = put.error().message;
     } else {
       request_.body[name] = *value;
     }
