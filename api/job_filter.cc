@@ -127,7 +127,7 @@ Result<JobFilterQuery> ParseJobFilter(const RouteParams& params, const std::stri
   return filter;
 }
 
-json JobPage(const JobTable& table, const JobFilterQuery& filter) {
+json JobPage(const JobTable& table, const JobFilterQuery& filter, const WaitCoverage* coverage) {
   using Order = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
   std::vector<std::pair<Order, const JobView*>> selected;
   for (const auto& [key, view] : table.jobs) {
@@ -150,7 +150,7 @@ json JobPage(const JobTable& table, const JobFilterQuery& filter) {
   json jobs = json::array();
   std::string next;
   for (std::size_t i = 0; i < selected.size() && i < filter.limit; ++i) {
-    jobs.push_back(JobJson(*selected[i].second));
+    jobs.push_back(JobJson(*selected[i].second, coverage));
     if (i + 1 == filter.limit && i + 1 < selected.size()) {
       const auto& [a, b, c] = selected[i].first;
       next = std::to_string(a) + "." + std::to_string(b) + "." + std::to_string(c);

@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/result.h"
 #include "daemon/cluster/job_table.h"
+#include "daemon/placement/wait_coverage.h"
 
 namespace bplace::api {
 
@@ -46,6 +47,8 @@ Result<JobFilterQuery> ParseJobFilter(const RouteParams& params, const std::stri
 // The page of `table` that `filter` selects: jobs submitted through bplace,
 // newest first (submission time, then job id and index, descending), as
 // {"jobs": [JobJson...], "next_cursor": "" or the cursor of the next page}.
-nlohmann::json JobPage(const JobTable& table, const JobFilterQuery& filter);
+// `coverage` as JobJson takes it.
+nlohmann::json JobPage(const JobTable& table, const JobFilterQuery& filter,
+                       const WaitCoverage* coverage);
 
 }  // namespace bplace::api

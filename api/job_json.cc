@@ -30,21 +30,27 @@ std::string StatusOf(const std::string& status) {
 // What bplace's placement said of the job's start and how it fared: its
 // expected_start as the placement answered it (null for a job bplace did
 // not place, or a record it cannot read), the wait LSF gave it, and whether
-// that wait was within the bound.
-void AddPrediction(json& body, const JobView& job) {
+// that wait was within the bound: as `coverage` judged them when it did.
+void AddPrediction(json& body, const JobView& job, const WaitCoverage* coverage) {
   std::optional<WaitEstimate> estimate;
   if (job.predicted_start) estimate = FromPrediction(*job.predicted_start);
-  const std::optional<std::chrono::seconds> waited = RealisedWait(job);
-  std::optional<bool> within;
-  if (estimate && waited) within = WithinBound(waited->count(), *job.predicted_start);
+  std::optional<JudgedWait> judged;
+  const std::optional<JobKey> key = KeyOf(job.lsf);
+  if (estimate && coverage && key) judged = coverage->Judged(*key);
+  if (!judged) {
+    if (const std::optional<std::chrono::seconds> waited = RealisedWait(job)) {
+      judged = JudgedWait{waited->count(), std::nullopt};
+      if (estimate) judged->within_bound = WithinBound(waited->count(), *job.predicted_start);
+    }
+  }
   body["expected_start"] = estimate ? ExpectedStartJson(*estimate) : json();
-  body["wait_s"] = waited ? json(waited->count()) : json();
-  body["within_bound"] = within ? json(*within) : json();
+  body["wait_s"] = judged ? json(judged->wait_s) : json();
+  body["within_bound"] = judged && judged->within_bound ? json(*judged->within_bound) : json();
 }
 
 }  // namespace
 
-json JobJson(const JobView& job) {
+json JobJson(const JobView& job, const WaitCoverage* coverage) {
   const lsf::JobRecord& r = job.lsf;
   json hosts = json::array();
   for (const lsf::ExecHost& host : r.exec_hosts) {
@@ -85,16 +91,17 @@ json JobJson(const JobView& job) {
       {"left_lsf", job.left_lsf},
       {"left_lsf_at", Time(job.left_lsf_at)},
       {"updated_at", FormatRfc3339(job.updated_at)}};
-  AddPrediction(body, job);
+  AddPrediction(body, job, coverage);
   return body;
 }
 
-json ArrayJobJson(std::int64_t job_id, const std::vector<const JobView*>& elements) {
+json ArrayJobJson(std::int64_t job_id, const std::vector<const JobView*>& elements,
+                  const WaitCoverage* coverage) {
   json list = json::array();
   std::map<std::string, int> statuses;
   bool terminal = true;
   for (const JobView* element : elements) {
-    list.push_back(JobJson(*element));
+    list.push_back(JobJson(*element, coverage));
     ++statuses[StatusOf(element->lsf.status)];
     terminal = terminal && element->terminal;
   }

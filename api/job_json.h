@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "daemon/cluster/job_table.h"
 #include "daemon/cluster/snapshot.h"
+#include "daemon/placement/wait_coverage.h"
 
 namespace bplace::api {
 
@@ -25,13 +26,18 @@ namespace bplace::api {
 // knows the job; the state is its last), updated_at; and the wait
 // (docs/api.md "Expected start"): expected_start (ExpectedStartJson of
 // the prediction its placement gave; null for a job bplace did not place),
-// wait_s (RealisedWait; null until it starts) and within_bound (null
-// unless it started with a prediction that had a bound).
-nlohmann::json JobJson(const JobView& job);
+// wait_s and within_bound: as `coverage` judged the job when it did
+// (WaitCoverage::Judged: LSF's event log's wait, to the second, when the
+// log is read), so that a job and the coverage counters agree; else
+// RealisedWait and WithinBound of it. wait_s is null until the job starts,
+// within_bound unless it started with a prediction that had a bound.
+// `coverage` null: RealisedWait only.
+nlohmann::json JobJson(const JobView& job, const WaitCoverage* coverage);
 
-// An array job asked for as a whole: the elements' JSON in `elements`, and
-// a status count per state in `statuses`.
-nlohmann::json ArrayJobJson(std::int64_t job_id, const std::vector<const JobView*>& elements);
+// An array job asked for as a whole: the elements' JSON (JobJson) in
+// `elements`, and a status count per state in `statuses`.
+nlohmann::json ArrayJobJson(std::int64_t job_id, const std::vector<const JobView*>& elements,
+                            const WaitCoverage* coverage);
 
 // as_of / age_s of the jobs tier (its last successful refresh at `now`),
 // and its last error when it is failing.

@@ -23,9 +23,11 @@ namespace http = boost::beast::http;
 const char* OutcomeName(lsf::BkillOutcome outcome) { return lsf::BkillOutcomeName(outcome); }
 
 // The answer to one bkill result about `job`, run as `killer` (a user name).
-Response CancelAnswer(const JobView& job, const CancelResult& result, const std::string& killer) {
-  json body{
-      {"job", JobJson(job)}, {"outcome", OutcomeName(result.outcome)}, {"message", result.message}};
+Response CancelAnswer(const Services& s, const JobView& job, const CancelResult& result,
+                      const std::string& killer) {
+  json body{{"job", JobJson(job, s.wait_coverage)},
+            {"outcome", OutcomeName(result.outcome)},
+            {"message", result.message}};
   switch (result.outcome) {
     case lsf::BkillOutcome::kTerminating:
       return MakeJson(202, body);
@@ -54,7 +56,8 @@ void CancelKnown(const Services& s, const Caller& caller, const JobView& job, co
                                          ", not " + self + "; cancelling it needs `admin`"}));
   }
   if (job.terminal) {
-    return respond(MakeJson(200, {{"job", JobJson(job)}, {"outcome", "already_finished"}}));
+    return respond(
+        MakeJson(200, {{"job", JobJson(job, s.wait_coverage)}, {"outcome", "already_finished"}}));
   }
   auto killer = KillerIdentity(s, caller);
   if (!killer) return respond(MakeProblem(killer.error()));
@@ -71,7 +74,7 @@ void CancelKnown(const Services& s, const Caller& caller, const JobView& job, co
                           return respond(std::move(problem));
                         }
                         s->tracker->RefreshSoon();
-                        respond(CancelAnswer(job, results->front(), killer_name));
+                        respond(CancelAnswer(*s, job, results->front(), killer_name));
                       });
 }
 

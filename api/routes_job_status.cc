@@ -39,8 +39,9 @@ std::optional<Response> JobAnswer(const Services& s, const Caller& caller,
   if (auto refused = VisibilityRefusal(s, caller, jobs, lsf::JobIdText(id))) {
     return RefusalFor(*refused);
   }
-  json body = key.array_index == 0 && !snapshot.jobs->Find(key) ? ArrayJobJson(key.job_id, jobs)
-                                                                : JobJson(*jobs.front());
+  json body = key.array_index == 0 && !snapshot.jobs->Find(key)
+                  ? ArrayJobJson(key.job_id, jobs, s.wait_coverage)
+                  : JobJson(*jobs.front(), s.wait_coverage);
   AddJobsAge(body, snapshot, now);
   return MakeJson(200, body);
 }
@@ -60,7 +61,7 @@ void AnswerJob(const Services& s, const Caller& caller, const lsf::JobId& id, Re
 
 Response ListAnswer(const Services& s, const JobFilterQuery& filter) {
   const auto snapshot = s.cache.Current();
-  json body = JobPage(snapshot->jobs ? *snapshot->jobs : JobTable{}, filter);
+  json body = JobPage(snapshot->jobs ? *snapshot->jobs : JobTable{}, filter, s.wait_coverage);
   AddJobsAge(body, *snapshot, s.clock.SystemNow());
   return MakeJson(200, body);
 }

@@ -2,40 +2,71 @@
 
 #include <cstddef>
 #include <deque>
-#include <set>
+#include <map>
+#include <utility>
 
 namespace bplace {
 
-// A set that remembers at most `capacity` keys (at least 1), forgetting
-// the oldest inserted first: "have I seen this already" for a stream that
+// A map that remembers at most `capacity` keys (at least 1), forgetting
+// the oldest inserted first: what was seen of each key of a stream that
 // never ends, at a bounded cost. Keys need operator<. Not thread-safe: the
 // owner locks.
-template <typename Key>
-class BoundedSet {
+template <typename Key, typename Value>
+class BoundedMap {
  public:
-  explicit BoundedSet(std::size_t capacity) : capacity_(capacity > 0 ? capacity : 1) {}
+  explicit BoundedMap(std::size_t capacity) : capacity_(capacity > 0 ? capacity : 1) {}
 
-  bool Contains(const Key& key) const { return keys_.contains(key); }
+  bool Contains(const Key& key) const { return entries_.contains(key); }
 
-  // Adds `key` unless it is held; returns whether it was added. Beyond
+  // The value held for `key`; null when it is not held (never inserted, or
+  // forgotten). Valid until the next Insert.
+  const Value* Find(const Key& key) const {
+    const auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
+
+  // Adds `key` with `value` unless the key is held (its value is kept then,
+  // and its place in the order); returns whether it was added. Beyond
   // capacity the oldest key is forgotten.
-  bool Insert(const Key& key) {
-    if (!keys_.insert(key).second) return false;
+  bool Insert(const Key& key, Value value) {
+    if (!entries_.try_emplace(key, std::move(value)).second) return false;
     order_.push_back(key);
     if (order_.size() > capacity_) {
-      keys_.erase(order_.front());
+      entries_.erase(order_.front());
       order_.pop_front();
     }
     return true;
   }
 
-  std::size_t size() const { return keys_.size(); }
+  std::size_t size() const { return entries_.size(); }
   std::size_t capacity() const { return capacity_; }
 
  private:
   std::size_t capacity_;
-  std::set<Key> keys_;
+  std::map<Key, Value> entries_;
   std::deque<Key> order_;  // oldest first
+};
+
+// A set that remembers at most `capacity` keys (at least 1), forgetting
+// the oldest inserted first: "have I seen this already" for a stream that
+// never ends (BoundedMap without values). Not thread-safe: the owner locks.
+template <typename Key>
+class BoundedSet {
+ public:
+  explicit BoundedSet(std::size_t capacity) : keys_(capacity) {}
+
+  bool Contains(const Key& key) const { return keys_.Contains(key); }
+
+  // Adds `key` unless it is held; returns whether it was added. Beyond
+  // capacity the oldest key is forgotten.
+  bool Insert(const Key& key) { return keys_.Insert(key, Seen{}); }
+
+  std::size_t size() const { return keys_.size(); }
+  std::size_t capacity() const { return keys_.capacity(); }
+
+ private:
+  struct Seen {};
+  BoundedMap<Key, Seen> keys_;
 };
 
 }  // namespace bplace

@@ -10,13 +10,18 @@ std::optional<bool> WithinBound(std::int64_t wait_s, const StartPrediction& pred
 bool WaitCoverage::Record(const JobKey& job, const std::string& queue, std::int64_t wait_s,
                           const StartPrediction& prediction) {
   const std::optional<bool> within = WithinBound(wait_s, prediction);
-  if (!within) return false;
   std::lock_guard lock(mutex_);
-  if (!judged_.Insert(job)) return false;
+  if (!judged_.Insert(job, JudgedWait{wait_s, within}) || !within) return false;
   QueueCoverage& counts = by_queue_[queue];
   ++counts.predictions;
   if (*within) ++counts.within_bound;
   return true;
+}
+
+std::optional<JudgedWait> WaitCoverage::Judged(const JobKey& job) const {
+  std::lock_guard lock(mutex_);
+  const JudgedWait* judged = judged_.Find(job);
+  return judged ? std::optional<JudgedWait>(*judged) : std::nullopt;
 }
 
 std::map<std::string, QueueCoverage> WaitCoverage::ByQueue() const {

@@ -25,6 +25,12 @@ struct QueueCoverage {
   std::uint64_t within_bound = 0;  // of those, the wait was at most the bound
 };
 
+// A started job's wait as its prediction was judged on it (WaitCoverage).
+struct JudgedWait {
+  std::int64_t wait_s = 0;           // seconds from submission to start
+  std::optional<bool> within_bound;  // WithinBound; none: no bound given
+};
+
 // The live coverage of the wait bounds (docs/api.md "GET /metrics"
 // bplace_wait_predictions_total, bplace_wait_within_bound_total): each job
 // bplace submitted is compared, when it starts, with the bound its
@@ -36,13 +42,20 @@ class WaitCoverage {
   // as many as the model remembers as learned.
   static constexpr std::size_t kRememberedJobs = WaitModel::kRememberedJobs;
 
-  // Counts started job `job` of `queue` that waited `wait_s` seconds
+  // Judges started job `job` of `queue` that waited `wait_s` seconds
   // against its prediction (WithinBound), once: a job already judged (by
-  // the jobs tier, then by the event log, or twice by a log read again) is
-  // not counted again. A prediction without a bound promised nothing and
-  // is not counted. Returns whether it was counted.
+  // the jobs tier, then by the event log, or twice by a log read again)
+  // keeps its first judgement and is not counted again. The wait is
+  // remembered (Judged); it is counted only when the prediction gave a
+  // bound (one without promised nothing). Returns whether it was counted.
   bool Record(const JobKey& job, const std::string& queue, std::int64_t wait_s,
               const StartPrediction& prediction);
+
+  // The judgement Record made of `job`; none when it was not judged (not
+  // started yet, not bplace's, or forgotten: the oldest beyond
+  // kRememberedJobs). What a job's wait_s and within_bound show, so that a
+  // job and the counters never disagree.
+  std::optional<JudgedWait> Judged(const JobKey& job) const;
 
   // The counters by queue.
   std::map<std::string, QueueCoverage> ByQueue() const;
@@ -53,7 +66,7 @@ class WaitCoverage {
  private:
   mutable std::mutex mutex_;  // guards the members below
   std::map<std::string, QueueCoverage> by_queue_;
-  BoundedSet<JobKey> judged_{kRememberedJobs};
+  BoundedMap<JobKey, JudgedWait> judged_{kRememberedJobs};
 };
 
 }  // namespace bplace

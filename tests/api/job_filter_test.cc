@@ -122,26 +122,27 @@ std::vector<std::string> Ids(const json& page) {
 
 TEST(JobPage, BplacesJobsOfTheFilterNewestFirst) {
   const JobTable table = Table();
-  EXPECT_EQ(Ids(JobPage(table, *Parse({}))), (std::vector<std::string>{"5", "2", "1"}));
-  EXPECT_EQ(Ids(JobPage(table, *Parse({{"user", "all"}}, true))),
+  EXPECT_EQ(Ids(JobPage(table, *Parse({}), nullptr)), (std::vector<std::string>{"5", "2", "1"}));
+  EXPECT_EQ(Ids(JobPage(table, *Parse({{"user", "all"}}, true), nullptr)),
             (std::vector<std::string>{"5", "3", "2", "1"}));
-  EXPECT_EQ(Ids(JobPage(table, *Parse({{"status", "RUN,DONE"}}))),
+  EXPECT_EQ(Ids(JobPage(table, *Parse({{"status", "RUN,DONE"}}), nullptr)),
             (std::vector<std::string>{"2", "1"}));
-  EXPECT_EQ(Ids(JobPage(table, *Parse({{"label", "run=a"}}))),
+  EXPECT_EQ(Ids(JobPage(table, *Parse({{"label", "run=a"}}), nullptr)),
             (std::vector<std::string>{"5", "1"}));
-  EXPECT_EQ(Ids(JobPage(table, *Parse({{"since", "200"}}))), (std::vector<std::string>{"5", "2"}));
+  EXPECT_EQ(Ids(JobPage(table, *Parse({{"since", "200"}}), nullptr)),
+            (std::vector<std::string>{"5", "2"}));
 }
 
 TEST(JobPage, TheCursorOfAFullPageStartsTheNextOne) {
   const JobTable table = Table();
-  const json first = JobPage(table, *Parse({{"limit", "2"}}));
+  const json first = JobPage(table, *Parse({{"limit", "2"}}), nullptr);
   EXPECT_EQ(Ids(first), (std::vector<std::string>{"5", "2"}));
   const std::string cursor = first["next_cursor"];
   ASSERT_FALSE(cursor.empty());
-  const json second = JobPage(table, *Parse({{"limit", "2"}, {"cursor", cursor}}));
+  const json second = JobPage(table, *Parse({{"limit", "2"}, {"cursor", cursor}}), nullptr);
   EXPECT_EQ(Ids(second), (std::vector<std::string>{"1"}));
-  EXPECT_EQ(second["next_cursor"], "");                                    // the last page
-  EXPECT_EQ(JobPage(table, *Parse({{"limit", "3"}}))["next_cursor"], "");  // exactly full
+  EXPECT_EQ(second["next_cursor"], "");                                             // the last page
+  EXPECT_EQ(JobPage(table, *Parse({{"limit", "3"}}), nullptr)["next_cursor"], "");  // exactly full
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "api/json_mapping.h"
 #include "daemon/placement/job_waits.h"
+#include "daemon/placement/wait_coverage.h"
 
 namespace bplace::api {
 namespace {
@@ -46,7 +47,7 @@ JobView Job(std::optional<StartPrediction> prediction, std::optional<std::int64_
 }
 
 TEST(JobJsonTest, AJobBplacePlacedCarriesItsExpectedStartAsThePlacementAnsweredIt) {
-  const json body = JobJson(Job(ClassHistory(), std::nullopt));
+  const json body = JobJson(Job(ClassHistory(), std::nullopt), nullptr);
   // The same object, words included, that the candidate of its placement had.
   EXPECT_EQ(body["expected_start"], ExpectedStartJson(*FromPrediction(ClassHistory())));
   EXPECT_EQ(body["expected_start"]["summary"], "~4 min, 95% bound 20 min");
@@ -58,10 +59,10 @@ TEST(JobJsonTest, AJobBplacePlacedCarriesItsExpectedStartAsThePlacementAnsweredI
 }
 
 TEST(JobJsonTest, AStartedJobSaysHowLongItWaitedAndWhetherThatWasWithinTheBound) {
-  json body = JobJson(Job(ClassHistory(), 1200));
+  json body = JobJson(Job(ClassHistory(), 1200), nullptr);
   EXPECT_EQ(body["wait_s"], 1200);
   EXPECT_EQ(body["within_bound"], true) << "the bound is inclusive";
-  body = JobJson(Job(ClassHistory(), 1201));
+  body = JobJson(Job(ClassHistory(), 1201), nullptr);
   EXPECT_EQ(body["wait_s"], 1201);
   EXPECT_EQ(body["within_bound"], false);
 }
@@ -69,7 +70,7 @@ TEST(JobJsonTest, AStartedJobSaysHowLongItWaitedAndWhetherThatWasWithinTheBound)
 TEST(JobJsonTest, APredictionWithoutABoundPromisedNothing) {
   StartPrediction none;
   none.method = "no_history";
-  const json body = JobJson(Job(none, 90));
+  const json body = JobJson(Job(none, 90), nullptr);
   EXPECT_EQ(body["expected_start"]["method"], "no_history");
   EXPECT_TRUE(body["expected_start"]["bound_s"].is_null());
   EXPECT_EQ(body["wait_s"], 90);
@@ -77,7 +78,7 @@ TEST(JobJsonTest, APredictionWithoutABoundPromisedNothing) {
 }
 
 TEST(JobJsonTest, AJobBplaceDidNotPlaceHasNoExpectedStartButItsWait) {
-  const json body = JobJson(Job(std::nullopt, 75));
+  const json body = JobJson(Job(std::nullopt, 75), nullptr);
   ASSERT_TRUE(body.contains("expected_start"));
   EXPECT_TRUE(body["expected_start"].is_null());
   EXPECT_EQ(body["wait_s"], 75);
@@ -87,14 +88,40 @@ TEST(JobJsonTest, AJobBplaceDidNotPlaceHasNoExpectedStartButItsWait) {
 TEST(JobJsonTest, ARecordWithAMethodBplaceDoesNotKnowIsNoPrediction) {
   StartPrediction foreign = ClassHistory();
   foreign.method = "oracle";
-  const json body = JobJson(Job(foreign, 60));
+  const json body = JobJson(Job(foreign, 60), nullptr);
   EXPECT_TRUE(body["expected_start"].is_null());
   EXPECT_TRUE(body["within_bound"].is_null()) << "no verdict on a prediction not shown";
 }
 
+TEST(JobJsonTest, AJobJudgedByTheCoverageShowsTheWaitItWasJudgedOn) {
+  // bjobs gave the start to the minute (a whole minute, 1180 s after the
+  // submission): a wait of up to 1239 s, beyond the bound. The event log
+  // gave 1195 s, within it; the job says what the counters say.
+  JobView job = Job(ClassHistory(), 1200 - (1'700'001'200 % 60));
+  EXPECT_EQ(JobJson(job, nullptr)["wait_s"], 1239);
+  WaitCoverage coverage;
+  ASSERT_TRUE(coverage.Record(JobKey{42, 0}, "normal", 1195, ClassHistory()));
+  json body = JobJson(job, &coverage);
+  EXPECT_EQ(body["wait_s"], 1195);
+  EXPECT_EQ(body["within_bound"], true);
+  // Judged before the jobs tier saw it start: its wait is known already.
+  body = JobJson(Job(ClassHistory(), std::nullopt), &coverage);
+  EXPECT_EQ(body["wait_s"], 1195);
+  EXPECT_EQ(body["within_bound"], true);
+  // Another job, not judged: its own wait.
+  JobView other = Job(ClassHistory(), 1201);
+  other.lsf.job_id = "43";
+  body = JobJson(other, &coverage);
+  EXPECT_EQ(body["wait_s"], 1201);
+  EXPECT_EQ(body["within_bound"], false);
+  // A job bplace did not place is never shown a judgement.
+  JobView stranger = Job(std::nullopt, 30);
+  EXPECT_EQ(JobJson(stranger, &coverage)["wait_s"], 30);
+}
+
 TEST(JobJsonTest, AnArrayJobsElementsCarryTheirOwn) {
   const JobView element = Job(ClassHistory(), 30);
-  const json body = ArrayJobJson(42, {&element});
+  const json body = ArrayJobJson(42, {&element}, nullptr);
   EXPECT_EQ(body["elements"][0]["wait_s"], 30);
   EXPECT_EQ(body["elements"][0]["within_bound"], true);
 }

@@ -3,8 +3,9 @@
 // lsb.events from lsf.conf and lsid, learns the waits of jobs it never
 // submitted, answers every candidate with an expected start, keeps the
 // prediction with the jobs it submits and counts how the bounds fared in
-// /metrics and /v1/cluster. No wall-clock assertion: every wait is on a
-// condition with a generous deadline.
+// /metrics and /v1/cluster, which the job itself agrees with. No
+// wall-clock assertion: every wait is on a condition with a generous
+// deadline.
 
 #include <chrono>
 #include <functional>
@@ -125,6 +126,36 @@ TEST(WaitsIntegrationTest, LearnsFromTheEventLogAndCountsCoverageOfItsOwnJobs) {
   const json list = daemon.Call("GET", "/v1/jobs").Json();
   ASSERT_EQ(list.value("jobs", json::array()).size(), 1u) << list.dump();
   EXPECT_EQ(list["jobs"][0]["expected_start"], started["expected_start"]) << list.dump();
+  EXPECT_EQ(list["jobs"][0]["within_bound"], true) << list.dump();
+}
+
+TEST(WaitsIntegrationTest, AJobJudgedFromTheEventLogShowsTheWaitItWasJudgedOn) {
+  // The event log is read every load interval (1 s); bjobs only every
+  // hour: the log sees the job start long before the jobs tier does. The
+  // job must still say the wait the counters judged, not "not started".
+  DaemonSettings settings;
+  settings.load_refresh_s = 1;
+  settings.topology_refresh_s = 1;
+  SimCluster sim(DEMO_CLUSTER);
+  DaemonProcess daemon(sim, settings);
+  const HttpReply submitted =
+      daemon.Post("/v1/jobs", R"({"host": "node007", "queues": ["short"], "command": "sleep 30"})");
+  ASSERT_EQ(submitted.status, 201) << submitted.body;
+  const std::string job_id = submitted.Json().value("job_id", "");
+  ASSERT_EQ(sim.Lsf({"lsfsim", "schedule"}).exit_code, 0);
+  const json cluster =
+      Until([&] { return daemon.Get("/v1/cluster"); },
+            [](const json& body) { return body["wait_predictions"].value("predictions", 0) >= 1; });
+  ASSERT_EQ(cluster["wait_predictions"].value("predictions", 0), 1) << cluster.dump();
+  EXPECT_EQ(cluster["wait_predictions"]["within_bound"], 1) << cluster.dump();
+
+  const json job = daemon.Call("GET", "/v1/jobs/" + job_id).Json();
+  EXPECT_TRUE(job["wait_s"].is_number()) << job.dump();
+  EXPECT_LE(job.value("wait_s", 1 << 30), job["expected_start"].value("bound_s", 0)) << job.dump();
+  EXPECT_EQ(job["within_bound"], true) << job.dump();
+  const json list = daemon.Call("GET", "/v1/jobs").Json();
+  ASSERT_EQ(list.value("jobs", json::array()).size(), 1u) << list.dump();
+  EXPECT_EQ(list["jobs"][0]["wait_s"], job["wait_s"]) << list.dump();
   EXPECT_EQ(list["jobs"][0]["within_bound"], true) << list.dump();
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -335,7 +336,16 @@ TEST(JobWaitsTest, TheEventLogJudgesBplacesJobsToTheSecond) {
   EXPECT_EQ(JudgeEventWaits({wait, stranger}, *jobs, coverage), 1u);
   EXPECT_EQ(coverage.Total().predictions, 1u);
   EXPECT_EQ(coverage.Total().within_bound, 1u);
+  // The job shows the wait it was judged on (api/job_json.h).
+  const std::optional<JudgedWait> judged = coverage.Judged(JobKey{42, 0});
+  ASSERT_TRUE(judged.has_value());
+  EXPECT_EQ(judged->wait_s, 4);
+  EXPECT_EQ(judged->within_bound, true);
+  EXPECT_FALSE(coverage.Judged(JobKey{7, 0}).has_value()) << "not bplace's: not judged";
+  // Read again (a log reopened), later: judged once, on its first reading.
+  wait.started = At(1009);
   EXPECT_EQ(JudgeEventWaits({wait}, *jobs, coverage), 0u) << "judged once";
+  EXPECT_EQ(coverage.Judged(JobKey{42, 0})->wait_s, 4);
 }
 
 // A snapshot of one queue on one host of `max` slots, all taken, with
@@ -394,9 +404,15 @@ TEST(JobWaitsTest, APredictionWithoutABoundPromisedNothing) {
   StartPrediction none;
   none.method = "no_history";
   EXPECT_FALSE(coverage.Record(JobKey{1, 0}, "q", 10, none));
+  EXPECT_EQ(coverage.Total().predictions, 0u);
+  // Its wait is still the one its job shows.
+  ASSERT_TRUE(coverage.Judged(JobKey{1, 0}).has_value());
+  EXPECT_EQ(coverage.Judged(JobKey{1, 0})->wait_s, 10);
+  EXPECT_FALSE(coverage.Judged(JobKey{1, 0})->within_bound.has_value());
   none.bound_s = 10;
   EXPECT_TRUE(coverage.Record(JobKey{2, 0}, "q", 10, none));
   EXPECT_EQ(coverage.Total().within_bound, 1u);
+  EXPECT_EQ(coverage.Judged(JobKey{2, 0})->within_bound, true);
 }
 
 TEST(JobWaitsTest, TheRecordOfAnEstimateKeepsItsNumbers) {
