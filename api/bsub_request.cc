@@ -33,7 +33,10 @@ std::optional<std::int64_t> WholeNumber(const std::string& text) {
 Result<bool> PutField(const lsf::BsubArgument& option, json& body) {
   const std::string& value = *option.value;
   if (option.flag == "-q") {
-    body["queues"] = SplitQueueList(value);
+    std::vector<std::string> queues = SplitQueueList(value);
+    // Not "any queue": LSF's own answer (a refusal or its default queue).
+    if (queues.empty()) return tl::unexpected(Cannot("-q '" + value + "': names no queue"));
+    body["queues"] = std::move(queues);
   } else if (option.flag == "-m") {
     const std::vector<std::string> hosts = SplitQueueList(value);
     if (hosts.size() != 1) return tl::unexpected(Cannot("-m " + value + ": several hosts"));

@@ -44,7 +44,8 @@ Result<BsubSubmitter> SubmitterOf(const json& body) {
 // `args` with the queue placement chooses for `line` (no -q, or a -q list),
 // for the real bsub to run when bplace does not submit the job itself: "-q
 // QUEUE" first, or the list of a separate -q word replaced. `args` as they
-// are when placement has no answer or the command line names one queue.
+// are when placement has no answer or the command line names one queue,
+// or none (-q '': LSF's to answer).
 std::vector<std::string> WithPlacedQueue(const Services& services, const Caller& caller,
                                          const std::vector<std::string>& args,
                                          const lsf::BsubCommandLine& line) {
@@ -53,7 +54,7 @@ std::vector<std::string> WithPlacedQueue(const Services& services, const Caller&
   request.require_ib = services.ib().require_ib;
   const auto queue = line.Last("-q");
   if (queue) request.queues = SplitQueueList(*queue);
-  if (request.queues.size() == 1) return args;
+  if (queue && request.queues.size() < 2) return args;
   if (const auto host = line.Last("-m")) {
     const std::vector<std::string> hosts = SplitQueueList(*host);
     if (hosts.size() != 1) return args;

@@ -67,6 +67,8 @@ TEST(JobBodyFromBsubTest, WhatBplaceCannotExpressIsLeftToBsub) {
                                                {"-J", "a[1-9]%2", "true"},
                                                {"-o", "a", "-o", "b", "true"},
                                                {"-Is", "bash"},
+                                               {"-q", "", "true"},
+                                               {"-q", " , ", "true"},
                                                {"-q", "short"}}) {
     auto line = lsf::ParseBsubCommandLine(args);
     ASSERT_TRUE(line);

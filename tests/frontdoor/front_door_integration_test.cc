@@ -251,6 +251,14 @@ TEST_F(FrontDoorTest, FormsBplaceDoesNotAnswerRunTheRealCommand) {
   ASSERT_EQ(args.size(), 4u);
   EXPECT_EQ(args[0], "-q");
   EXPECT_EQ(args[2], "-Is");
+  // -q naming no queue is not "any queue": LSF answers it, as the user
+  // wrote it, whether bplace would have submitted it or not.
+  for (const std::vector<std::string>& empty_queue :
+       {std::vector<std::string>{"-q", "", "true"}, {"-q", "", "-Is", "bash"}}) {
+    const json answer = Route("bsub", empty_queue);
+    ASSERT_TRUE(answer.contains("run_lsf")) << answer.dump();
+    EXPECT_EQ(answer["run_lsf"].get<std::vector<std::string>>(), empty_queue) << answer.dump();
+  }
 }
 
 TEST(FrontDoorIb, ABsubLsfWouldStartOnASickHostIsRefusedNotHandedToLsf) {
