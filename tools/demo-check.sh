@@ -5,7 +5,8 @@
 # time, then runs the hints it printed, as printed, as the calling user:
 # the bplace command's (queues, submit, jobs: as root too, where the demo's
 # daemon runs as nobody), submit a job over TCP with the token, `lsfsim
-# schedule`, bjobs, list the job. Stops the daemon at the end. tools/fresh-check.sh runs it as root and
+# schedule`, bjobs, list the job; the front door's bsub and bjobs. Stops the
+# daemon at the end. tools/fresh-check.sh runs it as root and
 # as an ordinary user; it also works by hand in any checkout.
 # Usage: tools/demo-check.sh PORT
 # Prints one PASS:/FAIL: line per check on stdout, the demo's output on
@@ -82,6 +83,22 @@ for _ in $(seq 30); do
   sleep 1
 done
 check "the list hint shows the job running" "$list -sf | grep -q '\"RUN\"'"
+
+# The front door's: both export lines, then bsub and bjobs as printed, in a
+# subshell (PATH changes).
+door_exports=$(grep -A3 'The LSF front door' "$first" | grep 'export ' | sed 's/^ *//')
+door_bsub=$(grep -m1 ' bsub -m node007' "$first" | sed 's/^ *//; s/#.*//')
+door_out=$(
+  eval "$door_exports"
+  export BPLACE_EXPLAIN=1
+  cd /tmp && eval "$door_bsub" 2>&1
+  bjobs 2>&1
+)
+echo "$door_out" >&2
+door_job=$(sed -n 's/^Job <\([0-9]*\)> is submitted to queue <[^>]*>\.$/\1/p' <<<"$door_out" | head -n1)
+check "the front door's bsub hint submits through bplaced: $door_bsub" \
+  "[ -n '$door_job' ] && ! grep -q \"LSF's own\" <<<\"\$door_out\""
+check "the front door's bjobs lists it" "grep -q '^$door_job ' <<<\"\$door_out\""
 
 [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null
 wait

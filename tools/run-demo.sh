@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 # The tree tools/test.sh builds and tests (tools/build.sh): the demo builds
-# only its three targets there, and the tests later reuse them.
+# only its four targets there, and the tests later reuse them.
 build_dir=$(BPLACE_SANITIZE=0 tools/build.sh --dir)
 listen=${BPLACE_LISTEN:-127.0.0.1:8080}
 bplaced="$build_dir/bplaced/bplaced"
@@ -67,7 +67,7 @@ fi
 
 tools/install-deps.sh --demo
 
-BPLACE_SANITIZE=0 tools/build.sh bplaced bplace lsfsim
+BPLACE_SANITIZE=0 tools/build.sh bplaced bplace lsfsim bplace-lsf
 
 have_lsf=0
 if [ -n "${LSF_ENVDIR:-}" ] && [ -f "${LSF_ENVDIR}/lsf.conf" ]; then
@@ -170,6 +170,7 @@ mv -f "$config.new" "$config"
 
 sim="LSF_ENVDIR=$state $sim_bin"
 bplace="$root/$build_dir/cli/bplace"
+front_door="$root/$build_dir/frontdoor"
 rm -f "$hints"
 # The bplace command goes over TCP with the token: on the Unix socket bplaced
 # knows the caller by uid, and in service-account mode only the service user
@@ -193,6 +194,13 @@ rm -f "$hints"
                      $sim/lsfsim schedule --finish  # RUN -> DONE, then dispatch more
                      (bplaced sees the change within [jobs] refresh_s = 5 s)
   LSF's view:        $sim/bjobs -u all -w
+  The LSF front door: bsub, bjobs and bkill as workflow engines run them, answered by bplaced
+  (the simulator's own command when bplaced cannot; docs/lsf-front-door.md). In a shell:
+                     export BPLACE_URL=http://$listen BPLACE_TOKEN=$token
+                     export PATH=$front_door:\$PATH LSF_BINDIR=$sim_bin LSF_ENVDIR=$state
+                     bsub -m node007 sleep 60       # placement picks the queue
+                     bjobs                          # from bplaced's jobs tier, in LSF's format
+                     BPLACE_EXPLAIN=1 bsub -Jd mine true   # says why LSF's own bsub runs
 MSG
 cat >&2 <<MSG
 run-demo: no LSF here; using the LSF simulator (demo cluster), bplaced as $service_user (pid $$).
