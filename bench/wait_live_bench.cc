@@ -173,8 +173,8 @@ int Paired(const std::vector<std::string>& args) {
 }
 
 // Per method of the predictions (expected_start.method): jobs, and those
-// whose wait_s was within the bound (GET /v1/jobs, the newest 1,000; a job's
-// wait_s is the jobs tier's, the coverage above the event log's).
+// whose wait_s was within the bound (GET /v1/jobs, the newest 1,000; a job
+// shows the wait it was judged on: the event log's, as the coverage above).
 std::string ByMethod(const DaemonProcess& daemon) {
   const json jobs = daemon.Call("GET", "/v1/jobs?limit=1000").Json().value("jobs", json::array());
   std::map<std::string, std::pair<int, int>> counts;  // method -> {jobs, within}

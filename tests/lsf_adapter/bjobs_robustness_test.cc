@@ -8,11 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +20,7 @@
 #include "lsf_adapter/bkill_reply.h"
 #include "lsf_adapter/lsf_time.h"
 #include "tests/lsf_adapter/testdata.h"
+#include "tests/lsf_adapter/text_mutator.h"
 
 namespace bplace::lsf {
 namespace {
@@ -29,6 +28,7 @@ namespace {
 using testing::ReadBsubCases;
 using testing::ReadTestdata;
 using testing::ReadTestdataFiles;
+using testing::TextMutator;
 
 constexpr int kInputsPerReader = 20000;
 constexpr std::uint32_t kBjobsSeed = 20261201;
@@ -79,86 +79,6 @@ const std::vector<std::string> kBjobsTokens = {"\n",
                                                "\xff\xfe",
                                                std::string(1, '\0')};
 
-// Mutates text in place, reusing its buffers (under ASan every allocation
-// is expensive).
-class BjobsMutator {
- public:
-  explicit BjobsMutator(std::uint32_t seed) : rng_(seed) {}
-
-  std::size_t Below(std::size_t n) {
-    return n == 0 ? 0 : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
-  }
-
-  void Mutate(std::string_view sample, std::string& text) {
-    text.assign(sample);
-    for (std::size_t rounds = 1 + Below(4); rounds > 0; --rounds) MutateOnce(text);
-  }
-
- private:
-  void AppendRandomBytes(std::string& text, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) text.push_back(static_cast<char>(Below(256)));
-  }
-
-  // Applies `change` to the lines of `text` (each with its '\n').
-  void EditLines(std::string& text, const std::function<void(std::vector<std::string>&)>& change) {
-    lines_.clear();
-    std::size_t start = 0;
-    while (start < text.size()) {
-      const std::size_t end = std::min(text.find('\n', start), text.size() - 1);
-      lines_.push_back(text.substr(start, end - start + 1));
-      start = end + 1;
-    }
-    if (lines_.empty()) return;
-    change(lines_);
-    text.clear();
-    for (const std::string& line : lines_) text += line;
-  }
-
-  void MutateOnce(std::string& text) {
-    switch (Below(9)) {
-      case 0:  // flip bytes
-        for (std::size_t n = 1 + Below(4); n > 0 && !text.empty(); --n) {
-          text[Below(text.size())] = static_cast<char>(Below(256));
-        }
-        return;
-      case 1:  // insert random bytes
-        scratch_.clear();
-        AppendRandomBytes(scratch_, 1 + Below(8));
-        text.insert(Below(text.size() + 1), scratch_);
-        return;
-      case 2:  // delete a range
-        if (!text.empty()) text.erase(Below(text.size()), 1 + Below(40));
-        return;
-      case 3:  // truncate
-        text.resize(Below(text.size() + 1));
-        return;
-      case 4:  // duplicate a line
-        EditLines(text, [this](std::vector<std::string>& lines) {
-          const std::string line = lines[Below(lines.size())];
-          lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(Below(lines.size() + 1)), line);
-        });
-        return;
-      case 5:  // shuffle lines
-        EditLines(text, [this](std::vector<std::string>& lines) {
-          std::shuffle(lines.begin(), lines.end(), rng_);
-        });
-        return;
-      case 6:
-      case 7:  // insert a token of some grammar
-        text.insert(Below(text.size() + 1), kBjobsTokens[Below(kBjobsTokens.size())]);
-        return;
-      default:  // random bytes only
-        text.clear();
-        AppendRandomBytes(text, Below(300));
-        return;
-    }
-  }
-
-  std::mt19937 rng_;
-  std::vector<std::string> lines_;
-  std::string scratch_;
-};
-
 const std::vector<std::string>& JsonSamples() {
   static const std::vector<std::string> samples =
       ReadTestdataFiles({"lsf/lsf10/bjobs_json_lifecycle.txt", "lsf/lsf10/bjobs_json_not_found.txt",
@@ -198,7 +118,7 @@ void FuzzParser(const std::vector<std::string>& samples,
                 const std::function<Result<std::vector<JobRecord>>(std::string_view)>& parse,
                 std::uint32_t seed) {
   ASSERT_FALSE(samples.empty());
-  BjobsMutator mutator(seed);
+  TextMutator mutator(seed, kBjobsTokens);
   std::string input;
   int parsed = 0;
   for (int i = 0; i < kInputsPerReader; ++i) {
@@ -222,7 +142,7 @@ TEST(BjobsRobustnessTest, TableNeverCrashesOnMutatedInput) {
 }
 
 TEST(BjobsRobustnessTest, ParsersNeverCrashOnRandomBytes) {
-  BjobsMutator mutator(kBjobsSeed + 2);
+  TextMutator mutator(kBjobsSeed + 2, kBjobsTokens);
   std::string input;
   for (int i = 0; i < kInputsPerReader; ++i) {
     input.clear();
@@ -269,7 +189,7 @@ TEST(BjobsRobustnessTest, EveryTruncationOfATableInsideALineIsAnError) {
 }
 
 TEST(BjobsRobustnessTest, ParseExecHostsNeverCrashesOnRandomText) {
-  BjobsMutator mutator(kBjobsSeed + 3);
+  TextMutator mutator(kBjobsSeed + 3, kBjobsTokens);
   constexpr std::string_view kAlphabet = "ab01*: -\t";
   for (int i = 0; i < kInputsPerReader; ++i) {
     std::string text;
@@ -312,7 +232,7 @@ TEST(BjobsRobustnessTest, ParseLsfTimeNeverCrashesAndNeverGoesPastTheSlack) {
                                           "  ",
                                           "\t",
                                           "x"};
-  BjobsMutator mutator(kBjobsSeed + 4);
+  TextMutator mutator(kBjobsSeed + 4, kBjobsTokens);
   for (int i = 0; i < kInputsPerReader; ++i) {
     std::string text;
     bool has_year = false;
@@ -331,7 +251,7 @@ TEST(BjobsRobustnessTest, ParseLsfTimeNeverCrashesAndNeverGoesPastTheSlack) {
 }
 
 TEST(BjobsRobustnessTest, ArgvNeverCarriesAWordThatIsNotAJobId) {
-  BjobsMutator mutator(kBjobsSeed + 5);
+  TextMutator mutator(kBjobsSeed + 5, kBjobsTokens);
   constexpr std::string_view kAlphabet = "0123456789[]- ;a";
   for (int i = 0; i < kInputsPerReader / 10; ++i) {
     std::vector<std::string> ids;
@@ -365,7 +285,7 @@ TEST(BjobsRobustnessTest, RepliesNeverCrashTheClassifiers) {
       samples.push_back(c.err);
     }
   }
-  BjobsMutator mutator(kBjobsSeed + 6);
+  TextMutator mutator(kBjobsSeed + 6, kBjobsTokens);
   constexpr int kExitCodes[] = {0, 255, 254, 99, -1};
   CommandResult result;
   for (int i = 0; i < kInputsPerReader; ++i) {

@@ -7,10 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +21,7 @@
 #include "lsf_adapter/lsid_parser.h"
 #include "lsf_adapter/lsload_parser.h"
 #include "tests/lsf_adapter/testdata.h"
+#include "tests/lsf_adapter/text_mutator.h"
 
 namespace bplace::lsf {
 namespace {
@@ -30,6 +29,7 @@ namespace {
 using testing::ReadBsubCases;
 using testing::ReadTestdata;
 using testing::ReadTestdataFiles;
+using testing::TextMutator;
 
 constexpr int kInputsPerParser = 20000;
 constexpr std::uint32_t kParserSeed = 20261130;
@@ -90,120 +90,12 @@ const std::vector<std::string> kParserTokens = {"\n",
                                                 "nan",
                                                 "inf"};
 
-// Mutates text in place. Reuses its buffers: under ASan every fresh
-// allocation is filled and quarantined, and the mutator would otherwise cost
-// more than the parsers it feeds.
-class ParserMutator {
- public:
-  explicit ParserMutator(std::uint32_t seed) : rng_(seed) {}
-
-  std::size_t Below(std::size_t n) {
-    return n == 0 ? 0 : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
-  }
-
-  void AppendRandomBytes(std::string& text, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) text.push_back(static_cast<char>(Below(256)));
-  }
-
-  // Replaces `text` with a mutation of `sample`.
-  void Mutate(std::string_view sample, std::string& text) {
-    text.assign(sample);
-    const std::size_t rounds = 1 + Below(4);
-    for (std::size_t r = 0; r < rounds; ++r) MutateOnce(text);
-  }
-
- private:
-  // Splits `text` into lines_, each with its '\n' (the last may lack it).
-  void SplitLines(std::string_view text) {
-    lines_.clear();
-    while (!text.empty()) {
-      const std::size_t end = text.find('\n');
-      const std::size_t length = end == std::string_view::npos ? text.size() : end + 1;
-      lines_.push_back(text.substr(0, length));
-      text.remove_prefix(length);
-    }
-    if (lines_.empty()) lines_.push_back(text);
-  }
-
-  // Writes lines_ (views into `text`) back into `text`.
-  void JoinLinesInto(std::string& text) {
-    scratch_.clear();
-    for (std::string_view line : lines_) scratch_.append(line);
-    text.swap(scratch_);
-  }
-
-  void MutateOnce(std::string& text) {
-    switch (Below(12)) {
-      case 0:  // flip bytes
-        for (std::size_t i = 0, n = 1 + Below(4); i < n && !text.empty(); ++i) {
-          text[Below(text.size())] = static_cast<char>(Below(256));
-        }
-        return;
-      case 1:  // insert random bytes
-        scratch_.clear();
-        AppendRandomBytes(scratch_, 1 + Below(8));
-        text.insert(Below(text.size() + 1), scratch_);
-        return;
-      case 2:  // delete a range
-        if (!text.empty()) text.erase(Below(text.size()), 1 + Below(40));
-        return;
-      case 3:  // truncate
-        text.resize(Below(text.size() + 1));
-        return;
-      case 4: {  // duplicate a line
-        SplitLines(text);
-        const std::string_view line = lines_[Below(lines_.size())];
-        lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(Below(lines_.size() + 1)), line);
-        JoinLinesInto(text);
-        return;
-      }
-      case 5:  // shuffle lines
-        SplitLines(text);
-        std::shuffle(lines_.begin(), lines_.end(), rng_);
-        JoinLinesInto(text);
-        return;
-      case 6:  // swap two lines
-        SplitLines(text);
-        std::swap(lines_[Below(lines_.size())], lines_[Below(lines_.size())]);
-        JoinLinesInto(text);
-        return;
-      case 7:
-      case 8:  // insert a token that matters to some grammar
-        text.insert(Below(text.size() + 1), kParserTokens[Below(kParserTokens.size())]);
-        return;
-      case 9: {  // glue two columns together
-        const std::size_t at = text.find("  ", Below(text.size() + 1));
-        if (at != std::string::npos) text.erase(at, 2);
-        return;
-      }
-      case 10: {  // CRLF or CR line ends
-        const bool crlf = Below(2) == 0;
-        scratch_.clear();
-        for (char c : text) {
-          if (c == '\n' && crlf) scratch_.push_back('\r');
-          scratch_.push_back(c == '\n' && !crlf ? '\r' : c);
-        }
-        text.swap(scratch_);
-        return;
-      }
-      default:  // random bytes only
-        text.clear();
-        AppendRandomBytes(text, Below(200));
-        return;
-    }
-  }
-
-  std::mt19937 rng_;
-  std::vector<std::string_view> lines_;
-  std::string scratch_;
-};
-
 // Runs `parse` on kInputsPerParser mutations of `samples`. `parse` returns
 // false when it failed without a message (every error must say something).
 void Fuzz(const std::vector<std::string>& samples,
           const std::function<bool(std::string_view)>& parse, std::uint32_t seed) {
   ASSERT_FALSE(samples.empty());
-  ParserMutator mutator(seed);
+  TextMutator mutator(seed, kParserTokens);
   std::string input;
   for (int i = 0; i < kInputsPerParser; ++i) {
     mutator.Mutate(samples[mutator.Below(samples.size())], input);
@@ -256,7 +148,7 @@ TEST(ParserRobustnessTest, BmgroupAndBugroupNeverCrashOnMutatedInput) {
 }
 
 TEST(ParserRobustnessTest, ExpandHostRangeNeverCrashesOnRandomNames) {
-  ParserMutator mutator(kParserSeed + 5);
+  TextMutator mutator(kParserSeed + 5, kParserTokens);
   constexpr std::string_view kAlphabet = "n0123456789[]-,~.";
   for (int i = 0; i < kInputsPerParser; ++i) {
     std::string name;
@@ -302,7 +194,7 @@ TEST(ParserRobustnessTest, ClassifyBsubReplyNeverCrashesOnMutatedInput) {
       samples.push_back(c.err);
     }
   }
-  ParserMutator mutator(kParserSeed + 9);
+  TextMutator mutator(kParserSeed + 9, kParserTokens);
   constexpr int kExitCodes[] = {0, 255, 141, 124, -1};
   std::string out;
   std::string err;
