@@ -39,6 +39,7 @@ Result<bool> PutField(const lsf::BsubArgument& option, json& body) {
     body["queues"] = std::move(queues);
   } else if (option.flag == "-m") {
     const std::vector<std::string> hosts = SplitQueueList(value);
+    if (hosts.empty()) return tl::unexpected(Cannot("-m '" + value + "': names no host"));
     if (hosts.size() != 1) return tl::unexpected(Cannot("-m " + value + ": several hosts"));
     body["host"] = hosts.front();
   } else if (option.flag == "-J") {

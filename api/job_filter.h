@@ -17,7 +17,10 @@
 #include "common/clock.h"
 #include "common/result.h"
 #include "daemon/cluster/job_table.h"
-#include "daemon/placement/wait_coverage.h"
+
+namespace bplace {
+class WaitCoverage;
+}  // namespace bplace
 
 namespace bplace::api {
 

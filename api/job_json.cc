@@ -36,16 +36,20 @@ void AddPrediction(json& body, const JobView& job, const WaitCoverage* coverage)
   if (job.predicted_start) estimate = FromPrediction(*job.predicted_start);
   std::optional<JudgedWait> judged;
   const std::optional<JobKey> key = KeyOf(job.lsf);
-  if (estimate && coverage && key) judged = coverage->Judged(*key);
-  if (!judged) {
-    if (const std::optional<std::chrono::seconds> waited = RealisedWait(job)) {
-      judged = JudgedWait{waited->count(), std::nullopt};
-      if (estimate) judged->within_bound = WithinBound(waited->count(), *job.predicted_start);
-    }
+  const std::optional<SystemTime> submitted = job.submitted_at ? job.submitted_at : job.submit_time;
+  if (estimate && coverage && key && submitted) judged = coverage->Judged(*key, *submitted);
+  std::optional<std::int64_t> wait_s;
+  std::optional<bool> within;
+  if (judged) {
+    wait_s = judged->wait_s;
+    within = judged->within_bound;
+  } else if (const std::optional<std::chrono::seconds> waited = RealisedWait(job)) {
+    wait_s = waited->count();
+    if (estimate) within = WithinBound(*wait_s, *job.predicted_start);
   }
   body["expected_start"] = estimate ? ExpectedStartJson(*estimate) : json();
-  body["wait_s"] = judged ? json(judged->wait_s) : json();
-  body["within_bound"] = judged && judged->within_bound ? json(*judged->within_bound) : json();
+  body["wait_s"] = wait_s ? json(*wait_s) : json();
+  body["within_bound"] = within ? json(*within) : json();
 }
 
 }  // namespace

@@ -8,7 +8,10 @@
 #include "common/clock.h"
 #include "daemon/cluster/job_table.h"
 #include "daemon/cluster/snapshot.h"
-#include "daemon/placement/wait_coverage.h"
+
+namespace bplace {
+class WaitCoverage;
+}  // namespace bplace
 
 namespace bplace::api {
 
@@ -26,12 +29,13 @@ namespace bplace::api {
 // knows the job; the state is its last), updated_at; and the wait
 // (docs/api.md "Expected start"): expected_start (ExpectedStartJson of
 // the prediction its placement gave; null for a job bplace did not place),
-// wait_s and within_bound: as `coverage` judged the job when it did
-// (WaitCoverage::Judged: LSF's event log's wait, to the second, when the
-// log is read), so that a job and the coverage counters agree; else
-// RealisedWait and WithinBound of it. wait_s is null until the job starts,
-// within_bound unless it started with a prediction that had a bound.
-// `coverage` null: RealisedWait only.
+// wait_s and within_bound: as `coverage` judged the job while it
+// remembers it (WaitCoverage::Judged: the wait of the first source to see
+// the start, LSF's event log's to the second when the log is read), so that
+// a job and the coverage counters agree; else RealisedWait and WithinBound
+// of it. wait_s is null until the job starts, within_bound unless it
+// started with a prediction that had a bound. `coverage` null:
+// RealisedWait only.
 nlohmann::json JobJson(const JobView& job, const WaitCoverage* coverage);
 
 // An array job asked for as a whole: the elements' JSON (JobJson) in

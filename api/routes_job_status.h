@@ -13,7 +13,8 @@
 namespace bplace::api {
 
 // GET /v1/jobs/{id} ("1234" or "1234[7]"; `read`): the job as the last jobs
-// refresh saw it (JobJson; an array job asked as a whole: ArrayJobJson).
+// refresh saw it, its wait as the coverage judged it (JobJson; an array job
+// asked as a whole: ArrayJobJson).
 // An id bplace does not follow yet is followed from now on and looked up in
 // the next refresh (at most one a second however many ask), then answered:
 // 404 when LSF does not know it either. `wait_s=N` (0..60) answers after the

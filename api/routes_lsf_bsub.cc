@@ -54,6 +54,7 @@ std::vector<std::string> WithPlacedQueue(const Services& services, const Caller&
   request.require_ib = services.ib().require_ib;
   const auto queue = line.Last("-q");
   if (queue) request.queues = SplitQueueList(*queue);
+  // One queue is the user's choice; none (-q '') is not "any queue".
   if (queue && request.queues.size() < 2) return args;
   if (const auto host = line.Last("-m")) {
     const std::vector<std::string> hosts = SplitQueueList(*host);

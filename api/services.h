@@ -73,8 +73,9 @@ struct Services {
   // (api/placement_answer_cache.h); null: every answer is computed.
   PlacementAnswerCache* placement_answers = nullptr;
   // The wait predictor (GET /v1/queues/{name}/waits) and the coverage of
-  // its bounds on bplace's jobs (bplace status); null: the route answers
-  // 503 and no coverage is shown.
+  // its bounds on bplace's jobs (bplace status, and the wait_s and
+  // within_bound of a job: JobJson); null: the route answers 503, no
+  // coverage is shown and a job's wait is bjobs' (RealisedWait).
   const WaitModel* waits = nullptr;
   const WaitCoverage* wait_coverage = nullptr;
 

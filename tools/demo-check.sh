@@ -86,19 +86,25 @@ check "the list hint shows the job running" "$list -sf | grep -q '\"RUN\"'"
 
 # The front door's: both export lines, then bsub and bjobs as printed, in a
 # subshell (PATH changes).
-door_exports=$(grep -A3 'The LSF front door' "$first" | grep 'export ' | sed 's/^ *//')
+door_exports=$(grep -e 'export BPLACE_URL=' -e 'export PATH=.*frontdoor' "$first" | sed 's/^ *//' |
+  sort -u)
 door_bsub=$(grep -m1 ' bsub -m node007' "$first" | sed 's/^ *//; s/#.*//')
+door_explain=$(grep -m1 'BPLACE_EXPLAIN=1 bsub' "$first" | sed 's/^ *//; s/#.*//')
 door_out=$(
   eval "$door_exports"
   export BPLACE_EXPLAIN=1
-  cd /tmp && eval "$door_bsub" 2>&1
+  eval "$door_bsub" 2>&1
   bjobs 2>&1
 )
+explained=$(eval "$door_exports"; eval "$door_explain" 2>&1)
+echo "$explained" >&2
 echo "$door_out" >&2
 door_job=$(sed -n 's/^Job <\([0-9]*\)> is submitted to queue <[^>]*>\.$/\1/p' <<<"$door_out" | head -n1)
 check "the front door's bsub hint submits through bplaced: $door_bsub" \
   "[ -n '$door_job' ] && ! grep -q \"LSF's own\" <<<\"\$door_out\""
 check "the front door's bjobs lists it" "grep -q '^$door_job ' <<<\"\$door_out\""
+check "the front door's BPLACE_EXPLAIN hint says why LSF's own bsub runs: $door_explain" \
+  "grep -q \"running LSF's own bsub: .*-Jd\" <<<\"\$explained\" && grep -q '^Job <' <<<\"\$explained\""
 
 [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null
 wait

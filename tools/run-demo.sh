@@ -6,7 +6,8 @@
 #    config instead of the defaults.
 #  - Without LSF, it starts the bundled LSF simulator on the demo cluster
 #    (config/demo/cluster.toml), state in build/demo/lsf, and prints how to
-#    use it: curl, a bearer token, how to make the simulator run the jobs.
+#    use it: curl, a bearer token, the bplace command, the LSF front door
+#    (built here too), how to make the simulator run the jobs.
 #
 # Run again while that demo daemon runs, it changes nothing and prints the
 # same hints (the token stays valid); stop the daemon (Ctrl-C or kill) to

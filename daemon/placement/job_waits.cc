@@ -11,10 +11,6 @@ namespace {
 // LSF prints bjobs times to the minute; such a time stands for its minute.
 constexpr std::chrono::seconds kRestOfMinute{59};
 
-// A wait read from the log further from bplace's own submission time than
-// this is another job's (LSF job ids wrap at MAX_JOBID).
-constexpr std::chrono::minutes kSameSubmission{5};
-
 // What bplace's prediction for `job`, one of its own, says of the
 // submission `wait` is of: nothing for an array element (placement judged
 // one element; the rest queue behind it), a job now in another queue than
@@ -22,10 +18,7 @@ constexpr std::chrono::minutes kSameSubmission{5};
 void AddPrediction(const JobView& job, WaitObservation& wait) {
   if (!job.submitted_by_bplace || !job.predicted_start || wait.array_index != 0) return;
   if (wait.queue != job.lsf.queue) return;
-  if (job.submitted_at && (wait.submitted > *job.submitted_at + kSameSubmission ||
-                           wait.submitted < *job.submitted_at - kSameSubmission)) {
-    return;
-  }
+  if (job.submitted_at && !SameSubmission(wait.submitted, *job.submitted_at)) return;
   const StartPrediction& prediction = *job.predicted_start;
   wait.could_start_at_submit = prediction.method == WaitMethodName(WaitMethod::kStartsNow);
   if (prediction.backlog) wait.backlog_at_submit = prediction.backlog;
@@ -100,7 +93,8 @@ std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapsho
   for (const StartedJob& job : started) {
     model.Observe(job.wait);
     if (job.submitted_by_bplace && job.prediction && job.waited) {
-      coverage.Record(job.key, job.wait.queue, job.waited->count(), *job.prediction);
+      coverage.Record(job.key, job.wait.queue, job.wait.submitted, job.waited->count(),
+                      *job.prediction);
     }
   }
   return started.size();
@@ -112,11 +106,16 @@ std::size_t JudgeEventWaits(const std::vector<WaitObservation>& waits, const Job
   for (const WaitObservation& wait : waits) {
     const JobKey key{wait.job_id, wait.array_index};
     const JobView* job = jobs.Find(key);
+    // An element bjobs has not listed yet: the array's row stands for it.
+    if (job == nullptr && key.array_index != 0) job = jobs.Find(JobKey{key.job_id, 0});
     if (job == nullptr || !job->submitted_by_bplace || !job->predicted_start) continue;
+    if (job->submitted_at && !SameSubmission(wait.submitted, *job->submitted_at)) continue;
     if (wait.started < wait.submitted) continue;
     const auto waited =
         std::chrono::duration_cast<std::chrono::seconds>(wait.started - wait.submitted);
-    if (coverage.Record(key, wait.queue, waited.count(), *job->predicted_start)) ++counted;
+    if (coverage.Record(key, wait.queue, wait.submitted, waited.count(), *job->predicted_start)) {
+      ++counted;
+    }
   }
   return counted;
 }

@@ -40,8 +40,9 @@ std::optional<JobTimes> StartTimesOf(const JobView& job);
 // The wait of `job` (StartTimesOf: started - submitted), in whole seconds.
 // None until it has started, when its submit time is not known, and when
 // it started before it was submitted (inconsistent times, which the
-// predictor leaves out too). What a job's wait_s shows and, when LSF's
-// event log is not read, what its prediction is judged on.
+// predictor leaves out too). What a job's wait_s shows until its
+// prediction is judged (WaitCoverage::Judged) and, when LSF's event log is
+// not read, what it is judged on.
 std::optional<std::chrono::seconds> RealisedWait(const JobView& job);
 
 // The jobs of `after` that have a start time (bjobs START_TIME) which they
@@ -73,7 +74,9 @@ std::size_t LearnFromPublish(const ClusterSnapshot& before, const ClusterSnapsho
 
 // Judges the waits LSF's event log gave (exact to the second) of the jobs
 // bplace submitted with a prediction that `jobs` follows, into `coverage`:
-// the event log's counterpart of LearnFromPublish's judging. Returns the
+// the event log's counterpart of LearnFromPublish's judging. An array
+// element not in `jobs` yet is found by its array's row; a wait of another
+// submission of the same job id (SameSubmission) is left out. Returns the
 // number counted.
 std::size_t JudgeEventWaits(const std::vector<WaitObservation>& waits, const JobTable& jobs,
                             WaitCoverage& coverage);

@@ -69,6 +69,7 @@ TEST(JobBodyFromBsubTest, WhatBplaceCannotExpressIsLeftToBsub) {
                                                {"-Is", "bash"},
                                                {"-q", "", "true"},
                                                {"-q", " , ", "true"},
+                                               {"-m", "", "true"},
                                                {"-q", "short"}}) {
     auto line = lsf::ParseBsubCommandLine(args);
     ASSERT_TRUE(line);

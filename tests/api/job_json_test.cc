@@ -5,10 +5,12 @@
 #include "api/job_json.h"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 
 #include <gtest/gtest.h>
 
+#include "api/job_filter.h"
 #include "api/json_mapping.h"
 #include "daemon/placement/job_waits.h"
 #include "daemon/placement/wait_coverage.h"
@@ -100,7 +102,7 @@ TEST(JobJsonTest, AJobJudgedByTheCoverageShowsTheWaitItWasJudgedOn) {
   JobView job = Job(ClassHistory(), 1200 - (1'700'001'200 % 60));
   EXPECT_EQ(JobJson(job, nullptr)["wait_s"], 1239);
   WaitCoverage coverage;
-  ASSERT_TRUE(coverage.Record(JobKey{42, 0}, "normal", 1195, ClassHistory()));
+  ASSERT_TRUE(coverage.Record(JobKey{42, 0}, "normal", At(0), 1195, ClassHistory()));
   json body = JobJson(job, &coverage);
   EXPECT_EQ(body["wait_s"], 1195);
   EXPECT_EQ(body["within_bound"], true);
@@ -117,11 +119,28 @@ TEST(JobJsonTest, AJobJudgedByTheCoverageShowsTheWaitItWasJudgedOn) {
   // A job bplace did not place is never shown a judgement.
   JobView stranger = Job(std::nullopt, 30);
   EXPECT_EQ(JobJson(stranger, &coverage)["wait_s"], 30);
+  // Nor is a later job of the same id (LSF's ids wrap): its own wait.
+  JobView again = Job(ClassHistory(), 86400 + 70);
+  again.submit_time = At(86400);
+  body = JobJson(again, &coverage);
+  EXPECT_EQ(body["wait_s"], 70);
+  // The list shows the same judgement as the job.
+  JobTable table;
+  table.jobs[JobKey{42, 0}] = std::make_shared<const JobView>(job);
+  const json page = JobPage(table, JobFilterQuery{}, &coverage);
+  ASSERT_EQ(page["jobs"].size(), 1u) << page.dump();
+  EXPECT_EQ(page["jobs"][0]["wait_s"], 1195);
+  EXPECT_EQ(page["jobs"][0]["within_bound"], true);
 }
 
 TEST(JobJsonTest, AnArrayJobsElementsCarryTheirOwn) {
-  const JobView element = Job(ClassHistory(), 30);
-  const json body = ArrayJobJson(42, {&element}, nullptr);
+  JobView element = Job(ClassHistory(), 30);
+  element.lsf.array_index = 2;
+  // The coverage judged the array on its first element to start (index 1,
+  // after 20 s); element 2 still shows its own wait.
+  WaitCoverage coverage;
+  ASSERT_TRUE(coverage.Record(JobKey{42, 1}, "normal", At(0), 20, ClassHistory()));
+  const json body = ArrayJobJson(42, {&element}, &coverage);
   EXPECT_EQ(body["elements"][0]["wait_s"], 30);
   EXPECT_EQ(body["elements"][0]["within_bound"], true);
 }

@@ -1,7 +1,5 @@
 #include "common/bounded_set.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
 
 namespace bplace {
@@ -34,21 +32,6 @@ TEST(BoundedSetTest, ACapacityOfZeroHoldsOne) {
   EXPECT_FALSE(one.Insert(7));
   EXPECT_TRUE(one.Insert(8));
   EXPECT_FALSE(one.Contains(7));
-}
-
-TEST(BoundedMapTest, KeepsTheFirstValueOfAKeyAndForgetsTheOldestBeyondItsCapacity) {
-  BoundedMap<int, std::string> seen(2);
-  EXPECT_TRUE(seen.Insert(1, "one"));
-  EXPECT_FALSE(seen.Insert(1, "uno"));
-  ASSERT_NE(seen.Find(1), nullptr);
-  EXPECT_EQ(*seen.Find(1), "one");
-  EXPECT_TRUE(seen.Insert(2, "two"));
-  EXPECT_TRUE(seen.Insert(3, "three"));  // 1 is forgotten
-  EXPECT_EQ(seen.Find(1), nullptr);
-  EXPECT_FALSE(seen.Contains(1));
-  ASSERT_NE(seen.Find(3), nullptr);
-  EXPECT_EQ(*seen.Find(3), "three");
-  EXPECT_EQ(seen.size(), 2u);
 }
 
 }  // namespace

@@ -337,15 +337,51 @@ TEST(JobWaitsTest, TheEventLogJudgesBplacesJobsToTheSecond) {
   EXPECT_EQ(coverage.Total().predictions, 1u);
   EXPECT_EQ(coverage.Total().within_bound, 1u);
   // The job shows the wait it was judged on (api/job_json.h).
-  const std::optional<JudgedWait> judged = coverage.Judged(JobKey{42, 0});
+  const std::optional<JudgedWait> judged = coverage.Judged(JobKey{42, 0}, At(1000));
   ASSERT_TRUE(judged.has_value());
   EXPECT_EQ(judged->wait_s, 4);
   EXPECT_EQ(judged->within_bound, true);
-  EXPECT_FALSE(coverage.Judged(JobKey{7, 0}).has_value()) << "not bplace's: not judged";
+  EXPECT_FALSE(coverage.Judged(JobKey{7, 0}, At(1000)).has_value()) << "not bplace's";
   // Read again (a log reopened), later: judged once, on its first reading.
   wait.started = At(1009);
   EXPECT_EQ(JudgeEventWaits({wait}, *jobs, coverage), 0u) << "judged once";
-  EXPECT_EQ(coverage.Judged(JobKey{42, 0})->wait_s, 4);
+  EXPECT_EQ(coverage.Judged(JobKey{42, 0}, At(1000))->wait_s, 4);
+}
+
+TEST(JobWaitsTest, TheEventLogJudgesAnArrayOnItsFirstElementBeforeBjobsListsThem) {
+  StartPrediction promised;
+  promised.method = "starts_now";
+  promised.bound_s = 5;
+  const auto jobs = Table(std::nullopt, promised);  // job 42, the array's row only
+  WaitCoverage coverage;
+  WaitObservation first;
+  first.queue = "normal";
+  first.submitted = At(1000);
+  first.started = At(1002);
+  first.job_id = 42;
+  first.array_index = 3;
+  WaitObservation later = first;
+  later.array_index = 1;
+  later.started = At(1600);
+  EXPECT_EQ(JudgeEventWaits({first, later}, *jobs, coverage), 1u) << "the array, once";
+  EXPECT_EQ(coverage.Total().within_bound, 1u);
+  EXPECT_EQ(coverage.Judged(JobKey{42, 0}, At(1000))->wait_s, 2);
+}
+
+TEST(JobWaitsTest, TheEventLogLeavesOutAnotherJobOfTheSameId) {
+  // LSF's ids wrap: a job 42 submitted an hour before bplace's job 42.
+  StartPrediction promised;
+  promised.method = "starts_now";
+  promised.bound_s = 5;
+  const auto jobs = Table(std::nullopt, promised);  // bplace's, submitted at 1000
+  WaitCoverage coverage;
+  WaitObservation older;
+  older.queue = "normal";
+  older.submitted = At(1000 - 3600);
+  older.started = At(1000 - 3000);
+  older.job_id = 42;
+  EXPECT_EQ(JudgeEventWaits({older}, *jobs, coverage), 0u);
+  EXPECT_FALSE(coverage.Judged(JobKey{42, 0}, At(1000 - 3600)).has_value());
 }
 
 // A snapshot of one queue on one host of `max` slots, all taken, with
@@ -397,22 +433,6 @@ TEST(JobWaitsTest, EachLoadRecordsTheQueuesBacklogForTheWaitsLearnedLater) {
   EXPECT_EQ(model.Predict(query).method, WaitMethod::kClassBacklogHistory);
   query.backlog = 0.1;  // no wait learned behind so little
   EXPECT_EQ(model.Predict(query).method, WaitMethod::kClassHistory);
-}
-
-TEST(JobWaitsTest, APredictionWithoutABoundPromisedNothing) {
-  WaitCoverage coverage;
-  StartPrediction none;
-  none.method = "no_history";
-  EXPECT_FALSE(coverage.Record(JobKey{1, 0}, "q", 10, none));
-  EXPECT_EQ(coverage.Total().predictions, 0u);
-  // Its wait is still the one its job shows.
-  ASSERT_TRUE(coverage.Judged(JobKey{1, 0}).has_value());
-  EXPECT_EQ(coverage.Judged(JobKey{1, 0})->wait_s, 10);
-  EXPECT_FALSE(coverage.Judged(JobKey{1, 0})->within_bound.has_value());
-  none.bound_s = 10;
-  EXPECT_TRUE(coverage.Record(JobKey{2, 0}, "q", 10, none));
-  EXPECT_EQ(coverage.Total().within_bound, 1u);
-  EXPECT_EQ(coverage.Judged(JobKey{2, 0})->within_bound, true);
 }
 
 TEST(JobWaitsTest, TheRecordOfAnEstimateKeepsItsNumbers) {
