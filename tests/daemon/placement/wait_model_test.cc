@@ -320,16 +320,18 @@ TEST(JobWaitsTest, AWaitPrintedToTheMinuteIsNarrowedByWhenBplaceSawTheStart) {
   EXPECT_EQ(RealisedWait(job), 0s);
 }
 
-TEST(JobWaitsTest, TheEventLogJudgesBplacesJobsToTheSecond) {
+// bplace's prediction "starts now, within 5 s".
+StartPrediction StartsNowWithin5s() {
   StartPrediction promised;
   promised.method = "starts_now";
   promised.bound_s = 5;
-  const auto jobs = Table(std::nullopt, promised);  // job 42, bplace's
+  return promised;
+}
+
+TEST(JobWaitsTest, TheEventLogJudgesBplacesJobsToTheSecond) {
+  const auto jobs = Table(std::nullopt, StartsNowWithin5s());  // job 42, bplace's
   WaitCoverage coverage;
-  WaitObservation wait;
-  wait.queue = "normal";
-  wait.submitted = At(1000);
-  wait.started = At(1004);
+  WaitObservation wait = Wait("normal", 1000, 1004);
   wait.job_id = 42;
   WaitObservation stranger = wait;  // another user's job
   stranger.job_id = 7;
@@ -349,15 +351,9 @@ TEST(JobWaitsTest, TheEventLogJudgesBplacesJobsToTheSecond) {
 }
 
 TEST(JobWaitsTest, TheEventLogJudgesAnArrayOnItsFirstElementBeforeBjobsListsThem) {
-  StartPrediction promised;
-  promised.method = "starts_now";
-  promised.bound_s = 5;
-  const auto jobs = Table(std::nullopt, promised);  // job 42, the array's row only
+  const auto jobs = Table(std::nullopt, StartsNowWithin5s());  // job 42, the array's row only
   WaitCoverage coverage;
-  WaitObservation first;
-  first.queue = "normal";
-  first.submitted = At(1000);
-  first.started = At(1002);
+  WaitObservation first = Wait("normal", 1000, 1002);
   first.job_id = 42;
   first.array_index = 3;
   WaitObservation later = first;
@@ -370,15 +366,9 @@ TEST(JobWaitsTest, TheEventLogJudgesAnArrayOnItsFirstElementBeforeBjobsListsThem
 
 TEST(JobWaitsTest, TheEventLogLeavesOutAnotherJobOfTheSameId) {
   // LSF's ids wrap: a job 42 submitted an hour before bplace's job 42.
-  StartPrediction promised;
-  promised.method = "starts_now";
-  promised.bound_s = 5;
-  const auto jobs = Table(std::nullopt, promised);  // bplace's, submitted at 1000
+  const auto jobs = Table(std::nullopt, StartsNowWithin5s());  // bplace's, submitted at 1000
   WaitCoverage coverage;
-  WaitObservation older;
-  older.queue = "normal";
-  older.submitted = At(1000 - 3600);
-  older.started = At(1000 - 3000);
+  WaitObservation older = Wait("normal", 1000 - 3600, 1000 - 3000);
   older.job_id = 42;
   EXPECT_EQ(JudgeEventWaits({older}, *jobs, coverage), 0u);
   EXPECT_FALSE(coverage.Judged(JobKey{42, 0}, At(1000 - 3600)).has_value());
