@@ -70,8 +70,10 @@ Result<void> Daemon::Run() {
     const auto snapshot = wiring.cache.Current();
     spdlog::info("first snapshot complete: {} queues, {} hosts",
                  snapshot->topology->queues().size(), snapshot->load->hosts.size());
-    sd_notify(0, "READY=1\nSTATUS=serving");
+    // Before READY=1 is sent: a SIGHUP systemd (or anyone) sends once it
+    // has seen READY=1 must be answered RELOADING=1 ... READY=1.
     reloading.ready = true;
+    sd_notify(0, "READY=1\nSTATUS=serving");
   });
   boost::asio::signal_set hangup(wiring.ioc, SIGHUP);
   WaitForHangup(hangup, wiring, reloading);
