@@ -40,7 +40,8 @@ struct BsubSubmitter {
 // real bsub runs the command line as it is: -Jd (bplace tags jobs), an
 // interactive or blocking option, -m with several hosts, -n min,max, an
 // array limit (%N), an option given twice where bsub keeps only one, -q
-// naming no queue (-q ''), no command and no script. The decoder judges the values afterwards.
+// naming no queue (-q ''), no command and no script. The decoder judges the
+// values afterwards.
 Result<nlohmann::json> JobBodyFromBsub(const lsf::BsubCommandLine& line,
                                        const BsubSubmitter& submitter);
 
